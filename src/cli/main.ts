@@ -1,0 +1,42 @@
+#!/usr/bin/env node
+/**
+ * Entry point of the `zcode-acp` binary. Parses the command line and dispatches.
+ * In ACP mode stdout carries ACP JSON-RPC and nothing else.
+ */
+import { parseCli, USAGE, type CliOptions } from "./options.js";
+import { PACKAGE_VERSION } from "./version.js";
+import { isBridgeError, describeError } from "../util/errors.js";
+import { runCheckCommand } from "./check-command.js";
+import { runAcpCommand } from "./acp-command.js";
+
+async function main(): Promise<number> {
+  let options: CliOptions;
+  try {
+    options = parseCli(process.argv.slice(2), process.env);
+  } catch (error) {
+    process.stderr.write(`zcode-acp: ${isBridgeError(error) ? error.message : describeError(error)}\n`);
+    return 2;
+  }
+  switch (options.command) {
+    case "help":
+      process.stdout.write(USAGE);
+      return 0;
+    case "version":
+      process.stdout.write(`zcode-acp ${PACKAGE_VERSION}\n`);
+      return 0;
+    case "check":
+      return runCheckCommand(options);
+    case "acp":
+      return runAcpCommand(options);
+  }
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`zcode-acp: unexpected failure: ${describeError(error)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,83 @@
+/**
+ * Command line of runtime contract §5. Every option can also come from the environment;
+ * the flag wins. Unknown options are a usage error (exit 2), never ignored.
+ */
+import { BridgeError } from "../util/errors.js";
+import { LOG_LEVELS, type LogLevel } from "../log/logger.js";
+
+export type CommandName = "acp" | "check" | "help" | "version";
+
+export interface CliOptions {
+  command: CommandName;
+  zcodeInstall: string | undefined;
+  manifest: string | undefined;
+  json: boolean;
+  logFile: string | undefined;
+  logLevel: LogLevel;
+}
+
+const VALUE_FLAGS = {
+  "--zcode-install": "zcodeInstall",
+  "--manifest": "manifest",
+  "--log-file": "logFile",
+  "--log-level": "logLevel",
+} as const;
+
+export const USAGE = `Usage:
+  zcode-acp [options]              ACP agent on stdio (the default command)
+  zcode-acp check [options]        fingerprint and compatibility check, no launch of the host
+  zcode-acp --version | --help
+
+Options (each also read from the environment):
+  --zcode-install DIR   ZCODE_ACP_ZCODE_INSTALL  ZCode install root
+  --manifest PATH       ZCODE_ACP_MANIFEST       manifest file or directory replacing the built-in ones
+  --json                                         (check only) machine-readable report on stdout
+  --log-file FILE       ZCODE_ACP_LOG_FILE       diagnostic log (redacted); otherwise stderr
+  --log-level LEVEL     ZCODE_ACP_LOG_LEVEL      error | warn | info | debug (default info)
+`;
+
+function usageError(message: string): BridgeError {
+  return new BridgeError("USAGE", `${message}. Run "zcode-acp --help" for the options.`);
+}
+
+function parseLevel(value: string, source: string): LogLevel {
+  if ((LOG_LEVELS as string[]).includes(value)) return value as LogLevel;
+  throw usageError(`${source} must be one of ${LOG_LEVELS.join(", ")}, got "${value}"`);
+}
+
+export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliOptions {
+  const raw: Partial<Record<(typeof VALUE_FLAGS)[keyof typeof VALUE_FLAGS], string>> = {};
+  let command: CommandName | undefined;
+  let json = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const eq = arg.indexOf("=");
+    const flag = arg.startsWith("--") && eq > 0 ? arg.slice(0, eq) : arg;
+    if (flag in VALUE_FLAGS) {
+      const key = VALUE_FLAGS[flag as keyof typeof VALUE_FLAGS];
+      const value = eq > 0 && flag !== arg ? arg.slice(eq + 1) : argv[++i];
+      if (value === undefined || value === "") throw usageError(`${flag} needs a value`);
+      raw[key] = value;
+    } else if (arg === "--json") json = true;
+    else if (arg === "--help" || arg === "-h") command = "help";
+    else if (arg === "--version" || arg === "-v") command = command === "help" ? "help" : "version";
+    else if (arg === "check" && command === undefined) command = "check";
+    else if (arg.startsWith("-")) throw usageError(`Unknown option "${arg}"`);
+    else throw usageError(`Unknown command "${arg}"`);
+  }
+  command ??= "acp";
+  if (json && command === "acp") throw usageError(`--json is only valid with "check"`);
+  const logLevel = raw.logLevel
+    ? parseLevel(raw.logLevel, "--log-level")
+    : env.ZCODE_ACP_LOG_LEVEL
+      ? parseLevel(env.ZCODE_ACP_LOG_LEVEL, "ZCODE_ACP_LOG_LEVEL")
+      : "info";
+  return {
+    command,
+    zcodeInstall: raw.zcodeInstall ?? (env.ZCODE_ACP_ZCODE_INSTALL || undefined),
+    manifest: raw.manifest ?? (env.ZCODE_ACP_MANIFEST || undefined),
+    json,
+    logFile: raw.logFile ?? (env.ZCODE_ACP_LOG_FILE || undefined),
+    logLevel,
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * The host client surface that the session engine uses. Implemented in src/host/ on top of
+ * the NDJSON channel (src/channel/) and the launcher; faked in unit tests of src/session/.
+ *
+ * The host client knows ZCode services ("agent" = zcode-agent, "task" = zcode-task) and the
+ * protocol descriptor's semantic operations; it does not know ACP.
+ */
+import type { BridgeError } from "../util/errors.js";
+
+export type ServiceName = "agent" | "task";
+
+/** Target of zcode-agent.onDynamicSessionEvent (runtime contract §4). */
+export interface SessionEventTarget {
+  workspacePath: string;
+  sessionId: string;
+  deliveryKind: "desktop-continuous";
+  includeSnapshot?: boolean;
+  afterSeq?: number;
+}
+
+export interface HostEventSink {
+  /** one raw host event (a top-level dynamic event: snapshot, session.event, …); not yet validated */
+  onEvent(event: unknown): void;
+  /** the subscription ended: host exit, channel failure or dispose. Called at most once. */
+  onEnd(error: BridgeError | null): void;
+}
+
+export interface HostSubscription {
+  readonly id: string;
+  /** host incarnation this subscription belongs to */
+  readonly incarnation: number;
+  dispose(): Promise<void>;
+}
+
+/** Semantic operations of the protocol descriptor (manifest `protocol.operations`). */
+export type SemanticOperation = "cancelGeneration" | "respondStructuredInput" | "respondPermission";
+
+export interface HostClient {
+  /**
+   * Current host incarnation: 0 before the first launch, incremented by every launch.
+   * Interactions are bound to it; an answer for an older incarnation is dropped.
+   */
+  readonly incarnation: number;
+  /** Call an allowlisted native method. Starts the host lazily. Rejects with BridgeError. */
+  call<T = unknown>(service: ServiceName, method: string, params: Record<string, unknown>): Promise<T>;
+  /**
+   * Run a semantic operation. `sessionId` is mapped to the descriptor's key (`taskId` for 3.11.2);
+   * the other params are passed as they are.
+   */
+  operate<T = unknown>(
+    operation: SemanticOperation,
+    sessionId: string,
+    params: Record<string, unknown>,
+  ): Promise<T>;
+  /** Subscribe to onDynamicSessionEvent. Resolves once the host acknowledged the subscription. */
+  subscribe(target: SessionEventTarget, sink: HostEventSink): Promise<HostSubscription>;
+  /** Listen for host exits (crash or stop). Returns an unsubscribe function. */
+  onExit(listener: (info: { incarnation: number; error: BridgeError }) => void): () => void;
+  /** Stop the host gracefully (dispose, bounded wait, SIGTERM, SIGKILL). Idempotent. */
+  close(): Promise<void>;
+}

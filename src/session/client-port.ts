@@ -1,0 +1,23 @@
+/**
+ * What the session engine may ask of the ACP client. Implemented by src/acp/ on top of the
+ * SDK connection; the engine itself never touches the connection (architecture rule).
+ */
+import type {
+  ClientCapabilities,
+  CreateElicitationRequest,
+  CreateElicitationResponse,
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+  SessionNotification,
+} from "@agentclientprotocol/sdk";
+
+export interface ClientPort {
+  /** capabilities the client advertised in `initialize` */
+  readonly capabilities: ClientCapabilities;
+  /** send a `session/update` notification; resolves when it was written */
+  sessionUpdate(notification: SessionNotification): Promise<void>;
+  /** `session/request_permission`; aborting the signal sends `$/cancel_request` and rejects */
+  requestPermission(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse>;
+  /** `elicitation/create` (form mode only; callers check `capabilities.elicitation?.form`) */
+  createElicitation(params: CreateElicitationRequest, signal: AbortSignal): Promise<CreateElicitationResponse>;
+}
