@@ -1,0 +1,46 @@
+/**
+ * The boundary between the session engine (src/session/) and the interaction broker
+ * (src/session/interactions/): host requests that need a human — permissions, plan approval,
+ * structured questions, provider runtime headers. See adr/0006-interaction-boundary.md.
+ */
+import type { SessionUpdate, ToolCallUpdate } from "@agentclientprotocol/sdk";
+import type { HostClient } from "../../host/types.js";
+import type { Logger } from "../../log/logger.js";
+import type { BridgeError } from "../../util/errors.js";
+import type { ClientPort } from "../client-port.js";
+
+export interface InteractionContext {
+  sessionId: string;
+  workspacePath: string;
+  turnId: string | undefined;
+  incarnation: number;
+  host: HostClient;
+  client: ClientPort;
+  logger: Logger;
+  /** turn-scoped abort: aborted when the turn ends / is cancelled / session closes */
+  signal: AbortSignal;
+  /** publish a session/update for this session */
+  update(update: SessionUpdate): Promise<void>;
+  /** end the current turn with this error: the engine stops generation (once) and fails the prompt */
+  failTurn(error: BridgeError): void;
+  /** what the engine knows about a tool call (title, kind, rawInput, content, locations) */
+  describeToolCall(toolCallId: string): Partial<ToolCallUpdate> | undefined;
+}
+
+export type WithdrawReason = "cancel" | "close" | "turn-end" | "host-exit" | "disconnect";
+
+export interface InteractionBroker {
+  /** raw `request` of a permission.request event */
+  handlePermission(request: unknown, ctx: InteractionContext): void;
+  /** raw `request` of a userInput.request event */
+  handleUserInput(request: unknown, ctx: InteractionContext): void;
+  /** raw `request` of a providerRuntimeHeaders.request event */
+  handleProviderHeaders(request: unknown, ctx: InteractionContext): void;
+  /** answer every pending interaction of the session exactly once (deny / cancel); reason for logs */
+  withdrawAll(sessionId: string, reason: WithdrawReason): Promise<void>;
+  pendingCount(sessionId?: string): number;
+}
+
+export interface InteractionBrokerOptions {
+  logger: Logger;
+}
