@@ -34,6 +34,8 @@ export interface InstallPaths {
   rpcModule: string;
   cli: string;
   bundleMeta: string;
+  /** darwin only: Contents/Info.plist (app version and build) */
+  infoPlist?: string;
 }
 
 /** The protocol descriptor of a manifest (runtime contract §2). */
@@ -76,9 +78,18 @@ export interface Assessment {
   steps: AssessmentStep[];
   manifest?: Manifest;
   manifestFile?: string;
+  /** the install root that was assessed (as given or defaulted), also when it failed early */
+  installRoot?: string;
+  /** "<platform>-<arch>" of this system */
+  systemPlatform?: string;
   paths?: InstallPaths;
   appVersion?: string;
   cliVersion?: string;
   cliIntegrity?: "verified" | "modified" | "unknown";
-  diagnostics: { appBuild?: string; metadataSha256?: string };
+  diagnostics: {
+    appBuild?: string;
+    metadataSha256?: string;
+    /** fingerprint cache use during this assessment (hits = facts not recomputed) */
+    cache?: { file?: string; hits: number; misses: number; rebuilt: boolean };
+  };
 }

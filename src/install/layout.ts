@@ -1,0 +1,60 @@
+/**
+ * Install layouts of runtime contract §1: default roots and the fixed relative paths per platform.
+ * Pure functions; reading and confinement happen in resolve-install.ts.
+ */
+import { posix, win32 } from "node:path";
+
+export type InstallPlatform = "darwin" | "linux" | "win32";
+export const INSTALL_PLATFORMS: readonly InstallPlatform[] = ["darwin", "linux", "win32"];
+
+export interface PlatformLayout {
+  /** Electron executable, relative to the root (POSIX separators) */
+  executable: string;
+  /** resources dir, relative to the root */
+  resources: string;
+  /** darwin only: the bundle's Info.plist (app version + build), relative to the root */
+  infoPlist?: string;
+}
+
+export const LAYOUTS: Readonly<Record<InstallPlatform, PlatformLayout>> = {
+  darwin: {
+    executable: "Contents/Frameworks/ZCode Helper.app/Contents/MacOS/ZCode Helper",
+    resources: "Contents/Resources",
+    infoPlist: "Contents/Info.plist",
+  },
+  linux: { executable: "zcode", resources: "resources" },
+  win32: { executable: "ZCode.exe", resources: "resources" },
+};
+
+/** Paths inside the resources dir (contract §1). */
+export const RESOURCE_PATHS = {
+  appArchive: "app.asar",
+  /** inside the app archive */
+  appPackageJson: "package.json",
+  cli: "glm/zcode.cjs",
+  bundleMeta: "glm/.node-bundle-meta.json",
+} as const;
+
+export function isInstallPlatform(platform: string): platform is InstallPlatform {
+  return (INSTALL_PLATFORMS as readonly string[]).includes(platform);
+}
+
+/**
+ * The default install root of a platform, or undefined when it cannot be known
+ * (win32 without LOCALAPPDATA).
+ */
+export function defaultInstallRoot(platform: InstallPlatform, env: NodeJS.ProcessEnv): string | undefined {
+  switch (platform) {
+    case "darwin":
+      return "/Applications/ZCode.app";
+    case "linux":
+      return "/opt/ZCode";
+    case "win32":
+      return env.LOCALAPPDATA ? win32.join(env.LOCALAPPDATA, "Programs", "ZCode") : undefined;
+  }
+}
+
+/** Joins a POSIX relative layout path onto a root with the separator of the platform. */
+export function joinLayout(platform: InstallPlatform, root: string, relative: string): string {
+  return platform === "win32" ? win32.join(root, ...relative.split("/")) : posix.join(root, relative);
+}

@@ -1,0 +1,57 @@
+/**
+ * The closed JSON Schema of a manifest (runtime contract §2): exactly the `Manifest` shape of
+ * src/compat/types.ts, every object closed with `additionalProperties: false`, every field required.
+ */
+const identifier = { type: "string", pattern: "^[A-Za-z_$][A-Za-z0-9_$]*$" } as const;
+const descriptorId = { type: "string", pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$" } as const;
+const semver = {
+  type: "string",
+  pattern: "^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(?:-[0-9A-Za-z.-]+)?(?:\\+[0-9A-Za-z.-]+)?$",
+} as const;
+const sha256 = { type: "string", pattern: "^[0-9a-f]{64}$" } as const;
+/** a relative POSIX path inside the app archive: no leading slash, no "." or ".." segment, no backslash */
+const archivePath = {
+  type: "string",
+  pattern: "^(?!\\.{1,2}(?:/|$))[A-Za-z0-9_@+-][A-Za-z0-9._@+-]*(?:/(?!\\.{1,2}(?:/|$))[A-Za-z0-9._@+-]+)*$",
+  maxLength: 512,
+} as const;
+const nonEmpty = { type: "string", minLength: 1, maxLength: 512 } as const;
+
+function closed(properties: Record<string, unknown>): Record<string, unknown> {
+  return { type: "object", additionalProperties: false, required: Object.keys(properties), properties };
+}
+
+const fileFingerprint = closed({ path: archivePath, sha256 });
+const methodList = { type: "array", uniqueItems: true, items: identifier, maxItems: 256 } as const;
+const operation = closed({ service: { enum: ["agent", "task"] }, method: identifier, sessionKey: identifier });
+
+export const MANIFEST_SCHEMA = {
+  $schema: "http://json-schema.org/draft-07/schema#",
+  $id: "https://zcode-acp.invalid/schemas/manifest-v1.json",
+  title: "zcode-acp manifest of one verified ZCode release",
+  ...closed({
+    schemaVersion: { const: 1 },
+    artifact: closed({
+      id: descriptorId,
+      appVersion: semver,
+      cliVersion: semver,
+      cliSha256: sha256,
+      protocolId: descriptorId,
+      hostIndex: fileFingerprint,
+      rpcModule: fileFingerprint,
+      exports: closed({ protocol: identifier, client: identifier, service: identifier }),
+      metadata: closed({ runtime: nonEmpty, entry: nonEmpty, source: nonEmpty }),
+    }),
+    protocol: closed({
+      id: descriptorId,
+      channels: closed({ agent: nonEmpty, task: nonEmpty }),
+      operations: closed({
+        cancelGeneration: operation,
+        respondStructuredInput: operation,
+        respondPermission: operation,
+      }),
+      allowlist: closed({ agent: methodList, task: methodList }),
+      events: closed({ agent: methodList, task: methodList }),
+    }),
+  }),
+} as const;

@@ -1,0 +1,87 @@
+/**
+ * Validation of one parsed manifest: the closed schema (ajv), then the cross-field rules the
+ * schema cannot say (the artifact names its protocol; operations are allowlisted methods).
+ * Every failure is a BridgeError("INVALID_MANIFEST") that names the file and the field.
+ */
+import { Ajv, type ErrorObject } from "ajv";
+import { BridgeError } from "../util/errors.js";
+import type { Manifest } from "../compat/types.js";
+import { MANIFEST_SCHEMA } from "./manifest-schema.js";
+
+export interface ManifestProblem {
+  /** dotted field path, e.g. "artifact.hostIndex.sha256" ("(root)" for the document) */
+  field: string;
+  problem: string;
+}
+
+const ajv = new Ajv({ allErrors: true, strict: true });
+const validate = ajv.compile<Manifest>(MANIFEST_SCHEMA);
+
+/** "/protocol/allowlist/agent/3" → "protocol.allowlist.agent[3]" */
+export function fieldPath(pointer: string, child?: string): string {
+  const parts = pointer
+    .split("/")
+    .slice(1)
+    .map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
+  if (child !== undefined) parts.push(child);
+  let out = "";
+  for (const part of parts) out += /^\d+$/.test(part) ? `[${part}]` : out === "" ? part : `.${part}`;
+  return out === "" ? "(root)" : out;
+}
+
+function describe(error: ErrorObject): ManifestProblem {
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case "additionalProperties":
+      return { field: fieldPath(error.instancePath, String(params.additionalProperty)), problem: "is not a known field" };
+    case "required":
+      return { field: fieldPath(error.instancePath, String(params.missingProperty)), problem: "is missing" };
+    case "pattern":
+      return { field: fieldPath(error.instancePath), problem: `has an invalid value (must match ${String(params.pattern)})` };
+    case "const":
+      return { field: fieldPath(error.instancePath), problem: `must be ${JSON.stringify(params.allowedValue)}` };
+    case "enum":
+      return { field: fieldPath(error.instancePath), problem: `must be one of ${JSON.stringify(params.allowedValues)}` };
+    default:
+      return { field: fieldPath(error.instancePath), problem: error.message ?? `fails "${error.keyword}"` };
+  }
+}
+
+function invalid(file: string, problems: ManifestProblem[]): BridgeError {
+  const shown = problems.slice(0, 5).map((p) => `"${p.field}" ${p.problem}`);
+  const more = problems.length > shown.length ? ` (and ${problems.length - shown.length} more)` : "";
+  const first = problems[0]!;
+  return new BridgeError(
+    "INVALID_MANIFEST",
+    `Invalid manifest ${file}: field ${shown.join("; field ")}${more}. Fix or remove this manifest file.`,
+    { details: { file, field: first.field, problems } },
+  );
+}
+
+/** Returns the value typed as a Manifest, or throws INVALID_MANIFEST naming `file` and the field. */
+export function validateManifest(value: unknown, file: string): Manifest {
+  if (!validate(value)) {
+    const problems = (validate.errors ?? []).map(describe);
+    // the most specific problems first: deeper fields explain more than their parents
+    problems.sort((a, b) => b.field.split(/[.[]/).length - a.field.split(/[.[]/).length);
+    throw invalid(file, problems.length > 0 ? problems : [{ field: "(root)", problem: "is not a manifest" }]);
+  }
+  const manifest = value;
+  const problems: ManifestProblem[] = [];
+  if (manifest.artifact.protocolId !== manifest.protocol.id) {
+    problems.push({
+      field: "artifact.protocolId",
+      problem: `is "${manifest.artifact.protocolId}" but the paired protocol descriptor is "${manifest.protocol.id}" (an artifact must name its own protocol)`,
+    });
+  }
+  for (const [name, op] of Object.entries(manifest.protocol.operations)) {
+    if (!manifest.protocol.allowlist[op.service].includes(op.method)) {
+      problems.push({
+        field: `protocol.operations.${name}.method`,
+        problem: `"${op.method}" is not in protocol.allowlist.${op.service}`,
+      });
+    }
+  }
+  if (problems.length > 0) throw invalid(file, problems);
+  return manifest;
+}
