@@ -1,0 +1,80 @@
+/**
+ * What the broker shows the client around an interaction: the tool call a permission is
+ * about, the plan markdown of a plan approval, and short explanatory messages.
+ */
+import type { ToolCallContent, ToolCallUpdate, ToolKind } from "@agentclientprotocol/sdk";
+import { describeError } from "../../util/errors.js";
+import type { InteractionContext } from "./types.js";
+
+const KIND_BY_TOOL: Record<string, ToolKind> = {
+  Bash: "execute",
+  Read: "read",
+  Write: "edit",
+  Edit: "edit",
+  ExitPlanMode: "switch_mode",
+  EnterPlanMode: "switch_mode",
+};
+
+/** the tool call of a permission request: what the engine knows, completed from the request */
+export function permissionToolCall(
+  ctx: InteractionContext,
+  toolCallId: string,
+  fallback: { toolName: string | undefined; reason: string | undefined; input: unknown },
+): ToolCallUpdate {
+  const known = ctx.describeToolCall(toolCallId) ?? {};
+  const call: ToolCallUpdate = { ...known, toolCallId };
+  if (!call.title) call.title = fallback.reason || fallback.toolName || "Tool call";
+  if (!call.kind) call.kind = (fallback.toolName && KIND_BY_TOOL[fallback.toolName]) || "other";
+  if (call.rawInput === undefined && fallback.input !== undefined) call.rawInput = fallback.input;
+  return call;
+}
+
+export function textContent(text: string): ToolCallContent[] {
+  return [{ type: "content", content: { type: "text", text } }];
+}
+
+/** plan-approval tool call (kind switch_mode) carrying the plan markdown in content and rawInput.plan */
+export function planToolCall(toolCallId: string, title: string, plan: string, input: unknown): ToolCallUpdate {
+  const rawInput =
+    typeof input === "object" && input !== null && !Array.isArray(input) ? { ...(input as object), plan } : { plan };
+  return { toolCallId, title, kind: "switch_mode", content: textContent(plan), rawInput };
+}
+
+/**
+ * Publish the plan before asking: a `tool_call_update` when the engine already announced the
+ * call, otherwise a new `tool_call` (status pending). Failures are logged, not fatal: the
+ * question itself still carries the plan (permission content / elicitation message).
+ */
+export async function publishPlan(ctx: InteractionContext, call: ToolCallUpdate): Promise<void> {
+  const known = ctx.describeToolCall(call.toolCallId) !== undefined;
+  try {
+    if (known) {
+      await ctx.update({ sessionUpdate: "tool_call_update", ...call });
+    } else {
+      await ctx.update({
+        sessionUpdate: "tool_call",
+        toolCallId: call.toolCallId,
+        title: call.title ?? "Plan approval",
+        kind: "switch_mode",
+        status: "pending",
+        content: call.content ?? [],
+        rawInput: call.rawInput,
+      });
+    }
+  } catch (error) {
+    ctx.logger.warn("publishing the plan failed", { sessionId: ctx.sessionId, error: describeError(error) });
+  }
+}
+
+export async function tellUser(ctx: InteractionContext, text: string): Promise<void> {
+  try {
+    await ctx.update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
+  } catch (error) {
+    ctx.logger.warn("sending a message to the client failed", { sessionId: ctx.sessionId, error: describeError(error) });
+  }
+}
+
+export function hasFormElicitation(ctx: InteractionContext): boolean {
+  const form = ctx.client.capabilities.elicitation?.form;
+  return form !== undefined && form !== null;
+}

@@ -1,0 +1,198 @@
+/**
+ * One pending interaction: a native request waiting for a human, bound to the host
+ * incarnation, session, turn and request that asked it. It answers the host at most once.
+ *
+ * Ways it ends (whichever comes first wins, the others are no-ops):
+ *  - `answer`: the client produced a valid answer → forwarded, unless the turn ended meanwhile
+ *    (then it is withdrawn instead) or the host incarnation changed (then it is dropped);
+ *  - `fallBack`: the client failed, declined or answered something invalid → the fallback
+ *    answer (a real deny option / decline / cancel), or `ctx.failTurn` when none is safe;
+ *  - `withdraw`: the engine withdrew it (cancel, close, turn end, disconnect) or the turn signal
+ *    aborted → the fallback answer, never failTurn (the turn is ending anyway);
+ *  - `drop`: the host that asked is gone → nothing is sent.
+ * Every end aborts the outstanding client request (→ `$/cancel_request`) and removes the
+ * listeners it registered (turn signal, host exit).
+ */
+import type { BridgeError } from "../../util/errors.js";
+import { BridgeError as BridgeErrorClass, describeError } from "../../util/errors.js";
+import type { InteractionContext, WithdrawReason } from "./types.js";
+
+export type HostAnswer =
+  | { method: "permission"; optionId: string }
+  | { method: "elicitation"; action: "accept" | "decline" | "cancel"; content?: Record<string, unknown> };
+
+export type RequestFamily = "permission" | "userInput" | "providerHeaders";
+
+export function interactionKey(family: RequestFamily, incarnation: number, sessionId: string, requestId: string): string {
+  return JSON.stringify([family, incarnation, sessionId, requestId]);
+}
+
+export interface PendingInit {
+  ctx: InteractionContext;
+  family: RequestFamily;
+  requestId: string;
+  /** for logs: permission, plan-permission, plan-input, question */
+  label: string;
+  /** answer sent when withdrawn or when the client fails; undefined when no answer is safe */
+  fallback: HostAnswer | undefined;
+}
+
+export class PendingInteraction {
+  readonly ctx: InteractionContext;
+  readonly family: RequestFamily;
+  readonly label: string;
+  readonly sessionId: string;
+  readonly turnId: string | undefined;
+  readonly requestId: string;
+  readonly incarnation: number;
+  readonly key: string;
+  readonly fallback: HostAnswer | undefined;
+  /** aborts the outstanding client request; pass `clientSignal` to the ClientPort */
+  private readonly clientAbort = new AbortController();
+  private clientOutstanding = false;
+  private ended = false;
+  private readonly cleanups: Array<() => void> = [];
+
+  constructor(
+    init: PendingInit,
+    private readonly onEnded: (pending: PendingInteraction) => void,
+  ) {
+    this.ctx = init.ctx;
+    this.family = init.family;
+    this.label = init.label;
+    this.sessionId = init.ctx.sessionId;
+    this.turnId = init.ctx.turnId;
+    this.requestId = init.requestId;
+    this.incarnation = init.ctx.incarnation;
+    this.fallback = init.fallback;
+    this.key = interactionKey(init.family, this.incarnation, this.sessionId, this.requestId);
+
+    const onAbort = (): void => {
+      // Deferred one macrotask: if the turn ended because the host exited, the host-exit path
+      // (engine withdrawAll("host-exit") or host.onExit) gets to drop it first.
+      const timer = setImmediate(() => void this.withdraw("turn-end"));
+      this.cleanups.push(() => clearImmediate(timer));
+    };
+    if (init.ctx.signal.aborted) onAbort();
+    else {
+      init.ctx.signal.addEventListener("abort", onAbort, { once: true });
+      this.cleanups.push(() => init.ctx.signal.removeEventListener("abort", onAbort));
+    }
+    const stopListening = init.ctx.host.onExit(({ incarnation }) => {
+      if (incarnation === this.incarnation) this.drop("host exited");
+    });
+    this.cleanups.push(stopListening);
+  }
+
+  get isEnded(): boolean {
+    return this.ended;
+  }
+
+  /** false once ended or once the turn is over: the client must not be asked any more */
+  get shouldAsk(): boolean {
+    return !this.ended && !this.ctx.signal.aborted;
+  }
+
+  /** signal for the client request; marks the client request outstanding until `clientSettled` */
+  clientSignal(): AbortSignal {
+    this.clientOutstanding = true;
+    return this.clientAbort.signal;
+  }
+
+  clientSettled(): void {
+    this.clientOutstanding = false;
+  }
+
+  /** the client produced a valid answer */
+  async answer(answer: HostAnswer): Promise<void> {
+    if (this.ended) {
+      this.log("debug", "late client answer dropped");
+      return;
+    }
+    if (this.ctx.signal.aborted) return this.withdraw("turn-end");
+    await this.end(answer, "answered", true);
+  }
+
+  /** the client failed, declined or answered something unusable */
+  async fallBack(why: string, ifNoFallback: BridgeError): Promise<void> {
+    if (this.ended) return;
+    if (this.ctx.signal.aborted) return this.withdraw("turn-end");
+    if (this.fallback === undefined) {
+      await this.end(undefined, why, false);
+      this.ctx.failTurn(ifNoFallback);
+      return;
+    }
+    await this.end(this.fallback, why, true);
+  }
+
+  async withdraw(reason: WithdrawReason): Promise<void> {
+    if (this.ended) return;
+    if (reason === "host-exit") return this.drop("host exited");
+    await this.end(this.fallback, `withdrawn (${reason})`, false);
+  }
+
+  drop(why: string): void {
+    if (this.ended) return;
+    void this.end(undefined, `dropped: ${why}`, false);
+  }
+
+  private async end(answer: HostAnswer | undefined, why: string, failTurnOnSendError: boolean): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    for (const cleanup of this.cleanups.splice(0)) cleanup();
+    if (this.clientOutstanding) {
+      this.clientOutstanding = false;
+      this.clientAbort.abort(new BridgeErrorClass("INTERNAL", `interaction ended: ${why}`));
+    }
+    this.onEnded(this);
+    if (answer === undefined) {
+      this.log("info", "ended without a host answer", { why });
+      return;
+    }
+    if (this.ctx.host.incarnation !== this.incarnation) {
+      this.log("warn", "host restarted; answer dropped", { why, current: this.ctx.host.incarnation });
+      return;
+    }
+    this.log("info", "answering host", { why, answer: describeAnswer(answer) });
+    try {
+      const result = await sendAnswer(this.ctx, this.requestId, answer);
+      if (result === false) this.log("warn", "host did not accept the answer (unknown or already answered request)");
+    } catch (error) {
+      this.log("warn", "answering host failed", { error: describeError(error) });
+      if (failTurnOnSendError && !this.ctx.signal.aborted) {
+        this.ctx.failTurn(
+          new BridgeErrorClass("HOST_CALL_FAILED", `ZCode did not take the answer to its ${this.label} request`, {
+            cause: error,
+          }),
+        );
+      }
+    }
+  }
+
+  private log(level: "debug" | "info" | "warn", message: string, fields: Record<string, unknown> = {}): void {
+    this.ctx.logger[level](`${this.label}: ${message}`, {
+      sessionId: this.sessionId,
+      turnId: this.turnId,
+      requestId: this.requestId,
+      incarnation: this.incarnation,
+      ...fields,
+    });
+  }
+}
+
+function describeAnswer(answer: HostAnswer): string {
+  return answer.method === "permission" ? `option ${answer.optionId}` : `elicitation ${answer.action}`;
+}
+
+function sendAnswer(ctx: InteractionContext, requestId: string, answer: HostAnswer): Promise<unknown> {
+  if (answer.method === "permission") {
+    return ctx.host.operate("respondPermission", ctx.sessionId, {
+      requestId,
+      optionId: answer.optionId,
+      workspacePath: ctx.workspacePath,
+    });
+  }
+  const params: Record<string, unknown> = { requestId, action: answer.action, workspacePath: ctx.workspacePath };
+  if (answer.action === "accept" && answer.content !== undefined) params.content = answer.content;
+  return ctx.host.operate("respondStructuredInput", ctx.sessionId, params);
+}

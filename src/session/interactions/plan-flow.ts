@@ -1,0 +1,168 @@
+/**
+ * Plan approval, both native forms (zcode-host.md §6.3, ADR 0006):
+ *  1. `permission.request` with toolName ExitPlanMode → answered with `respondPermission`;
+ *  2. `userInput.request` with schema.interaction "plan_approval" → `respondElicitation`.
+ * The plan markdown (input.plan) is published first as a `switch_mode` tool call. Then:
+ *  - client with form elicitation → `elicitation/create`;
+ *  - client without (Paseo) → `session/request_permission` on the switch_mode tool call.
+ * A missing plan or an unknown choice never approves.
+ */
+import type { PermissionOption } from "@agentclientprotocol/sdk";
+import { BridgeError, describeError } from "../../util/errors.js";
+import { hasFormElicitation, planToolCall, publishPlan, tellUser } from "./client-updates.js";
+import { planMarkdownOf, type NativePermissionRequest, type NativeUserInputRequest } from "./native-requests.js";
+import type { PendingInteraction } from "./pending.js";
+import { askPermission, mapOrFail, noDenyError } from "./permission-flow.js";
+import { findOffered } from "./permission-options.js";
+import { answerWithContent, askForm, askQuestionsForm } from "./question-flow.js";
+import type { PendingRegistry } from "./registry.js";
+import type { InteractionContext } from "./types.js";
+
+const MISSING_PLAN_TEXT =
+  "ZCode asked to approve a plan but sent no plan text, so the plan was not approved.";
+
+function planTitle(reason: string | undefined): string {
+  return reason && reason.trim() ? reason : "Approve the plan";
+}
+
+/** form 1: ExitPlanMode permission */
+export function startPlanPermission(req: NativePermissionRequest, ctx: InteractionContext, registry: PendingRegistry): void {
+  const mapping = mapOrFail(req, ctx, registry);
+  if (!mapping) return;
+  const pending = registry.open({
+    ctx,
+    family: "permission",
+    requestId: req.requestId,
+    label: "plan-permission",
+    fallback: mapping.denyOption ? { method: "permission", optionId: mapping.denyOption.optionId } : undefined,
+  });
+  const plan = planMarkdownOf(req.input);
+  void (async () => {
+    if (plan === undefined) {
+      await tellUser(ctx, MISSING_PLAN_TEXT);
+      await pending.fallBack("plan markdown missing", noDenyError(req));
+      return;
+    }
+    if (mapping.offered.length === 0) {
+      await pending.fallBack("no option can be offered to the client", noDenyError(req));
+      return;
+    }
+    const call = planToolCall(req.toolCallId ?? `plan-${req.requestId}`, planTitle(req.reason), plan, req.input);
+    if (!pending.shouldAsk) return;
+    await publishPlan(ctx, call);
+    if (!pending.shouldAsk) return;
+    const resolve = (optionId: string): string | undefined => findOffered(mapping, optionId)?.native.optionId;
+    if (!hasFormElicitation(ctx)) {
+      await askPermission(ctx, pending, call, mapping.offered.map((m) => m.acp), resolve, noDenyError(req));
+      return;
+    }
+    const result = await askForm(ctx, pending, {
+      sessionId: ctx.sessionId,
+      toolCallId: call.toolCallId,
+      mode: "form",
+      message: `${planTitle(req.reason)}\n\n${plan}`,
+      requestedSchema: {
+        type: "object",
+        properties: {
+          decision: {
+            type: "string",
+            title: "Plan",
+            description: "Approve the plan to leave plan mode and start implementing it.",
+            oneOf: mapping.offered.map((m) => ({ const: m.native.optionId, title: m.acp.name })),
+          },
+        },
+        required: ["decision"],
+      },
+    });
+    if (result === undefined) return;
+    if (result.action === "accept") {
+      const nativeId = resolve(String(result.content?.decision ?? ""));
+      if (nativeId !== undefined) {
+        await pending.answer({ method: "permission", optionId: nativeId });
+        return;
+      }
+      await pending.fallBack("form answer names no offered option", noDenyError(req));
+      return;
+    }
+    await pending.fallBack(`client answered ${result.action}`, noDenyError(req));
+  })().catch((error: unknown) => void pending.fallBack(`internal error: ${describeError(error)}`, noDenyError(req)));
+}
+
+/** form 2: user-input plan approval */
+export function startPlanInput(req: NativeUserInputRequest, ctx: InteractionContext, registry: PendingRegistry): void {
+  const pending = registry.open({
+    ctx,
+    family: "userInput",
+    requestId: req.requestId,
+    label: "plan-input",
+    fallback: { method: "elicitation", action: "cancel" },
+  });
+  const plan = planMarkdownOf(req.input);
+  void (async () => {
+    if (plan === undefined) {
+      await tellUser(ctx, MISSING_PLAN_TEXT);
+      await pending.answer({ method: "elicitation", action: "decline" });
+      return;
+    }
+    const questions = req.questions;
+    if (questions === undefined) {
+      await pending.answer({ method: "elicitation", action: "decline" });
+      ctx.failTurn(
+        new BridgeError("NATIVE_PROTOCOL_ERROR", "ZCode's plan approval request carries no valid choice; the plan was not approved and the turn was stopped"),
+      );
+      return;
+    }
+    const title = planTitle(req.prompt);
+    const call = planToolCall(req.toolCallId ?? `plan-${req.requestId}`, title, plan, req.input);
+    if (!pending.shouldAsk) return;
+    await publishPlan(ctx, call);
+    if (!pending.shouldAsk) return;
+    if (hasFormElicitation(ctx)) {
+      await askQuestionsForm(ctx, pending, req, questions, call.toolCallId, `${title}\n\n${plan}`);
+      return;
+    }
+    const question = questions[0];
+    if (questions.length !== 1 || !question || question.multiSelect === true) {
+      await pending.answer({ method: "elicitation", action: "decline" });
+      ctx.failTurn(unsupportedPlanForm());
+      return;
+    }
+    // Paseo path: one permission option per native choice (allow_once), plus a reject option.
+    const values = [...new Set(question.options.map((o) => o.value))];
+    let rejectId = "reject";
+    while (values.includes(rejectId)) rejectId = `${rejectId}_`;
+    const options: PermissionOption[] = [
+      ...values.map((value): PermissionOption => ({
+        optionId: value,
+        name: question.options.find((o) => o.value === value)?.label || value,
+        kind: "allow_once",
+      })),
+      { optionId: rejectId, name: "Reject", kind: "reject_once" },
+    ];
+    if (!pending.shouldAsk) return;
+    let response;
+    try {
+      response = await ctx.client.requestPermission({ sessionId: ctx.sessionId, toolCall: call, options }, pending.clientSignal());
+    } catch (error) {
+      pending.clientSettled();
+      if (!pending.isEnded) await pending.fallBack(`client request failed: ${describeError(error)}`, unsupportedPlanForm());
+      return;
+    }
+    pending.clientSettled();
+    const outcome = response?.outcome;
+    if (outcome?.outcome === "selected" && values.includes(outcome.optionId)) {
+      await answerWithContent(pending, questions, { answer_0: outcome.optionId });
+      return;
+    }
+    const cancelled = outcome?.outcome === "cancelled";
+    await pending.answer({ method: "elicitation", action: cancelled ? "cancel" : "decline" });
+  })().catch((error: unknown) => void pending.fallBack(`internal error: ${describeError(error)}`, unsupportedPlanForm()));
+}
+
+function unsupportedPlanForm(): BridgeError {
+  return new BridgeError(
+    "INTERACTION_UNSUPPORTED",
+    "ZCode asked for a plan approval this ACP client cannot answer without the elicitation.form capability; the plan was not approved and the turn was stopped",
+  );
+}
+

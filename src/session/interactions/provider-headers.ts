@@ -1,0 +1,44 @@
+/**
+ * `providerRuntimeHeaders.request` (zcode-host.md §6.4): the host needs headers only the
+ * desktop renderer can produce (the Start Plan captcha). Headless, answer
+ * `headersApplied: false` at once, then stop the turn with a clear message. The ACP client is
+ * never asked for header values.
+ */
+import { BridgeError, describeError } from "../../util/errors.js";
+import type { NativeProviderHeadersRequest } from "./native-requests.js";
+import type { InteractionContext } from "./types.js";
+
+export const PROVIDER_HEADERS_HOST_MESSAGE =
+  "zcode-acp runs without the ZCode desktop window and cannot provide provider runtime headers (captcha)";
+
+export const PROVIDER_HEADERS_USER_MESSAGE =
+  "this account or model needs a captcha that only the ZCode desktop app can show; switch to a coding-plan model or use the app";
+
+export async function declineProviderHeaders(
+  req: Pick<NativeProviderHeadersRequest, "requestId" | "providerId">,
+  ctx: InteractionContext,
+): Promise<void> {
+  if (ctx.host.incarnation === ctx.incarnation) {
+    try {
+      await ctx.host.call("agent", "respondProviderRuntimeHeaders", {
+        workspacePath: ctx.workspacePath,
+        sessionId: ctx.sessionId,
+        requestId: req.requestId,
+        response: { headersApplied: false, errorMessage: PROVIDER_HEADERS_HOST_MESSAGE },
+      });
+    } catch (error) {
+      ctx.logger.warn("provider headers: answering host failed", {
+        sessionId: ctx.sessionId,
+        requestId: req.requestId,
+        error: describeError(error),
+      });
+    }
+  } else {
+    ctx.logger.warn("provider headers: host restarted; not answered", { requestId: req.requestId });
+  }
+  ctx.failTurn(
+    new BridgeError("PROVIDER_HEADERS_UNSUPPORTED", PROVIDER_HEADERS_USER_MESSAGE, {
+      details: { requestId: req.requestId, ...(req.providerId ? { providerId: req.providerId } : {}) },
+    }),
+  );
+}

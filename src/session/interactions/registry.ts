@@ -1,0 +1,50 @@
+/**
+ * The broker's book of pending interactions, and the memory of requests already handled so
+ * that a re-announced request (same requestId; the host repeats unanswered requests about
+ * every second) is neither asked nor answered twice.
+ */
+import { PendingInteraction, type PendingInit } from "./pending.js";
+
+/** how many handled request keys are remembered for de-duplication */
+const HANDLED_MEMORY = 4096;
+
+export class PendingRegistry {
+  private readonly pending = new Map<string, PendingInteraction>();
+  private readonly handled = new Set<string>();
+
+  /** true when this request is pending or was already handled (a re-announcement) */
+  seen(key: string): boolean {
+    return this.pending.has(key) || this.handled.has(key);
+  }
+
+  /** remember a request that was handled without a pending interaction (answered at once) */
+  markHandled(key: string): void {
+    this.handled.delete(key);
+    this.handled.add(key);
+    while (this.handled.size > HANDLED_MEMORY) {
+      const oldest = this.handled.values().next().value;
+      if (oldest === undefined) break;
+      this.handled.delete(oldest);
+    }
+  }
+
+  open(init: PendingInit): PendingInteraction {
+    const pending = new PendingInteraction(init, (ended) => {
+      if (this.pending.get(ended.key) === ended) this.pending.delete(ended.key);
+      this.markHandled(ended.key);
+    });
+    if (!pending.isEnded) this.pending.set(pending.key, pending);
+    return pending;
+  }
+
+  forSession(sessionId: string): PendingInteraction[] {
+    return [...this.pending.values()].filter((p) => p.sessionId === sessionId);
+  }
+
+  count(sessionId?: string): number {
+    if (sessionId === undefined) return this.pending.size;
+    let n = 0;
+    for (const p of this.pending.values()) if (p.sessionId === sessionId) n += 1;
+    return n;
+  }
+}
