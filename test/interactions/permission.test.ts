@@ -1,0 +1,379 @@
+import { getEventListeners } from "node:events";
+import { describe, expect, it } from "vitest";
+import { createInteractionBroker } from "../../src/session/interactions/index.js";
+import { silentLogger } from "../../src/log/logger.js";
+import { BASH_REQUEST, makeContext, settle, until } from "./support/fakes.js";
+
+const broker = () => createInteractionBroker({ logger: silentLogger });
+
+function withOptions(options: unknown[], extra: Record<string, unknown> = {}) {
+  return { ...BASH_REQUEST, ...extra, options };
+}
+
+describe("permission.request → session/request_permission → respondPermission", () => {
+  it("maps the tool call and the native options one to one", async () => {
+    const t = makeContext();
+    t.known.set("call_42", { title: "npm test", kind: "execute", rawInput: { command: "npm test" } });
+    const b = broker();
+    b.handlePermission(BASH_REQUEST, t.ctx);
+    await until(() => t.client.permissions.length === 1, "permission request");
+    const params = t.client.permissions[0]!.params;
+    expect(params.sessionId).toBe("ses_1");
+    expect(params.toolCall).toMatchObject({ toolCallId: "call_42", title: "npm test", kind: "execute", rawInput: { command: "npm test" } });
+    expect(params.options).toEqual([
+      { optionId: "allow_once", name: "Allow once", kind: "allow_once" },
+      { optionId: "allow_always", name: "Always allow", kind: "allow_always" },
+      { optionId: "deny", name: "Deny", kind: "reject_once" },
+    ]);
+    expect(b.pendingCount("ses_1")).toBe(1);
+  });
+
+  it("completes the tool call from the request when the engine knows nothing", async () => {
+    const t = makeContext();
+    broker().handlePermission(BASH_REQUEST, t.ctx);
+    await until(() => t.client.permissions.length === 1);
+    expect(t.client.permissions[0]!.params.toolCall).toEqual({
+      toolCallId: "call_42",
+      title: "Run shell command",
+      kind: "execute",
+      rawInput: { command: "npm test" },
+    });
+  });
+
+  it.each([
+    ["allow_once", "allow_once"],
+    ["allow_always", "allow_always"],
+    ["deny", "deny"],
+  ])("forwards the chosen option %s exactly once", async (chosen, expected) => {
+    const t = makeContext();
+    const b = broker();
+    b.handlePermission(BASH_REQUEST, t.ctx);
+    await until(() => t.client.permissions.length === 1);
+    t.client.permissions[0]!.resolve({ outcome: { outcome: "selected", optionId: chosen } });
+    await until(() => t.host.permissionAnswers().length === 1);
+    await settle();
+    expect(t.host.records).toEqual([
+      {
+        kind: "operate",
+        name: "respondPermission",
+        sessionId: "ses_1",
+        params: { requestId: "perm_7", optionId: expected, workspacePath: "/w" },
+        incarnation: 1,
+      },
+    ]);
+    expect(b.pendingCount()).toBe(0);
+    expect(t.failures).toEqual([]);
+  });
+
+  it("refuses an option id the client made up: a real deny goes to the host", async () => {
+    const t = makeContext();
+    broker().handlePermission(BASH_REQUEST, t.ctx);
+    await until(() => t.client.permissions.length === 1);
+    t.client.permissions[0]!.resolve({ outcome: { outcome: "selected", optionId: "allow_everything" } });
+    await until(() => t.host.permissionAnswers().length === 1);
+    await settle();
+    expect(t.host.permissionAnswers()).toEqual([{ requestId: "perm_7", optionId: "deny", workspacePath: "/w" }]);
+  });
+
+  it.each([
+    ["cancelled outcome", (a: { resolve: (r: never) => void; reject: (e: unknown) => void }) => a.resolve({ outcome: { outcome: "cancelled" } } as never)],
+    ["client error", (a: { resolve: (r: never) => void; reject: (e: unknown) => void }) => a.reject(new Error("client went away"))],
+    ["malformed answer", (a: { resolve: (r: never) => void; reject: (e: unknown) => void }) => a.resolve({} as never)],
+  ])("answers a real deny on %s", async (_name, answer) => {
+    const t = makeContext();
+    broker().handlePermission(BASH_REQUEST, t.ctx);
+    await until(() => t.client.permissions.length === 1);
+    answer(t.client.permissions[0]! as never);
+    await until(() => t.host.permissionAnswers().length === 1);
+    await settle();
+    expect(t.host.permissionAnswers()).toEqual([{ requestId: "perm_7", optionId: "deny", workspacePath: "/w" }]);
+    expect(t.failures).toEqual([]);
+  });
+
+  it("prefers a one-time deny over an always-deny as the withdrawal answer", async () => {
+    const t = makeContext();
+    const b = broker();
+    b.handlePermission(
+      withOptions([
+        { optionId: "no-forever", name: "Never", response: { decision: "deny", permissionUpdates: [{ type: "addRules" }] } },
+        { optionId: "yes", name: "Yes", response: { decision: "allow" } },
+        { optionId: "no", name: "No", response: { decision: "deny" } },
+      ]),
+      t.ctx,
+    );
+    await until(() => t.client.permissions.length === 1);
+    expect(t.client.permissions[0]!.params.options.map((o) => o.kind)).toEqual(["reject_always", "allow_once", "reject_once"]);
+    await b.withdrawAll("ses_1", "cancel");
+    expect(t.host.permissionAnswers()).toEqual([{ requestId: "perm_7", optionId: "no", workspacePath: "/w" }]);
+  });
+
+  it("does not offer escalate / modify options and refuses them if named", async () => {
+    const t = makeContext();
+    broker().handlePermission(
+      withOptions([
+        { optionId: "esc", name: "Ask admin", response: { decision: "escalate" } },
+        { optionId: "mod", name: "Run modified", response: { decision: "modify", modifiedInput: { command: "rm -rf /" } } },
+        { optionId: "ok", name: "Allow", response: { decision: "allow" } },
+        { optionId: "no", name: "Deny", response: { decision: "deny" } },
+      ]),
+      t.ctx,
+    );
+    await until(() => t.client.permissions.length === 1);
+    expect(t.client.permissions[0]!.params.options.map((o) => o.optionId)).toEqual(["ok", "no"]);
+    t.client.permissions[0]!.resolve({ outcome: { outcome: "selected", optionId: "mod" } });
+    await until(() => t.host.permissionAnswers().length === 1);
+    expect(t.host.permissionAnswers()[0]!.optionId).toBe("no");
+  });
+
+  it("fails the turn when only escalate/modify options exist (nothing offered, nothing answered)", async () => {
+    const t = makeContext();
+    broker().handlePermission(withOptions([{ optionId: "esc", name: "Ask admin", response: { decision: "escalate" } }]), t.ctx);
+    await until(() => t.failures.length === 1);
+    await settle();
+    expect(t.client.permissions).toHaveLength(0);
+    expect(t.host.records).toEqual([]);
+    expect(t.failures[0]!.code).toBe("INTERACTION_UNSUPPORTED");
+  });
+
+  it.each([
+    ["zero options", withOptions([])],
+    ["no options field", { ...BASH_REQUEST, options: undefined }],
+    ["only malformed options", withOptions([{ optionId: "x", name: "X" }, { name: "no id", response: { decision: "allow" } }])],
+  ])("fails closed on %s", async (_name, request) => {
+    const t = makeContext();
+    const b = broker();
+    b.handlePermission(request, t.ctx);
+    await settle();
+    expect(t.failures.map((f) => f.code)).toEqual(["NATIVE_PROTOCOL_ERROR"]);
+    expect(t.client.permissions).toHaveLength(0);
+    expect(t.host.records).toEqual([]);
+    expect(b.pendingCount()).toBe(0);
+  });
+
+  it("fails closed on duplicate option ids", async () => {
+    const t = makeContext();
+    broker().handlePermission(
+      withOptions([
+        { optionId: "same", name: "Allow", response: { decision: "allow" } },
+        { optionId: "same", name: "Deny", response: { decision: "deny" } },
+      ]),
+      t.ctx,
+    );
+    await settle();
+    expect(t.failures.map((f) => f.code)).toEqual(["NATIVE_PROTOCOL_ERROR"]);
+    expect(t.host.records).toEqual([]);
+  });
+
+  it("fails closed on a malformed request without asking anyone", async () => {
+    const t = makeContext();
+    broker().handlePermission({ toolName: "Bash", options: BASH_REQUEST.options }, t.ctx);
+    broker().handlePermission("nonsense", t.ctx);
+    await settle();
+    expect(t.failures.map((f) => f.code)).toEqual(["NATIVE_PROTOCOL_ERROR", "NATIVE_PROTOCOL_ERROR"]);
+    expect(t.client.permissions).toHaveLength(0);
+    expect(t.host.records).toEqual([]);
+  });
+
+  describe("a request without any deny option", () => {
+    const allowOnly = withOptions([
+      { optionId: "allow_once", name: "Allow once", response: { decision: "allow" } },
+      { optionId: "allow_always", name: "Always", response: { decision: "allow", permissionUpdates: [{}] } },
+    ]);
+
+    it("client cancels → never allow: no host answer, the turn fails", async () => {
+      const t = makeContext();
+      const b = broker();
+      b.handlePermission(allowOnly, t.ctx);
+      await until(() => t.client.permissions.length === 1);
+      t.client.permissions[0]!.resolve({ outcome: { outcome: "cancelled" } });
+      await until(() => t.failures.length === 1);
+      await settle();
+      expect(t.host.records).toEqual([]);
+      expect(t.failures[0]!.code).toBe("INTERACTION_UNSUPPORTED");
+      expect(b.pendingCount()).toBe(0);
+    });
+
+    it("turn cancel → no answer and no extra failure (the engine stops generation)", async () => {
+      const t = makeContext();
+      const b = broker();
+      b.handlePermission(allowOnly, t.ctx);
+      await until(() => t.client.permissions.length === 1);
+      await b.withdrawAll("ses_1", "cancel");
+      await settle();
+      expect(t.client.permissions[0]!.signal.aborted).toBe(true);
+      expect(t.host.records).toEqual([]);
+      expect(t.failures).toEqual([]);
+      expect(b.pendingCount()).toBe(0);
+    });
+  });
+});
+
+describe("binding, withdrawal and exactly-once", () => {
+  it("deduplicates re-announcements: one client request, one host answer", async () => {
+    const t = makeContext();
+    const b = broker();
+    b.handlePermission(BASH_REQUEST, t.ctx);
+    b.handlePermission(BASH_REQUEST, t.ctx);
+    await until(() => t.client.permissions.length === 1);
+    b.handlePermission({ ...BASH_REQUEST }, t.ctx);
+    expect(b.pendingCount()).toBe(1);
+    t.client.permissions[0]!.resolve({ outcome: { outcome: "selected", optionId: "allow_once" } });
+    await until(() => t.host.permissionAnswers().length === 1);
+    b.handlePermission(BASH_REQUEST, t.ctx); // re-announced after the answer
+    await settle();
+    expect(t.client.permissions).toHaveLength(1);
+    expect(t.host.permissionAnswers()).toHaveLength(1);
+  });
+
+  it("treats the same requestId from a new host incarnation as a new request", async () => {
+    const t = makeContext();
+    const b = broker();
+    b.handlePermission(BASH_REQUEST, t.ctx);
+    await until(() => t.client.permissions.length === 1);
+    t.host.exit();
+    t.host.incarnation = 2;
+    const t2 = makeContext({ host: t.host, client: t.client });
+    b.handlePermission(BASH_REQUEST, t2.ctx);
+    await until(() => t.client.permissions.length === 2);
+    expect(t.client.permissions[0]!.signal.aborted).toBe(true);
+  });
+
+  it("withdrawAll(cancel) aborts the client request and answers deny once; a late client answer is dropped", async () => {
+    const t = makeContext();
+    const b = broker();
+    b.handlePermission(BASH_REQUEST, t.ctx);
+    await until(() => t.client.permissions.length === 1);
+    const asked = t.client.permissions[0]!;
+    await b.withdrawAll("ses_1", "cancel");
+    await b.withdrawAll("ses_1", "close");
+    expect(asked.signal.aborted).toBe(true);
+    asked.settled = false; // a client that answers anyway, after $/cancel_request
+    asked.resolve({ outcome: { outcome: "selected", optionId: "allow_once" } });
+    t.turn.abort();
+    await settle();
+    expect(t.host.permissionAnswers()).toEqual([{ requestId: "perm_7", optionId: "deny", workspacePath: "/w" }]);
+  });
+
+  it.each(["cancel", "close", "turn-end", "disconnect"] as const)("withdrawAll(%s) answers every pending one exactly once", async (reason) => {
+    const t = makeContext();
+    const b = broker();
+    b.handlePermission(BASH_REQUEST, t.ctx);
+    b.handlePermission({ ...BASH_REQUEST, requestId: "perm_8", toolCallId: "call_43" }, t.ctx);
+    await until(() => t.client.permissions.length === 2);
+    const other = makeContext({ host: t.host, sessionId: "ses_other" });
+    b.handlePermission({ ...BASH_REQUEST, requestId: "perm_9", sessionId: "ses_other" }, other.ctx);
+    await until(() => other.client.permissions.length === 1);
+    expect(b.pendingCount()).toBe(3);
+    await b.withdrawAll("ses_1", reason);
+    expect(b.pendingCount("ses_1")).toBe(0);
+    expect(b.pendingCount("ses_other")).toBe(1);
+    expect(t.host.permissionAnswers().map((a) => [a.requestId, a.optionId]).sort()).toEqual([
+      ["perm_7", "deny"],
+      ["perm_8", "deny"],
+    ]);
+    expect(other.client.permissions[0]!.signal.aborted).toBe(false);
+  });
+
+  it("the turn signal aborting answers deny once and cancels the client request", async () => {
+    const t = makeContext();
+    const b = broker();
+    b.handlePermission(BASH_REQUEST, t.ctx);
+    await until(() => t.client.permissions.length === 1);
+    t.turn.abort();
+    await until(() => t.host.permissionAnswers().length === 1);
+    await b.withdrawAll("ses_1", "turn-end");
+    await settle();
+    expect(t.client.permissions[0]!.signal.aborted).toBe(true);
+    expect(t.host.permissionAnswers()).toEqual([{ requestId: "perm_7", optionId: "deny", workspacePath: "/w" }]);
+  });
+
+  it("a request arriving after the turn ended is denied without asking the client", async () => {
+    const t = makeContext();
+    t.turn.abort();
+    broker().handlePermission(BASH_REQUEST, t.ctx);
+    await until(() => t.host.permissionAnswers().length === 1);
+    expect(t.client.permissions).toHaveLength(0);
+    expect(t.host.permissionAnswers()[0]!.optionId).toBe("deny");
+  });
+
+  it("host exit: nothing is sent to a dead or new host, the client request is aborted", async () => {
+    const t = makeContext();
+    const b = broker();
+    b.handlePermission(BASH_REQUEST, t.ctx);
+    await until(() => t.client.permissions.length === 1);
+    await b.withdrawAll("ses_1", "host-exit");
+    t.turn.abort();
+    await settle();
+    expect(t.client.permissions[0]!.signal.aborted).toBe(true);
+    expect(t.host.records).toEqual([]);
+    expect(b.pendingCount()).toBe(0);
+  });
+
+  it("host exit seen through host.onExit, even before the engine reacts", async () => {
+    const t = makeContext();
+    const b = broker();
+    b.handlePermission(BASH_REQUEST, t.ctx);
+    await until(() => t.client.permissions.length === 1);
+    t.host.exit();
+    t.turn.abort();
+    await b.withdrawAll("ses_1", "cancel");
+    await settle();
+    expect(t.host.records).toEqual([]);
+    expect(t.client.permissions[0]!.signal.aborted).toBe(true);
+  });
+
+  it("an answer arriving after the host restarted is dropped, never forwarded to the new host", async () => {
+    const t = makeContext();
+    const b = broker();
+    b.handlePermission(BASH_REQUEST, t.ctx);
+    await until(() => t.client.permissions.length === 1);
+    t.host.incarnation = 2; // restarted; the exit notice was missed
+    t.client.permissions[0]!.resolve({ outcome: { outcome: "selected", optionId: "allow_once" } });
+    await settle();
+    expect(t.host.records).toEqual([]);
+    expect(b.pendingCount()).toBe(0);
+  });
+
+  it("a request from an older incarnation is ignored", async () => {
+    const t = makeContext();
+    t.host.incarnation = 3;
+    broker().handlePermission(BASH_REQUEST, t.ctx);
+    await settle();
+    expect(t.client.permissions).toHaveLength(0);
+    expect(t.host.records).toEqual([]);
+  });
+
+  it("a host that refuses the answer fails the turn (it would otherwise wait forever)", async () => {
+    const t = makeContext();
+    t.host.operateResult = () => Promise.reject(new Error("channel closed"));
+    broker().handlePermission(BASH_REQUEST, t.ctx);
+    await until(() => t.client.permissions.length === 1);
+    t.client.permissions[0]!.resolve({ outcome: { outcome: "selected", optionId: "allow_once" } });
+    await until(() => t.failures.length === 1);
+    expect(t.failures[0]!.code).toBe("HOST_CALL_FAILED");
+  });
+
+  it("leaks nothing over 300 permission / cancel cycles", async () => {
+    const t = makeContext();
+    const b = broker();
+    for (let i = 0; i < 300; i += 1) {
+      b.handlePermission({ ...BASH_REQUEST, requestId: `perm_${i}` }, t.ctx);
+      await until(() => t.client.permissions.length === i + 1);
+      if (i % 3 === 0) await b.withdrawAll("ses_1", "cancel");
+      else if (i % 3 === 1) t.client.permissions[i]!.resolve({ outcome: { outcome: "cancelled" } });
+      else t.client.permissions[i]!.resolve({ outcome: { outcome: "selected", optionId: "allow_once" } });
+      await until(() => t.host.permissionAnswers().length === i + 1);
+    }
+    await settle();
+    expect(b.pendingCount()).toBe(0);
+    expect(t.host.exitListeners.size).toBe(0);
+    expect(getEventListeners(t.turn.signal, "abort")).toHaveLength(0);
+    expect(t.client.permissions.every((p) => p.settled)).toBe(true);
+    expect(t.client.permissions.every((p) => getEventListeners(p.signal, "abort").length === 0)).toBe(true);
+    const byId = new Map(t.host.permissionAnswers().map((a) => [a.requestId, a.optionId]));
+    expect(byId.size).toBe(300);
+    expect(byId.get("perm_0")).toBe("deny");
+    expect(byId.get("perm_1")).toBe("deny");
+    expect(byId.get("perm_2")).toBe("allow_once");
+  });
+});
