@@ -1,7 +1,40 @@
+/**
+ * `zcode-acp check` (runtime contract §5): the ordered compatibility assessment, no launch.
+ * Human-readable report on stdout by default, the Assessment as JSON with --json.
+ * Exit 0 supported (a modified CLI is still 0), 1 unsupported, 2 usage or configuration error
+ * (missing --manifest path, invalid manifest).
+ */
 import type { CliOptions } from "./options.js";
+import { assessInstall } from "../compat/assess.js";
+import { formatAssessment } from "../compat/format-assessment.js";
+import { createLogger } from "../log/logger.js";
+import { describeError, isBridgeError } from "../util/errors.js";
 
-/** `zcode-acp check` (issue 3). Exit 0 supported, 1 unsupported, 2 usage. */
-export async function runCheckCommand(_options: CliOptions): Promise<number> {
-  process.stderr.write("zcode-acp: check is not implemented yet\n");
-  return 1;
+export interface CheckIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+}
+
+export async function runCheckCommand(options: CliOptions, io: CheckIo = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+  const logger = createLogger({ level: options.logLevel, file: options.logFile });
+  try {
+    const report = await assessInstall({
+      ...(options.zcodeInstall !== undefined ? { installRoot: options.zcodeInstall } : {}),
+      ...(options.manifest !== undefined ? { manifestPath: options.manifest } : {}),
+      logger,
+      env: io.env,
+    });
+    io.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatAssessment(report));
+    return report.supported ? 0 : 1;
+  } catch (error) {
+    const usage = isBridgeError(error, "USAGE") || isBridgeError(error, "INVALID_MANIFEST");
+    const message = isBridgeError(error) ? error.message : `unexpected failure: ${describeError(error)}`;
+    if (options.json) {
+      const body = isBridgeError(error) ? error.toJSON() : { code: "INTERNAL", message };
+      io.stdout.write(`${JSON.stringify({ supported: false, error: body }, null, 2)}\n`);
+    }
+    io.stderr.write(`zcode-acp: ${message}\n`);
+    return usage ? 2 : 1;
+  }
 }

@@ -5,7 +5,7 @@
 import { installProblem } from "./install-problem.js";
 import { excerpt, runElectronNode } from "./electron-node.js";
 
-const SEMVER = /(?<![0-9.])(\d+\.\d+\.\d+(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?)/;
+const SEMVER = /(?<![0-9.])(\d+\.\d+\.\d+(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?)(?!\.?[0-9])/;
 
 export function firstSemver(text: string): string | undefined {
   return SEMVER.exec(text)?.[1];

@@ -186,12 +186,14 @@ export async function cachedFact<T>(
   files: readonly string[],
   accept: (value: unknown) => value is T,
   compute: () => Promise<T>,
+  /** store only values this approves (e.g. only a passed export check); default: all */
+  keep: (value: T) => boolean = () => true,
 ): Promise<T> {
   const before = await Promise.all(files.map(stampOf));
   const hit = cache.get(key, before, accept);
   if (hit !== undefined) return hit;
   const value = await compute();
   const after = await Promise.all(files.map(stampOf));
-  if (sameStamps(before, after)) cache.set(key, after, value);
+  if (keep(value) && sameStamps(before, after)) cache.set(key, after, value);
   return value;
 }

@@ -1,0 +1,161 @@
+/**
+ * The ordered compatibility assessment (runtime contract §3), shared by `zcode-acp check` and the
+ * host launcher (which launches only a `supported` install):
+ *   1 layout → 2 metadata runtime/entry/source → 3 metadata platform → 4 app + CLI version select
+ *   one manifest → 5 host index + RPC module SHA-256 and exports → 6 CLI SHA-256 (diagnostic).
+ * The first failure decides; nothing after it is read or run. An unknown platform is rejected
+ * before anything else is read. A bad manifest set throws INVALID_MANIFEST (a configuration
+ * error, not a property of the install); a missing --manifest path throws USAGE.
+ */
+import type { Assessment } from "./types.js";
+import { silentLogger, type Logger } from "../log/logger.js";
+import { loadManifests, type LoadedManifest } from "../manifest/load-manifests.js";
+import { defaultInstallRoot, isInstallPlatform, INSTALL_PLATFORMS } from "../install/layout.js";
+import { resolveInstall, installPaths } from "../install/resolve-install.js";
+import { readBundleMetadata } from "../install/bundle-metadata.js";
+import { readAppVersionFromArchive, readAppVersionFromPlist } from "../install/app-version.js";
+import { readCliVersion } from "../install/cli-version.js";
+import { cachedFact, defaultCacheFile, FingerprintCache } from "../install/fingerprint-cache.js";
+import { STEP_ORDER, StepFailure, StepRecorder } from "./step-recorder.js";
+import { checkCliIntegrity, checkHostArtifacts } from "./artifact-steps.js";
+import { expectedValues, metadataMatches, METADATA_FIELDS, selectManifest } from "./select-manifest.js";
+
+export interface AssessOptions {
+  /** install root; default: ZCODE_ACP_ZCODE_INSTALL, else the platform's default root */
+  installRoot?: string;
+  /** manifest file or directory replacing the built-in set; default: ZCODE_ACP_MANIFEST */
+  manifestPath?: string;
+  platform?: NodeJS.Platform;
+  arch?: string;
+  logger?: Logger;
+  /** fingerprint cache file; default: ZCODE_ACP_CACHE_DIR or the user cache dir */
+  cacheFile?: string;
+  /** environment for defaults and for the child runs (default process.env) */
+  env?: NodeJS.ProcessEnv;
+  /** bound of each child run of the ZCode executable (default 15000 ms) */
+  childTimeoutMs?: number;
+}
+
+const isVersionString = (value: unknown): value is string => typeof value === "string" && value.length > 0 && value.length < 100;
+
+export async function assessInstall(options: AssessOptions = {}): Promise<Assessment> {
+  const env = options.env ?? process.env;
+  const logger = (options.logger ?? silentLogger).child("compat");
+  const platform = options.platform ?? process.platform;
+  const arch = options.arch ?? process.arch;
+  const steps = new StepRecorder();
+  const report: Assessment = { supported: false, message: "", steps: steps.steps, diagnostics: {}, systemPlatform: `${platform}-${arch}` };
+  const finish = (): Assessment => {
+    report.supported = steps.failure === undefined;
+    if (steps.failure !== undefined) {
+      report.failedStep = steps.failure.step;
+      report.message = steps.failure.message;
+    }
+    logger.debug("install assessed", { supported: report.supported, failedStep: report.failedStep, root: report.installRoot });
+    return report;
+  };
+
+  // 1a. the platform, before anything is read
+  if (!isInstallPlatform(platform)) {
+    steps.fail("layout", `zcode-acp supports ZCode on ${INSTALL_PLATFORMS.join(", ")}; this system is ${platform}. Run zcode-acp on a machine where ZCode runs.`, {
+      platform: { expected: INSTALL_PLATFORMS, actual: platform },
+    });
+    return finish();
+  }
+  const set = await loadManifests(options.manifestPath ?? (env.ZCODE_ACP_MANIFEST || undefined));
+  const root = options.installRoot ?? (env.ZCODE_ACP_ZCODE_INSTALL || undefined) ?? defaultInstallRoot(platform, env);
+  if (root === undefined) {
+    steps.fail("layout", "The default ZCode install location is unknown (LOCALAPPDATA is not set). Pass --zcode-install DIR (or set ZCODE_ACP_ZCODE_INSTALL).", {
+      root: { expected: "%LOCALAPPDATA%\\Programs\\ZCode", actual: "LOCALAPPDATA not set" },
+    });
+    return finish();
+  }
+  report.installRoot = root;
+  const cache = await FingerprintCache.load(options.cacheFile ?? defaultCacheFile(env, platform), logger);
+  try {
+    await runSteps();
+  } finally {
+    await cache.save();
+    report.diagnostics.cache = { hits: cache.stats.hits, misses: cache.stats.misses, rebuilt: cache.stats.corrupt };
+    if (cache.file !== undefined) report.diagnostics.cache.file = cache.file;
+  }
+  return finish();
+
+  async function runSteps(): Promise<void> {
+    // 1. layout
+    const install = await steps.run("layout", () => resolveInstall(platform as "darwin" | "linux" | "win32", root!));
+    if (install === undefined) return;
+    steps.record("layout", "pass", `ZCode install at ${install.rootReal} (${install.archive.kind === "asar" ? "packed app.asar" : "app.asar directory"}); executable, resources, app archive, CLI and bundle metadata present inside the root`);
+
+    // 2. metadata runtime / entry / source
+    const meta = await steps.run("metadata", () => readBundleMetadata(install.bundleMeta));
+    if (meta === undefined) return;
+    report.diagnostics.metadataSha256 = meta.rawSha256;
+    const candidates: LoadedManifest[] = set.manifests.filter((m) => metadataMatches(m, meta));
+    const metaEvidence = Object.fromEntries(
+      METADATA_FIELDS.map((field) => [field, { expected: expectedValues(set.manifests, (m) => m.manifest.artifact.metadata[field]), actual: meta[field] ?? "missing" }]),
+    );
+    if (candidates.length === 0) {
+      const wrong = METADATA_FIELDS.filter((field) => !set.manifests.some((m) => m.manifest.artifact.metadata[field] === meta[field]));
+      const shown = (wrong.length > 0 ? wrong : METADATA_FIELDS).map((f) => `${f} is ${JSON.stringify(meta[f] ?? "missing")}`).join(", ");
+      steps.fail("metadata", `The bundle metadata glm/.node-bundle-meta.json does not describe a verified ZCode build (${shown}). Reinstall ZCode from the official download.`, metaEvidence);
+      return;
+    }
+    steps.record("metadata", "pass", "runtime, entry and source match a verified ZCode build", metaEvidence);
+
+    // 3. metadata platform
+    const system = `${platform}-${arch}`;
+    const platformEvidence = { platform: { expected: system, actual: meta.platform ?? "missing" } };
+    if (meta.platform !== system) {
+      steps.fail("platform", `This ZCode build is for ${typeof meta.platform === "string" ? meta.platform : "an unknown platform"}, but this system is ${system}. Install the ZCode build for ${system}.`, platformEvidence);
+      return;
+    }
+    steps.record("platform", "pass", `bundle platform ${system} matches this system`, platformEvidence);
+
+    // 4. app version and CLI version select exactly one manifest
+    const selected = await steps.run("version", async () => {
+      const app = install.infoPlist !== undefined ? await readAppVersionFromPlist(install.infoPlist, "Contents/Info.plist") : await readAppVersionFromArchive(install.archive);
+      report.appVersion = app.version;
+      if (app.build !== undefined) report.diagnostics.appBuild = app.build;
+      const cliVersion = await cachedFact(cache, `cli-version\u0000${install.cli}`, [install.cli, install.executable], isVersionString, () =>
+        readCliVersion({ executable: install.executable, cli: install.cli, cwd: install.resourcesDir, env, ...(options.childTimeoutMs ? { timeoutMs: options.childTimeoutMs } : {}) }),
+      );
+      report.cliVersion = cliVersion;
+      const selection = selectManifest(candidates, app.version, cliVersion);
+      const evidence = { appVersion: { expected: expectedValues(candidates, (m) => m.manifest.artifact.appVersion), actual: app.version }, cliVersion: { expected: expectedValues(candidates, (m) => m.manifest.artifact.cliVersion), actual: cliVersion } };
+      switch (selection.kind) {
+        case "unknown-app":
+          throw new StepFailure(`ZCode ${app.version} is not verified yet; verified releases: ${selection.verified.join(", ")}. Install a verified release, or update zcode-acp once it verifies ${app.version}.`, evidence);
+        case "cli-mismatch":
+          evidence.cliVersion.expected = selection.expectedCli.length === 1 ? selection.expectedCli[0]! : selection.expectedCli;
+          throw new StepFailure(`ZCode ${app.version} reports agent CLI ${cliVersion}, but the verified ZCode ${app.version} ships CLI ${selection.expectedCli.join(" or ")}. Reinstall ZCode ${app.version}.`, evidence);
+        case "ambiguous":
+          throw new StepFailure(`ZCode ${app.version} with CLI ${cliVersion} matches several manifests (${selection.matches.map((m) => m.file).join(", ")}); keep exactly one per release.`, evidence);
+        case "selected":
+          evidence.appVersion.expected = selection.manifest.manifest.artifact.appVersion;
+          evidence.cliVersion.expected = selection.manifest.manifest.artifact.cliVersion;
+          return { selected: selection.manifest, evidence };
+      }
+    });
+    if (selected === undefined) return;
+    const { manifest, file } = selected.selected;
+    report.manifest = manifest;
+    report.manifestFile = file;
+    steps.record("version", "pass", `ZCode ${report.appVersion} with CLI ${report.cliVersion} selects manifest ${manifest.artifact.id}`, selected.evidence);
+
+    // 5. host index + RPC module SHA-256, then the exports
+    const artifacts = await steps.run("host-artifacts", () => checkHostArtifacts({ install, manifest, cache, env, childTimeoutMs: options.childTimeoutMs ?? 15_000 }));
+    if (artifacts === undefined) return;
+    report.paths = installPaths(install, artifacts.hostIndex, artifacts.rpcModule);
+    steps.record("host-artifacts", "pass", artifacts.summary, artifacts.evidence);
+
+    // 6. CLI SHA-256: `modified` is a diagnostic, never a failure
+    const cli = await checkCliIntegrity(install, manifest, cache);
+    report.cliIntegrity = cli.integrity;
+    steps.record("cli-integrity", cli.integrity === "verified" ? "pass" : "diagnostic", cli.summary, cli.evidence);
+    const note = cli.integrity === "modified" ? " Note: its agent CLI glm/zcode.cjs differs from the verified build (modified); this does not block, and reinstalling ZCode restores it." : "";
+    report.message = `ZCode ${report.appVersion} (CLI ${report.cliVersion}) at ${install.rootReal} is verified (${manifest.artifact.id}); zcode-acp can use it.${note}`;
+  }
+}
+
+export { STEP_ORDER };

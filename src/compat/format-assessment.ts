@@ -1,0 +1,38 @@
+/** The human-readable form of an Assessment (`zcode-acp check` without --json). */
+import type { Assessment, AssessmentStep } from "./types.js";
+import { STEP_TITLES } from "./step-recorder.js";
+
+const MARK: Record<AssessmentStep["status"], string> = { pass: "ok  ", fail: "FAIL", diagnostic: "note", skipped: "skip" };
+
+function show(value: unknown): string {
+  if (value === undefined) return "-";
+  if (Array.isArray(value)) return value.map((v) => show(v)).join(" | ");
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+export function formatAssessment(report: Assessment): string {
+  const lines: string[] = [];
+  lines.push(`ZCode install check: ${report.supported ? "supported" : "NOT supported"}${report.cliIntegrity === "modified" ? " (agent CLI modified)" : ""}`);
+  lines.push(`  ${report.message}`);
+  lines.push("");
+  const width = Math.max(...Object.values(STEP_TITLES).map((t) => t.length));
+  for (const step of report.steps) {
+    lines.push(`  [${MARK[step.status]}] ${STEP_TITLES[step.id].padEnd(width)}  ${step.summary}`);
+    // evidence for what needs attention; passing steps stay one line
+    if ((step.status === "fail" || step.status === "diagnostic") && step.evidence) {
+      for (const [field, { expected, actual }] of Object.entries(step.evidence)) {
+        lines.push(`         ${field}: expected ${show(expected)}, actual ${show(actual)}`);
+      }
+    }
+  }
+  lines.push("");
+  if (report.installRoot !== undefined) lines.push(`  install root:     ${report.installRoot}`);
+  if (report.systemPlatform !== undefined) lines.push(`  this system:      ${report.systemPlatform}`);
+  if (report.manifest !== undefined) lines.push(`  manifest:         ${report.manifest.artifact.id} (${report.manifestFile ?? "?"})`);
+  if (report.appVersion !== undefined) lines.push(`  app version:      ${report.appVersion}${report.diagnostics.appBuild !== undefined ? ` (build ${report.diagnostics.appBuild})` : ""}`);
+  if (report.cliVersion !== undefined) lines.push(`  CLI version:      ${report.cliVersion}${report.cliIntegrity !== undefined ? ` (${report.cliIntegrity})` : ""}`);
+  if (report.diagnostics.metadataSha256 !== undefined) lines.push(`  metadata SHA-256: ${report.diagnostics.metadataSha256}`);
+  const cache = report.diagnostics.cache;
+  if (cache !== undefined) lines.push(`  cache:            ${cache.hits} hit(s), ${cache.misses} miss(es)${cache.rebuilt ? ", corrupt file rebuilt" : ""}${cache.file ? ` (${cache.file})` : " (in memory)"}`);
+  return `${lines.join("\n")}\n`;
+}
