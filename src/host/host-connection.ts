@@ -1,0 +1,232 @@
+/**
+ * HostConnection: the HostClient implementation on top of the launcher and the NDJSON channel.
+ *
+ * - Lazy: the first call/subscribe/operate resolves the install (it must be `supported`), launches
+ *   the host and waits for `ready` within the start-up budget. Call timeouts start after ready.
+ * - One host per bridge process: a relaunch waits until the previous process is gone.
+ * - A host exit (crash, channel failure, stop) rejects every pending call and ends every
+ *   subscription with the typed error at once, fires the onExit listeners, and the next request
+ *   launches a fresh host with `incarnation` + 1.
+ * - close() is final: it stops the host (channel close → dispose → bounded wait → SIGTERM → SIGKILL)
+ *   and later requests are refused with CHANNEL_CLOSED.
+ */
+import type { Assessment } from "../compat/types.js";
+import type { Logger } from "../log/logger.js";
+import { DEFAULT_FRAME_LIMIT_BYTES } from "../channel/ndjson-decoder.js";
+import { BridgeError, describeError } from "../util/errors.js";
+import { HostIncarnation } from "./incarnation.js";
+import { requireSupported } from "./launcher.js";
+import { buildTimeoutTable, timeoutFor, type TimeoutTable } from "./timeouts.js";
+import type {
+  HostClient,
+  HostEventSink,
+  HostSubscription,
+  SemanticOperation,
+  ServiceName,
+  SessionEventTarget,
+} from "./types.js";
+
+/** The dynamic event behind HostClient.subscribe; it must be in the descriptor's agent events. */
+export const SESSION_EVENT = "onDynamicSessionEvent";
+
+export interface HostConnectionOptions {
+  resolveInstall: () => Promise<Assessment>;
+  logger: Logger;
+  /** environment of the host process (default: process.env); ELECTRON_RUN_AS_NODE=1 is added */
+  env?: NodeJS.ProcessEnv;
+  /** overrides of the timeout table (src/host/timeouts.ts), in milliseconds */
+  timeouts?: Partial<Record<string, number>>;
+  /** internal channel frame limit in both directions (default 16 MiB) */
+  frameLimitBytes?: number;
+  /** pause reading host events while this many sink promises are unsettled (default 64) */
+  maxPendingDeliveries?: number;
+  /** another bootstrap script (tests only) */
+  bootstrapScript?: string;
+}
+
+type ExitListener = (info: { incarnation: number; error: BridgeError }) => void;
+
+const SERVICES: readonly ServiceName[] = ["agent", "task"];
+
+export class HostConnection implements HostClient {
+  private readonly options: HostConnectionOptions;
+  private readonly logger: Logger;
+  private readonly timeouts: TimeoutTable;
+  private readonly frameLimitBytes: number;
+  private readonly exitListeners = new Set<ExitListener>();
+  private current: HostIncarnation | undefined;
+  private starting: Promise<HostIncarnation> | undefined;
+  private launches = 0;
+  private closed = false;
+
+  constructor(options: HostConnectionOptions) {
+    this.options = options;
+    this.logger = options.logger.child("host");
+    this.timeouts = buildTimeoutTable(options.timeouts);
+    this.frameLimitBytes = options.frameLimitBytes ?? DEFAULT_FRAME_LIMIT_BYTES;
+  }
+
+  get incarnation(): number {
+    return this.launches;
+  }
+
+  /** pid of the running host process (diagnostics and tests), undefined when none runs */
+  get pid(): number | undefined {
+    return this.current?.alive ? this.current.pid : undefined;
+  }
+
+  /** true while a host is running and ready */
+  get running(): boolean {
+    return this.current?.alive === true && this.starting === undefined;
+  }
+
+  async call<T = unknown>(service: ServiceName, method: string, params: Record<string, unknown>): Promise<T> {
+    if (!SERVICES.includes(service)) throw new BridgeError("METHOD_NOT_ALLOWED", `unknown host service ${String(service)}`);
+    if (typeof method !== "string" || method === "") throw new BridgeError("METHOD_NOT_ALLOWED", "a host method name is required");
+    if (typeof params !== "object" || params === null || Array.isArray(params)) {
+      throw new BridgeError("INTERNAL", `${service}.${method} needs one params object`);
+    }
+    const host = await this.ensureStarted();
+    const label = `${service}.${method}`;
+    const result = await host.channel.request(
+      "__call",
+      { service, method, params },
+      { timeoutMs: timeoutFor(this.timeouts, label), label },
+    );
+    return result as T;
+  }
+
+  async operate<T = unknown>(operation: SemanticOperation, sessionId: string, params: Record<string, unknown>): Promise<T> {
+    const host = await this.ensureStarted();
+    const descriptor = host.install.manifest.protocol.operations[operation];
+    if (!descriptor) throw new BridgeError("METHOD_NOT_ALLOWED", `the protocol ${host.install.manifest.protocol.id} has no operation ${operation}`);
+    return this.call<T>(descriptor.service, descriptor.method, { ...params, [descriptor.sessionKey]: sessionId });
+  }
+
+  async subscribe(target: SessionEventTarget, sink: HostEventSink): Promise<HostSubscription> {
+    const host = await this.ensureStarted();
+    if (!host.install.manifest.protocol.events.agent.includes(SESSION_EVENT)) {
+      throw new BridgeError("METHOD_NOT_ALLOWED", `the protocol ${host.install.manifest.protocol.id} does not allow ${SESSION_EVENT}`);
+    }
+    // "subscribing": an end is held until the host acknowledged; "done": ended or refused
+    let state: "subscribing" | "active" | "done" = "subscribing";
+    let heldEnd: BridgeError | null | undefined;
+    const deliverEnd = (error: BridgeError | null): void => {
+      try {
+        sink.onEnd(error);
+      } catch (hookError) {
+        this.logger.error("subscription sink onEnd threw", { error: describeError(hookError) });
+      }
+    };
+    const subscriptionId = host.channel.openRoute({
+      onEvent: (event) => (state === "done" ? undefined : sink.onEvent(event)),
+      onEnd: (error) => {
+        if (state === "subscribing") heldEnd = error;
+        else if (state === "active") {
+          state = "done";
+          deliverEnd(error);
+        }
+      },
+    });
+    try {
+      await host.channel.request(
+        "__subscribe",
+        { subscriptionId, service: "agent", event: SESSION_EVENT, target },
+        { timeoutMs: timeoutFor(this.timeouts, "subscribe"), label: `agent.${SESSION_EVENT}` },
+      );
+    } catch (error) {
+      state = "done";
+      host.channel.closeRoute(subscriptionId, null);
+      if (host.alive) void this.unsubscribe(host, subscriptionId);
+      throw error;
+    }
+    if (heldEnd !== undefined) {
+      // ended while subscribing (host exit, oversized first event): report it like any later end
+      state = "done";
+      const error = heldEnd;
+      queueMicrotask(() => deliverEnd(error));
+    } else {
+      state = "active";
+    }
+    return {
+      id: subscriptionId,
+      incarnation: host.number,
+      dispose: async () => {
+        if (!host.channel.closeRoute(subscriptionId, null)) return;
+        if (host.alive) await this.unsubscribe(host, subscriptionId);
+      },
+    };
+  }
+
+  onExit(listener: ExitListener): () => void {
+    this.exitListeners.add(listener);
+    return () => this.exitListeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const starting = this.starting;
+    if (starting) await starting.catch(() => undefined);
+    const host = this.current;
+    if (host) await host.stop();
+  }
+
+  private async unsubscribe(host: HostIncarnation, subscriptionId: string): Promise<void> {
+    try {
+      await host.channel.request("__unsubscribe", { subscriptionId }, { timeoutMs: timeoutFor(this.timeouts, "unsubscribe"), label: "unsubscribe" });
+    } catch (error) {
+      this.logger.debug("unsubscribe failed", { subscriptionId, error: describeError(error) });
+    }
+  }
+
+  private ensureStarted(): Promise<HostIncarnation> {
+    if (this.closed) return Promise.reject(new BridgeError("CHANNEL_CLOSED", "The host connection is closed."));
+    if (this.starting) return this.starting;
+    const current = this.current;
+    if (current?.alive) return current.ready.then(() => current);
+    this.starting = this.start(current).finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  private async start(previous: HostIncarnation | undefined): Promise<HostIncarnation> {
+    if (previous) await previous.terminated; // one host per bridge process
+    const assessment = await this.options.resolveInstall();
+    const install = requireSupported(assessment);
+    if (this.closed) throw new BridgeError("CHANNEL_CLOSED", "The host connection is closed.");
+    this.launches += 1;
+    let host: HostIncarnation;
+    try {
+      host = new HostIncarnation({
+        number: this.launches,
+        install,
+        env: this.options.env ?? process.env,
+        logger: this.logger,
+        timeouts: this.timeouts,
+        frameLimitBytes: this.frameLimitBytes,
+        ...(this.options.maxPendingDeliveries === undefined ? {} : { maxPendingDeliveries: this.options.maxPendingDeliveries }),
+        ...(this.options.bootstrapScript === undefined ? {} : { bootstrapScript: this.options.bootstrapScript }),
+      });
+    } catch (error) {
+      throw error instanceof BridgeError
+        ? error
+        : new BridgeError("HOST_START_FAILED", `Cannot start the ZCode host: ${describeError(error)}`, { cause: error });
+    }
+    this.current = host;
+    void host.ended.then((error) => this.onHostEnded(host, error));
+    await host.ready;
+    return host;
+  }
+
+  private onHostEnded(host: HostIncarnation, error: BridgeError): void {
+    this.logger.info("host incarnation ended", { incarnation: host.number, code: error.code });
+    for (const listener of [...this.exitListeners]) {
+      try {
+        listener({ incarnation: host.number, error });
+      } catch (hookError) {
+        this.logger.error("host exit listener threw", { error: describeError(hookError) });
+      }
+    }
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * Starts the install's Electron executable as Node (ELECTRON_RUN_AS_NODE=1) with our plain-JS
+ * bootstrap, through execa (runtime contract §4). The internal NDJSON channel is the extra pipe
+ * fd 3; the host's stdout and stderr are drained line by line into the diagnostic log (which
+ * redacts) and never reach the bridge's stdout.
+ */
+import type { Duplex, Readable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { execa } from "execa";
+import type { Assessment, InstallPaths, Manifest } from "../compat/types.js";
+import type { Logger } from "../log/logger.js";
+import { BridgeError, describeError } from "../util/errors.js";
+import { buildBootstrapConfig, CHANNEL_FD } from "./bootstrap-config.js";
+
+/** dist/runtime/bootstrap.js next to dist/host/ (src/runtime/bootstrap.js when run from sources) */
+export const DEFAULT_BOOTSTRAP_SCRIPT = fileURLToPath(new URL("../runtime/bootstrap.js", import.meta.url));
+
+const MAX_LOG_LINE = 2000;
+const BOOTSTRAP_PREFIX = "[zcode-acp bootstrap";
+
+export interface SupportedInstall {
+  paths: InstallPaths;
+  manifest: Manifest;
+}
+
+/** The paths and manifest of a supported assessment; anything else is UNSUPPORTED_ZCODE. */
+export function requireSupported(assessment: Assessment): SupportedInstall {
+  if (!assessment.supported) throw new BridgeError("UNSUPPORTED_ZCODE", assessment.message, { details: { failedStep: assessment.failedStep } });
+  if (!assessment.paths || !assessment.manifest) {
+    throw new BridgeError("UNSUPPORTED_ZCODE", "the compatibility check passed without resolved install paths or a manifest");
+  }
+  return { paths: assessment.paths, manifest: assessment.manifest };
+}
+
+export interface HostProcessExit {
+  exitCode: number | undefined;
+  signal: string | undefined;
+  /** spawn failure (ENOENT, EACCES, …) */
+  spawnError?: string;
+}
+
+export interface LaunchedHost {
+  readonly pid: number | undefined;
+  /** the bridge's end of the internal channel (fd 3 of the child) */
+  readonly channel: Duplex;
+  /** settles once the process is gone (exit event or spawn failure) */
+  readonly exited: Promise<HostProcessExit>;
+  hasExited(): boolean;
+  kill(signal: NodeJS.Signals): void;
+  /** release the stdio handles (after exit; grandchildren may hold the pipes open) */
+  releaseStreams(): void;
+}
+
+export interface LaunchOptions {
+  install: SupportedInstall;
+  env: NodeJS.ProcessEnv;
+  logger: Logger;
+  frameLimitBytes: number;
+  disposeTimeoutMs: number;
+  bootstrapScript?: string;
+}
+
+export function launchHost(options: LaunchOptions): LaunchedHost {
+  const { paths, manifest } = options.install;
+  const config = buildBootstrapConfig(paths, manifest, options);
+  const script = options.bootstrapScript ?? DEFAULT_BOOTSTRAP_SCRIPT;
+  const env: NodeJS.ProcessEnv = { ...options.env, ELECTRON_RUN_AS_NODE: "1" };
+  const logger = options.logger;
+  logger.info("launching the ZCode host", { executable: paths.executable, bootstrap: script, manifest: manifest.artifact.id });
+  const subprocess = execa(paths.executable, [script, JSON.stringify(config)], {
+    env,
+    extendEnv: false,
+    stdio: ["ignore", "pipe", "pipe", "pipe"],
+    buffer: false,
+    reject: false,
+    cleanup: true,
+    forceKillAfterDelay: false,
+    windowsHide: true,
+  });
+  // execa's own promise: never rejects with reject:false, but keep it handled
+  subprocess.catch(() => undefined);
+
+  const channel = subprocess.stdio[CHANNEL_FD] as Duplex | undefined;
+  if (!channel) {
+    subprocess.kill("SIGKILL");
+    throw new BridgeError("HOST_START_FAILED", "could not create the internal channel pipe for the host process");
+  }
+  drainLines(subprocess.stdout, (line) => logHostLine(logger, "stdout", line));
+  drainLines(subprocess.stderr, (line) => logHostLine(logger, "stderr", line));
+
+  let exitInfo: HostProcessExit | undefined;
+  const exited = new Promise<HostProcessExit>((resolve) => {
+    const settle = (info: HostProcessExit): void => {
+      if (exitInfo) return;
+      exitInfo = info;
+      logger.info("ZCode host process ended", { pid: subprocess.pid, ...info });
+      resolve(info);
+    };
+    subprocess.on("exit", (code, signal) => settle({ exitCode: code ?? undefined, signal: signal ?? undefined }));
+    subprocess.on("error", (error) => {
+      // a spawn failure emits "error" and no "exit"; a kill failure on a live process is only logged
+      if (subprocess.pid === undefined || subprocess.exitCode !== null) {
+        settle({ exitCode: undefined, signal: undefined, spawnError: describeError(error) });
+      } else {
+        logger.warn("host process error", { error: describeError(error) });
+      }
+    });
+  });
+
+  const streams = [channel, subprocess.stdout, subprocess.stderr].filter((s): s is NonNullable<typeof s> => s !== null);
+  for (const stream of streams) stream.on("error", (error: Error) => logger.debug("host pipe error", { error: describeError(error) }));
+
+  return {
+    pid: subprocess.pid,
+    channel,
+    exited,
+    hasExited: () => exitInfo !== undefined,
+    kill: (signal) => {
+      if (exitInfo) return;
+      try {
+        subprocess.kill(signal);
+      } catch (error) {
+        logger.warn("could not signal the host process", { signal, error: describeError(error) });
+      }
+    },
+    releaseStreams: () => {
+      for (const stream of streams) if (!stream.destroyed) stream.destroy();
+    },
+  };
+}
+
+function logHostLine(logger: Logger, stream: "stdout" | "stderr", line: string): void {
+  if (line.startsWith(BOOTSTRAP_PREFIX)) logger.info("host runtime", { stream, line });
+  else logger.debug("host output", { stream, line });
+}
+
+/** Split a byte stream into lines (bounded: long lines are cut) and hand each one to `onLine`. */
+function drainLines(stream: Readable | null, onLine: (line: string) => void): void {
+  if (!stream) return;
+  let partial = "";
+  const emit = (line: string): void => {
+    const trimmed = line.replace(/\r$/, "");
+    if (trimmed !== "") onLine(trimmed.length > MAX_LOG_LINE ? `${trimmed.slice(0, MAX_LOG_LINE)}…` : trimmed);
+  };
+  stream.setEncoding("utf8");
+  stream.on("data", (chunk: string) => {
+    partial += chunk;
+    let nl: number;
+    while ((nl = partial.indexOf("\n")) !== -1) {
+      emit(partial.slice(0, nl));
+      partial = partial.slice(nl + 1);
+    }
+    if (partial.length > 16 * MAX_LOG_LINE) {
+      emit(partial);
+      partial = "";
+    }
+  });
+  stream.on("end", () => {
+    if (partial !== "") emit(partial);
+    partial = "";
+  });
+}

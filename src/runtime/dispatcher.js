@@ -1,0 +1,185 @@
+// Serves the bridge's request frames (runtime contract §4, internal NDJSON envelope):
+//   __call      {service, method, params}                   → {id, result} (undefined → null)
+//   __subscribe {subscriptionId, service, event, target}    → {id, result: {subscribed: true}}, then event frames
+//   __unsubscribe {subscriptionId}                          → {id, result: null}
+// Only the manifest's allowlisted methods and event names are served; anything else is refused
+// with METHOD_NOT_ALLOWED BEFORE the service is touched. A frame that is not one of these
+// requests is a protocol failure: the caller fails closed.
+import { SERVICES } from "./config.js";
+
+const REQUEST_METHODS = new Set(["__call", "__subscribe", "__unsubscribe"]);
+const SUBSCRIPTION_ID = /^[A-Za-z0-9_-]{1,64}$/;
+const EVENT_NAME = /^onDynamic[A-Z]/;
+const EVENT_LIKE = /^on[A-Z]/;
+const MAX_SUBSCRIPTIONS = 256;
+const MAX_ERROR_MESSAGE = 4000;
+
+function isRecord(value) {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function onlyKeys(value, keys) {
+  return Object.keys(value).every((key) => keys.includes(key));
+}
+
+function describeThrown(value) {
+  if (value instanceof Error || (isRecord(value) && typeof value.message === "string")) {
+    const data = {};
+    if (typeof value.name === "string") data.name = value.name.slice(0, 200);
+    if (typeof value.code === "string" || typeof value.code === "number") data.code = value.code;
+    return { message: String(value.message).slice(0, MAX_ERROR_MESSAGE) || "host call failed", data };
+  }
+  let text;
+  try {
+    text = typeof value === "string" ? value : JSON.stringify(value);
+  } catch {
+    text = undefined;
+  }
+  return { message: (text ?? String(value)).slice(0, MAX_ERROR_MESSAGE) || "host call failed", data: { thrown: typeof value } };
+}
+
+/**
+ * @param {{ config: ReturnType<import("./config.js").parseBootstrapConfig>,
+ *   services: Promise<{ agent: object, task: object }>,
+ *   send: (frame: object, force?: boolean) => "ok" | "too-large" | "invalid" | "overflow",
+ *   onProtocolFailure: (code: string, message: string) => void }} options
+ */
+export function createDispatcher(options) {
+  const { config, send } = options;
+  const subscriptions = new Map(); // subscriptionId → disposable
+
+  const respond = (id, result) => {
+    const outcome = send({ id, result: result === undefined ? null : result }, true);
+    if (outcome === "too-large") {
+      send({ id, error: { code: "FRAME_TOO_LARGE", message: `the host's answer exceeds the frame limit of ${config.frameLimitBytes} bytes` } }, true);
+    } else if (outcome === "invalid") {
+      send({ id, error: { code: "CHANNEL_PROTOCOL", message: "the host's answer cannot be encoded as JSON" } }, true);
+    }
+  };
+  const refuse = (id, code, message, data) => {
+    send(data === undefined ? { id, error: { code, message } } : { id, error: { code, message, data } }, true);
+  };
+
+  const endSubscription = (subscriptionId, error) => {
+    const disposable = subscriptions.get(subscriptionId);
+    if (!disposable) return;
+    subscriptions.delete(subscriptionId);
+    try {
+      disposable.dispose();
+    } catch {
+      // the host side is already gone
+    }
+    send({ method: "subscription-end", params: { subscriptionId, error } }, true);
+  };
+
+  const serviceKey = (value) => (typeof value === "string" && SERVICES.includes(value) ? value : undefined);
+
+  async function handleCall(id, params) {
+    if (!onlyKeys(params, ["service", "method", "params"])) return refuse(id, "CHANNEL_PROTOCOL", "__call has unknown fields");
+    const service = serviceKey(params.service);
+    const method = params.method;
+    if (service === undefined || typeof method !== "string" || EVENT_LIKE.test(method) || !config.allowlist[service].includes(method)) {
+      return refuse(id, "METHOD_NOT_ALLOWED", `${String(params.service)}.${String(method)} is not an allowlisted host method`);
+    }
+    if (!isRecord(params.params)) return refuse(id, "CHANNEL_PROTOCOL", "__call params must be one JSON object");
+    const services = await options.services;
+    let result;
+    try {
+      result = await services[service][method](params.params);
+    } catch (error) {
+      const { message, data } = describeThrown(error);
+      return refuse(id, "HOST_CALL_FAILED", message, data);
+    }
+    respond(id, result);
+  }
+
+  async function handleSubscribe(id, params) {
+    if (!onlyKeys(params, ["subscriptionId", "service", "event", "target"])) return refuse(id, "CHANNEL_PROTOCOL", "__subscribe has unknown fields");
+    const service = serviceKey(params.service);
+    const event = params.event;
+    const subscriptionId = params.subscriptionId;
+    if (service === undefined || typeof event !== "string" || !EVENT_NAME.test(event) || !config.events[service].includes(event)) {
+      return refuse(id, "METHOD_NOT_ALLOWED", `${String(params.service)}.${String(event)} is not an allowlisted host event`);
+    }
+    if (typeof subscriptionId !== "string" || !SUBSCRIPTION_ID.test(subscriptionId)) return refuse(id, "CHANNEL_PROTOCOL", "invalid subscriptionId");
+    if (!isRecord(params.target)) return refuse(id, "CHANNEL_PROTOCOL", "__subscribe target must be one JSON object");
+    if (subscriptions.has(subscriptionId)) return refuse(id, "CHANNEL_PROTOCOL", "subscriptionId already in use");
+    if (subscriptions.size >= MAX_SUBSCRIPTIONS) return refuse(id, "CHANNEL_OVERFLOW", "too many subscriptions");
+    const services = await options.services;
+    // placeholder first: an event fired while subscribing is already routed
+    subscriptions.set(subscriptionId, { dispose() {} });
+    let disposable;
+    try {
+      const subscribe = services[service][event](params.target);
+      disposable = subscribe((payload) => {
+        if (!subscriptions.has(subscriptionId)) return;
+        const outcome = send({ method: "event", params: { subscriptionId, event: payload === undefined ? null : payload } });
+        if (outcome === "ok") return;
+        const error =
+          outcome === "too-large"
+            ? { code: "FRAME_TOO_LARGE", message: `a host event exceeds the frame limit of ${config.frameLimitBytes} bytes` }
+            : outcome === "overflow"
+              ? { code: "CHANNEL_OVERFLOW", message: "the bridge is not reading host events fast enough" }
+              : { code: "CHANNEL_PROTOCOL", message: "a host event cannot be encoded as JSON" };
+        endSubscription(subscriptionId, error);
+      });
+    } catch (error) {
+      subscriptions.delete(subscriptionId);
+      const { message, data } = describeThrown(error);
+      return refuse(id, "HOST_CALL_FAILED", message, data);
+    }
+    if (disposable === null || typeof disposable !== "object" || typeof disposable.dispose !== "function") {
+      subscriptions.delete(subscriptionId);
+      return refuse(id, "HOST_CALL_FAILED", "the host's event subscription returned no disposable");
+    }
+    if (!subscriptions.has(subscriptionId)) {
+      // ended while subscribing (an oversized first event): the end frame was sent already
+      disposable.dispose();
+      return refuse(id, "HOST_CALL_FAILED", "the subscription ended while it was being set up");
+    }
+    subscriptions.set(subscriptionId, disposable);
+    respond(id, { subscribed: true });
+  }
+
+  function handleUnsubscribe(id, params) {
+    if (!onlyKeys(params, ["subscriptionId"]) || typeof params.subscriptionId !== "string") {
+      return refuse(id, "CHANNEL_PROTOCOL", "invalid __unsubscribe");
+    }
+    const disposable = subscriptions.get(params.subscriptionId);
+    subscriptions.delete(params.subscriptionId);
+    try {
+      disposable?.dispose();
+    } catch {
+      // already gone
+    }
+    respond(id, null);
+  }
+
+  return {
+    /** One decoded frame from the bridge. */
+    handleFrame(frame) {
+      if (!isRecord(frame) || !onlyKeys(frame, ["id", "method", "params"])) {
+        return options.onProtocolFailure("CHANNEL_PROTOCOL", "unknown frame from the bridge");
+      }
+      const { id, method, params } = frame;
+      if (!Number.isSafeInteger(id) || id <= 0 || !REQUEST_METHODS.has(method) || !isRecord(params)) {
+        return options.onProtocolFailure("CHANNEL_PROTOCOL", "unknown frame from the bridge");
+      }
+      const run = method === "__call" ? handleCall : method === "__subscribe" ? handleSubscribe : handleUnsubscribe;
+      Promise.resolve()
+        .then(() => run(id, params))
+        .catch((error) => refuse(id, "HOST_CALL_FAILED", describeThrown(error).message));
+    },
+    /** Dispose every host listener (shutdown). */
+    disposeAll() {
+      for (const disposable of subscriptions.values()) {
+        try {
+          disposable.dispose();
+        } catch {
+          // ignore
+        }
+      }
+      subscriptions.clear();
+    },
+  };
+}
