@@ -1,0 +1,155 @@
+/**
+ * The ACP agent: thin handlers on the SDK app API that validate ACP-level input, call the
+ * session service and map errors. One app serves one connection (the CLI has exactly one).
+ */
+import { isAbsolute } from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
+import type { HostClient } from "../host/types.js";
+import type { Logger } from "../log/logger.js";
+import type { InteractionBroker } from "../session/interactions/types.js";
+import { SessionService, type OpenedSession } from "../session/session-service.js";
+import { describeError } from "../util/errors.js";
+import { AcpClientPort } from "./client-port.js";
+import { AUTH_METHOD_ID, initializeResponse } from "./initialize.js";
+import { answer, invalidParams } from "./request-errors.js";
+
+export interface ZcodeAgentOptions {
+  host: HostClient;
+  logger: Logger;
+  createBroker: (logger: Logger) => InteractionBroker;
+  /** how long a cancelled turn may take to end natively (default 30 s) */
+  cancelGraceMs: number;
+}
+
+export interface ZcodeAgent {
+  readonly app: acp.AgentApp;
+  /** end every session (withdrawing interactions); idempotent. Does not stop the host. */
+  shutdown(): Promise<void>;
+}
+
+function absolute(path: string, what: string): string {
+  if (!isAbsolute(path)) throw invalidParams(`${what} must be an absolute path, got "${path}".`);
+  return path;
+}
+
+/** Queue work to run once the response of the current request has been written. */
+function afterResponse(opened: OpenedSession): void {
+  // The SDK enqueues the response in the microtasks after the handler resolves; setImmediate
+  // runs after them, so these notifications follow the response on the wire.
+  setImmediate(() => opened.afterResponse());
+}
+
+export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
+  const logger = options.logger.child("acp");
+  let service: SessionService | undefined;
+  let port: AcpClientPort | undefined;
+  let shutdownPromise: Promise<void> | undefined;
+
+  const sessions = (): SessionService => {
+    if (!service) throw new Error("no ACP connection");
+    return service;
+  };
+
+  const shutdown = (): Promise<void> => {
+    shutdownPromise ??= (service?.shutdown() ?? Promise.resolve()).catch((e) => logger.warn("shutdown failed", { error: describeError(e) }));
+    return shutdownPromise;
+  };
+
+  const app = acp
+    .agent({ name: "zcode-acp" })
+    .onConnect((connection) => {
+      if (service) throw new Error("a zcode-acp agent app serves one connection");
+      port = new AcpClientPort(connection.client);
+      service = new SessionService({
+        host: options.host,
+        client: port,
+        broker: options.createBroker(options.logger.child("interactions")),
+        logger: options.logger.child("session"),
+        cancelGraceMs: options.cancelGraceMs,
+      });
+      void connection.closed.then(shutdown, shutdown);
+    })
+    .onRequest(acp.methods.agent.initialize, ({ params }) => {
+      if (port) port.capabilities = params.clientCapabilities ?? {};
+      logger.info("initialize", { client: params.clientInfo?.name, protocolVersion: params.protocolVersion });
+      return initializeResponse();
+    })
+    .onRequest(acp.methods.agent.authenticate, ({ params }) =>
+      answer(async () => {
+        if (params.methodId !== AUTH_METHOD_ID) throw invalidParams(`Unknown authentication method "${params.methodId}".`);
+        await sessions().ensureSignedIn(process.cwd());
+        return {};
+      }),
+    )
+    .onRequest(acp.methods.agent.session.new, ({ params }) =>
+      answer(async () => {
+        const opened = await sessions().newSession({ cwd: absolute(params.cwd, "cwd"), mcpServers: params.mcpServers });
+        afterResponse(opened);
+        return { sessionId: opened.sessionId, modes: opened.modes, configOptions: opened.configOptions };
+      }),
+    )
+    .onRequest(acp.methods.agent.session.load, ({ params }) =>
+      answer(async () => {
+        const cwd = absolute(params.cwd, "cwd");
+        const opened = await sessions().resumeSession({ sessionId: params.sessionId, cwd, mcpServers: params.mcpServers, replay: true });
+        afterResponse(opened);
+        return { modes: opened.modes, configOptions: opened.configOptions };
+      }),
+    )
+    .onRequest(acp.methods.agent.session.resume, ({ params }) =>
+      answer(async () => {
+        const cwd = absolute(params.cwd, "cwd");
+        const opened = await sessions().resumeSession({ sessionId: params.sessionId, cwd, mcpServers: params.mcpServers ?? undefined, replay: false });
+        afterResponse(opened);
+        return { modes: opened.modes, configOptions: opened.configOptions };
+      }),
+    )
+    .onRequest(acp.methods.agent.session.list, ({ params }) =>
+      answer(async () => {
+        if (params.cursor) throw invalidParams("Unknown cursor: zcode-acp returns every session in one page.");
+        const cwd = params.cwd ? absolute(params.cwd, "cwd") : undefined;
+        return { sessions: await sessions().listSessions(cwd) };
+      }),
+    )
+    .onRequest(acp.methods.agent.session.close, ({ params }) =>
+      answer(async () => {
+        await sessions().closeSession(params.sessionId);
+        return {};
+      }),
+    )
+    .onRequest(acp.methods.agent.session.setMode, ({ params }) =>
+      answer(async () => {
+        await sessions().get(params.sessionId).setMode(params.modeId);
+        return {};
+      }),
+    )
+    .onRequest(acp.methods.agent.session.setConfigOption, ({ params }) =>
+      answer(async () => {
+        if (typeof params.value !== "string") {
+          throw invalidParams(`Config option "${params.configId}" takes one of its listed values, not a boolean.`);
+        }
+        return { configOptions: await sessions().get(params.sessionId).setConfigOption(params.configId, params.value) };
+      }),
+    )
+    .onRequest(acp.methods.agent.session.prompt, ({ params, signal }) =>
+      answer(async () => {
+        const engine = sessions().get(params.sessionId);
+        const onAbort = (): void => engine.cancel();
+        signal.addEventListener("abort", onAbort, { once: true });
+        try {
+          return await engine.prompt(params.prompt);
+        } finally {
+          signal.removeEventListener("abort", onAbort);
+        }
+      }),
+    )
+    .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
+      try {
+        sessions().get(params.sessionId).cancel();
+      } catch {
+        logger.debug("session/cancel for an unknown session ignored", { sessionId: params.sessionId });
+      }
+    });
+
+  return { app, shutdown };
+}

@@ -1,0 +1,21 @@
+/** `ClientPort` on top of the SDK's AgentContext: the only way the engine reaches the client. */
+import * as acp from "@agentclientprotocol/sdk";
+import type { ClientPort } from "../session/client-port.js";
+
+export class AcpClientPort implements ClientPort {
+  capabilities: acp.ClientCapabilities = {};
+
+  constructor(private readonly client: acp.AgentContext) {}
+
+  sessionUpdate(notification: acp.SessionNotification): Promise<void> {
+    return this.client.notify(acp.methods.client.session.update, notification);
+  }
+
+  requestPermission(params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse> {
+    return this.client.request(acp.methods.client.session.requestPermission, params, { cancellationSignal: signal, stopWaitingOnCancel: true });
+  }
+
+  createElicitation(params: acp.CreateElicitationRequest, signal: AbortSignal): Promise<acp.CreateElicitationResponse> {
+    return this.client.request(acp.methods.client.elicitation.create, params, { cancellationSignal: signal, stopWaitingOnCancel: true });
+  }
+}

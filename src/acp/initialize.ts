@@ -1,0 +1,25 @@
+/** The `initialize` answer: protocol 1 and the capabilities zcode-acp really has (acp.md §2.1). */
+import { PROTOCOL_VERSION, type InitializeResponse } from "@agentclientprotocol/sdk";
+import { PACKAGE_VERSION } from "../cli/version.js";
+
+export const AUTH_METHOD_ID = "zcode-app";
+
+export function initializeResponse(): InitializeResponse {
+  return {
+    protocolVersion: PROTOCOL_VERSION,
+    agentCapabilities: {
+      loadSession: true,
+      promptCapabilities: { image: true, audio: true, embeddedContext: true },
+      mcpCapabilities: { http: true, sse: true },
+      sessionCapabilities: { list: {}, resume: {}, close: {} },
+    },
+    authMethods: [
+      {
+        id: AUTH_METHOD_ID,
+        name: "Sign in with the ZCode app",
+        description: "zcode-acp uses the ZCode desktop app's own sign-in. Sign in inside the ZCode app, then retry.",
+      },
+    ],
+    agentInfo: { name: "zcode-acp", title: "ZCode", version: PACKAGE_VERSION },
+  };
+}

@@ -1,0 +1,119 @@
+/**
+ * Validation of raw host events with ajv. Every function either returns a typed value or throws
+ * `BridgeError("NATIVE_PROTOCOL_ERROR")` naming what was wrong (the event type and the first
+ * schema violation). Unknown top-level or inner types are errors: nothing is guessed.
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { BridgeError } from "../util/errors.js";
+import {
+  payloadSchemas,
+  sessionEventEnvelopeSchema,
+  snapshotSchema,
+  topLevelSchemas,
+} from "./event-schemas.js";
+import type { HostEvent, SessionEventEnvelope, SessionSnapshot } from "./native-types.js";
+
+// strictRequired is off: conditional `then: { required }` branches name properties declared one level up.
+const ajv = new Ajv({ allErrors: false, strict: true, strictRequired: false, allowUnionTypes: true });
+
+const topLevel = new Map<string, ValidateFunction>(
+  Object.entries(topLevelSchemas).map(([type, schema]) => [type, ajv.compile(schema)]),
+);
+const payloads = new Map<string, ValidateFunction>(
+  Object.entries(payloadSchemas).map(([type, schema]) => [type, ajv.compile(schema)]),
+);
+const snapshotValidator = ajv.compile(snapshotSchema);
+const envelopeValidator = ajv.compile(sessionEventEnvelopeSchema);
+
+/**
+ * Inner session.event types that are known and deliberately not translated (adr/0004).
+ * Everything not here and not in `payloadSchemas`/`session.updated` is an unknown type.
+ */
+export const NO_OP_SESSION_EVENT_TYPES: ReadonlySet<string> = new Set([
+  "streamRecovery.updated",
+  "permission.requested",
+  "permission.resolved",
+  "checkpoint.created",
+  "session.created",
+  "session.resumed",
+  "session.closed",
+  "turn.steerQueued",
+  "turn.steerDrained",
+  "message.upserted",
+  "message.removed",
+  "part.started",
+  "part.delta",
+  "part.upserted",
+  "part.removed",
+  "userInput.requested",
+  "userInput.resolved",
+  "rewind.triggered",
+]);
+
+/** Inner types with their own handling (translated or terminal). */
+export const HANDLED_SESSION_EVENT_TYPES: ReadonlySet<string> = new Set([...payloads.keys(), "session.updated"]);
+
+export function isKnownSessionEventType(type: string): boolean {
+  return HANDLED_SESSION_EVENT_TYPES.has(type) || NO_OP_SESSION_EVENT_TYPES.has(type);
+}
+
+function describeAjvError(errors: ErrorObject[] | null | undefined): string {
+  const first = errors?.[0];
+  if (!first) return "invalid";
+  const where = first.instancePath || "(root)";
+  return `${where} ${first.message ?? "is invalid"}`;
+}
+
+function protocolError(message: string, details?: Record<string, unknown>): BridgeError {
+  return new BridgeError("NATIVE_PROTOCOL_ERROR", message, details ? { details } : {});
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Validate one raw top-level event (§5.2) and, for `session.event`, its envelope (§5.3). */
+export function parseHostEvent(raw: unknown): HostEvent {
+  if (!isRecord(raw)) throw protocolError("ZCode sent a session event that is not an object");
+  const type = raw.type;
+  if (typeof type !== "string") throw protocolError("ZCode sent a session event without a type");
+  const validate = topLevel.get(type);
+  if (!validate) {
+    throw protocolError(`ZCode sent an unknown top-level event type "${type}"`, { eventType: type });
+  }
+  if (!validate(raw)) {
+    throw protocolError(`ZCode sent a malformed "${type}" event: ${describeAjvError(validate.errors)}`, {
+      eventType: type,
+    });
+  }
+  return raw as unknown as HostEvent;
+}
+
+/** Validate the payload of a translated inner type; returns it typed. Unknown types throw. */
+export function parseSessionEventPayload<T>(event: SessionEventEnvelope): T {
+  const validate = payloads.get(event.type);
+  if (!validate) {
+    if (event.type === "session.updated" || NO_OP_SESSION_EVENT_TYPES.has(event.type)) return event.payload as T;
+    throw protocolError(`ZCode sent an unknown session event type "${event.type}"`, { eventType: event.type });
+  }
+  if (!validate(event.payload)) {
+    throw protocolError(
+      `ZCode sent a malformed "${event.type}" event (seq ${event.seq}): payload${describeAjvError(validate.errors)}`,
+      { eventType: event.type, seq: event.seq },
+    );
+  }
+  return event.payload as T;
+}
+
+/** Validate a snapshot returned by a call (createSession, resumeSession, readSession, set*). */
+export function parseSnapshot(raw: unknown, what: string): SessionSnapshot {
+  if (!snapshotValidator(raw)) {
+    throw protocolError(`ZCode returned a malformed session snapshot from ${what}: ${describeAjvError(snapshotValidator.errors)}`);
+  }
+  return raw as SessionSnapshot;
+}
+
+/** Validate a bare session.event envelope (exposed for tests and replays). */
+export function isValidEnvelope(raw: unknown): raw is SessionEventEnvelope {
+  return envelopeValidator(raw);
+}

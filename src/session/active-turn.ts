@@ -1,0 +1,77 @@
+/**
+ * One ACP prompt turn: its native turn id (bound from the first event of the turn), its cancel
+ * state, the turn-scoped abort signal handed to interactions, and the promise the ACP
+ * `session/prompt` handler awaits. Settles exactly once.
+ */
+import type { StopReason } from "@agentclientprotocol/sdk";
+import type { BridgeError } from "../util/errors.js";
+import type { TurnOutcome } from "./stop-reason.js";
+
+let nextTurnNumber = 1;
+
+export class ActiveTurn {
+  /** local number for logs */
+  readonly number = nextTurnNumber++;
+  /** the native turn id, once known */
+  turnId: string | undefined;
+  /** sendPrompt was issued: events of a new native turn may belong to this prompt */
+  sendIssued = false;
+  cancelRequested = false;
+  stopRequested = false;
+  /** how the turn ended, once settled */
+  outcome: TurnOutcome | undefined;
+  private readonly abort = new AbortController();
+  private graceTimer: NodeJS.Timeout | undefined;
+  private resolveResult!: (value: { stopReason: StopReason }) => void;
+  private rejectResult!: (error: BridgeError) => void;
+  readonly result: Promise<{ stopReason: StopReason }>;
+
+  constructor() {
+    this.result = new Promise((resolve, reject) => {
+      this.resolveResult = resolve;
+      this.rejectResult = reject;
+    });
+    // the prompt handler always awaits `result`; avoid an unhandled rejection before it does
+    this.result.catch(() => undefined);
+  }
+
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  get settled(): boolean {
+    return this.outcome !== undefined;
+  }
+
+  /** Record the outcome (first one wins) and abort the turn signal. Returns false if already settled. */
+  settle(outcome: TurnOutcome): boolean {
+    if (this.outcome) return false;
+    this.outcome = outcome;
+    this.clearGraceTimer();
+    if (!this.abort.signal.aborted) this.abort.abort("turn-end");
+    return true;
+  }
+
+  /** Hand the recorded outcome to the waiting prompt handler. */
+  deliver(): void {
+    const outcome = this.outcome;
+    if (!outcome) return;
+    if ("error" in outcome) this.rejectResult(outcome.error);
+    else this.resolveResult({ stopReason: outcome.stopReason });
+  }
+
+  abortSignal(reason: string): void {
+    if (!this.abort.signal.aborted) this.abort.abort(reason);
+  }
+
+  startGraceTimer(ms: number, onExpire: () => void): void {
+    this.clearGraceTimer();
+    this.graceTimer = setTimeout(onExpire, ms);
+    this.graceTimer.unref?.();
+  }
+
+  private clearGraceTimer(): void {
+    if (this.graceTimer) clearTimeout(this.graceTimer);
+    this.graceTimer = undefined;
+  }
+}

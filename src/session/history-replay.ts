@@ -1,0 +1,104 @@
+/**
+ * `session/load` history replay (acp.md §6): snapshot messages → user / agent / thought chunks
+ * and tool calls with their final status. Part types without an ACP equivalent are skipped
+ * (zcode-host.md §7.2).
+ */
+import type { SessionUpdate, ToolCallContent, ToolCallStatus } from "@agentclientprotocol/sdk";
+import type { SnapshotMessage, SnapshotPart } from "../protocol/native-types.js";
+import type { Logger } from "../log/logger.js";
+import { resultText, textContent, toolDiffs, toolKind, toolLocations, toolTitle } from "./tool-presentation.js";
+
+const STATUS_BY_NATIVE: Record<string, ToolCallStatus> = {
+  pending: "pending",
+  running: "in_progress",
+  completed: "completed",
+  error: "failed",
+};
+
+function str(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+function rec(value: unknown): Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+function toolPart(part: SnapshotPart, cwd: string, logger: Logger): SessionUpdate | undefined {
+  const toolCallId = str(part.callId) ?? str(part.id);
+  const toolName = str(part.tool);
+  if (!toolCallId) {
+    logger.warn("replay: tool part without a call id skipped");
+    return undefined;
+  }
+  const state = rec(part.state);
+  const input = state.input;
+  const kind = toolKind(toolName);
+  const update: SessionUpdate = {
+    sessionUpdate: "tool_call",
+    toolCallId,
+    title: toolTitle(toolName, input, cwd),
+    kind,
+  };
+  const nativeStatus = str(state.status);
+  const status = nativeStatus ? STATUS_BY_NATIVE[nativeStatus] : undefined;
+  if (status) update.status = status;
+  else logger.warn("replay: tool part with an unknown status shown without a status", { toolCallId, status: nativeStatus });
+  if (input !== undefined) {
+    update.rawInput = input;
+    const locations = toolLocations(toolName, input, cwd);
+    if (locations) update.locations = locations;
+  }
+  const content: ToolCallContent[] = input !== undefined ? toolDiffs(toolName, input, cwd) : [];
+  if (status === "failed") {
+    const error = str(state.error) ?? str(rec(state.error).message);
+    if (error) content.push(textContent(error, "other"));
+    if (state.error !== undefined) update.rawOutput = state.error;
+  } else if (state.output !== undefined) {
+    const text = resultText(state.output) ?? resultText({ content: state.output });
+    if (text) content.push(textContent(text, kind));
+    update.rawOutput = state.output;
+  }
+  if (content.length > 0) update.content = content;
+  return update;
+}
+
+export function replayMessages(messages: readonly SnapshotMessage[], cwd: string, logger: Logger): SessionUpdate[] {
+  const updates: SessionUpdate[] = [];
+  for (const message of messages) {
+    const role = message.info.role;
+    const messageId = message.info.messageId;
+    const withId = <T extends SessionUpdate>(u: T): T => (messageId ? { ...u, messageId } : u);
+    for (const part of message.parts) {
+      switch (part.type) {
+        case "text": {
+          const text = str(part.text);
+          if (!text) break;
+          const sessionUpdate = role === "user" ? "user_message_chunk" : "agent_message_chunk";
+          updates.push(withId({ sessionUpdate, content: { type: "text", text } }));
+          break;
+        }
+        case "reasoning": {
+          const text = str(part.text);
+          if (text && role !== "user") updates.push(withId({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text } }));
+          break;
+        }
+        case "file": {
+          const uri = str(part.url);
+          if (!uri) break;
+          const link = { type: "resource_link" as const, uri, name: str(part.filename) ?? uri, ...(str(part.mime) ? { mimeType: str(part.mime) } : {}) };
+          updates.push(withId({ sessionUpdate: role === "user" ? "user_message_chunk" : "agent_message_chunk", content: link }));
+          break;
+        }
+        case "tool": {
+          const update = toolPart(part, cwd, logger);
+          if (update) updates.push(update);
+          break;
+        }
+        default:
+          // step-start, step-finish, snapshot, patch, compaction, … have no ACP equivalent
+          break;
+      }
+    }
+  }
+  return updates;
+}

@@ -1,0 +1,355 @@
+/**
+ * One ACP session bound to one native ZCode session: the host event subscription, turn state,
+ * event → update translation, cancellation and resynchronisation (adr/0004). The engine talks
+ * to the ACP client only through `ClientPort` and to the host only through `HostClient`.
+ */
+import type { ContentBlock, SessionConfigOption, SessionModeState, SessionUpdate, StopReason } from "@agentclientprotocol/sdk";
+import type { HostClient, HostSubscription } from "../host/types.js";
+import type { Logger } from "../log/logger.js";
+import type { InteractionBroker } from "./interactions/types.js";
+import type { ClientPort } from "./client-port.js";
+import type { SessionSnapshot } from "../protocol/native-types.js";
+import { parseSnapshot } from "../protocol/event-validation.js";
+import { BridgeError, describeError, isBridgeError } from "../util/errors.js";
+import { ActiveTurn } from "./active-turn.js";
+import { convertPrompt } from "./prompt-content.js";
+import { replayMessages } from "./history-replay.js";
+import { SnapshotState, type ApplyOptions } from "./snapshot-state.js";
+import { EventRouter } from "./event-router.js";
+import { MODE_OPTION_ID, MODEL_OPTION_ID, THOUGHT_LEVEL_OPTION_ID } from "./session-options.js";
+import type { TurnOutcome } from "./stop-reason.js";
+
+export interface SessionEngineDeps {
+  host: HostClient;
+  client: ClientPort;
+  broker: InteractionBroker;
+  logger: Logger;
+  /** how long a cancelled turn may take to end natively before the prompt resolves anyway */
+  cancelGraceMs: number;
+}
+
+const RUNNING_STATUSES = new Set(["running", "waiting"]);
+
+function isRunning(snapshot: SessionSnapshot): boolean {
+  return RUNNING_STATUSES.has(String(snapshot.session.status)) || Boolean(snapshot.runtime?.activeTurnId);
+}
+
+function toBridgeError(error: unknown, code: "HOST_CALL_FAILED" | "INTERNAL" = "HOST_CALL_FAILED"): BridgeError {
+  return isBridgeError(error) ? error : new BridgeError(code, describeError(error), { cause: error });
+}
+
+export class SessionEngine {
+  readonly sessionId: string;
+  readonly workspacePath: string;
+  readonly logger: Logger;
+  private readonly state = new SnapshotState();
+  private readonly router: EventRouter;
+  private subscription: HostSubscription | undefined;
+  private subscriptionGeneration = 0;
+  private subscriptionLost = false;
+  private turn: ActiveTurn | undefined;
+  private needsResync = false;
+  private closed = false;
+  private outbox: Promise<void>;
+  private openGate!: () => void;
+
+  constructor(
+    snapshot: SessionSnapshot,
+    private readonly deps: SessionEngineDeps,
+  ) {
+    this.sessionId = snapshot.session.sessionId;
+    this.workspacePath = snapshot.session.workspace.workspacePath;
+    this.logger = deps.logger.child(`session.${this.sessionId}`);
+    this.outbox = new Promise((resolve) => (this.openGate = resolve));
+    this.state.apply(snapshot, { emit: false });
+    this.router = new EventRouter(this, deps, this.state, snapshot.runtime?.eventSeq ?? -1);
+  }
+
+  // ---- lifecycle ----
+
+  /** Subscribe to the session's events. Call before answering session/new, load or resume. */
+  async attach(): Promise<void> {
+    const generation = ++this.subscriptionGeneration;
+    this.subscription = await this.deps.host.subscribe(
+      { workspacePath: this.workspacePath, sessionId: this.sessionId, deliveryKind: "desktop-continuous", includeSnapshot: true },
+      {
+        onEvent: (event) => {
+          if (!this.closed && generation === this.subscriptionGeneration) this.router.receive(event);
+        },
+        onEnd: (error) => {
+          if (generation === this.subscriptionGeneration) this.lostHost(error ?? new BridgeError("HOST_EXITED", "The ZCode host stopped."));
+        },
+      },
+    );
+  }
+
+  /** Let queued updates reach the client (after the client knows the session id). */
+  publish(): void {
+    this.openGate();
+  }
+
+  get incarnation(): number {
+    return this.subscription?.incarnation ?? this.deps.host.incarnation;
+  }
+
+  modes(): SessionModeState {
+    return this.state.modes();
+  }
+
+  configOptions(): SessionConfigOption[] {
+    return this.state.configOptions();
+  }
+
+  /** Send the slash commands; call once the session/new, load or resume response is out. */
+  announceCommands(): void {
+    this.publish();
+    const commands = this.state.commands();
+    if (commands) void this.emit(commands);
+  }
+
+  /** session/load: replay the whole history (then title, plan, usage) before answering. */
+  async replay(snapshot: SessionSnapshot): Promise<void> {
+    this.publish();
+    this.state.apply(snapshot, { emit: false });
+    for (const update of replayMessages(snapshot.messages ?? [], this.workspacePath, this.logger)) void this.emit(update);
+    for (const update of this.state.metadata()) void this.emit(update);
+    await this.drain();
+  }
+
+  /** The host went away (subscription ended or host exit). Idempotent. */
+  lostHost(error: BridgeError): void {
+    if (this.closed || this.subscriptionLost) return;
+    this.logger.warn("host connection lost", { code: error.code });
+    this.subscriptionLost = true;
+    this.subscription = undefined;
+    this.subscriptionGeneration++;
+    void this.deps.broker.withdrawAll(this.sessionId, "host-exit").catch((e) => this.logger.warn("withdrawAll failed", { error: describeError(e) }));
+    const turn = this.turn;
+    if (turn && !turn.settled) this.endTurn(turn, turn.cancelRequested ? { stopReason: "cancelled" } : { error }, false);
+  }
+
+  /** session/close: cancel, withdraw interactions, close natively, unsubscribe. */
+  async close(reason: "close" | "disconnect"): Promise<void> {
+    if (this.closed) return;
+    const turn = this.turn;
+    if (turn && !turn.settled) {
+      turn.cancelRequested = true;
+      if (turn.sendIssued) this.requestStop(turn);
+      this.endTurn(turn, { stopReason: "cancelled" }, false);
+    }
+    this.closed = true;
+    this.publish();
+    await this.deps.broker.withdrawAll(this.sessionId, reason).catch((e) => this.logger.warn("withdrawAll failed", { error: describeError(e) }));
+    const subscription = this.subscription;
+    this.subscription = undefined;
+    this.subscriptionGeneration++;
+    if (reason === "close" && !this.subscriptionLost) {
+      await this.deps.host
+        .call("agent", "closeSession", { workspacePath: this.workspacePath, sessionId: this.sessionId })
+        .catch((e) => this.logger.warn("closeSession failed", { error: describeError(e) }));
+    }
+    await subscription?.dispose().catch((e) => this.logger.warn("unsubscribe failed", { error: describeError(e) }));
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  // ---- prompt turn ----
+
+  async prompt(blocks: readonly ContentBlock[]): Promise<{ stopReason: StopReason }> {
+    if (this.closed) throw new BridgeError("SESSION_NOT_FOUND", `Session ${this.sessionId} is closed.`);
+    if (this.turn) {
+      throw new BridgeError("SESSION_BUSY", `Session ${this.sessionId} is already running a prompt. Wait for it to finish or cancel it first.`);
+    }
+    const input = convertPrompt(blocks);
+    const turn = new ActiveTurn();
+    this.turn = turn;
+    try {
+      if (this.subscriptionLost || this.needsResync || this.router.hasForeignTurns()) await this.resync(turn);
+    } catch (error) {
+      if (!turn.settled) {
+        turn.settle({ error: toBridgeError(error) });
+        if (this.turn === turn) this.turn = undefined;
+        throw toBridgeError(error);
+      }
+    }
+    if (turn.settled) return turn.result;
+    turn.sendIssued = true;
+    this.logger.debug("sendPrompt", { turn: turn.number, attachments: input.attachments.length });
+    const params: Record<string, unknown> = { workspacePath: this.workspacePath, sessionId: this.sessionId, content: input.content };
+    if (input.attachments.length > 0) params.attachments = input.attachments;
+    try {
+      await this.deps.host.call("agent", "sendPrompt", params);
+    } catch (error) {
+      if (!turn.settled) {
+        this.needsResync = true;
+        this.endTurn(turn, turn.cancelRequested ? { stopReason: "cancelled" } : { error: toBridgeError(error) }, false);
+      }
+    }
+    return turn.result;
+  }
+
+  /** session/cancel: stop generation once, withdraw interactions, resolve `cancelled`. */
+  cancel(): void {
+    const turn = this.turn;
+    if (!turn || turn.settled || turn.cancelRequested) return;
+    turn.cancelRequested = true;
+    turn.abortSignal("cancel");
+    if (!turn.sendIssued) {
+      this.endTurn(turn, { stopReason: "cancelled" }, false);
+      return;
+    }
+    this.requestStop(turn);
+    void this.deps.broker.withdrawAll(this.sessionId, "cancel").catch((e) => this.logger.warn("withdrawAll failed", { error: describeError(e) }));
+    turn.startGraceTimer(this.deps.cancelGraceMs, () => {
+      this.logger.warn("no terminal event after stopGeneration; the session will be resynchronised", { graceMs: this.deps.cancelGraceMs });
+      this.needsResync = true;
+      this.endTurn(turn, { stopReason: "cancelled" }, false);
+    });
+  }
+
+  /** The current turn if it may receive native events (prompt sent, not settled). */
+  get liveTurn(): ActiveTurn | undefined {
+    const turn = this.turn;
+    return turn && turn.sendIssued && !turn.settled ? turn : undefined;
+  }
+
+  /** Fail the turn: stop generation once and answer the prompt with the error (or cancelled). */
+  failTurn(turn: ActiveTurn, error: BridgeError): void {
+    if (turn.settled) return;
+    this.logger.warn("turn failed", { code: error.code, message: error.message });
+    if (turn.sendIssued) this.requestStop(turn);
+    this.needsResync = true;
+    this.endTurn(turn, turn.cancelRequested ? { stopReason: "cancelled" } : { error }, false);
+  }
+
+  /** A protocol error outside a live turn: remember to resynchronise before the next prompt. */
+  markSuspect(): void {
+    this.needsResync = true;
+  }
+
+  /** End the turn with this outcome; the prompt answers after queued updates (and usage). */
+  endTurn(turn: ActiveTurn, outcome: TurnOutcome, reportUsage: boolean): void {
+    if (!turn.settle(outcome)) return;
+    if (turn.turnId) this.router.turnEnded(turn.turnId);
+    void this.deps.broker.withdrawAll(this.sessionId, "turn-end").catch((e) => this.logger.warn("withdrawAll failed", { error: describeError(e) }));
+    void this.finishTurn(turn, reportUsage);
+  }
+
+  private async finishTurn(turn: ActiveTurn, reportUsage: boolean): Promise<void> {
+    if (reportUsage) await this.reportUsage().catch((e) => this.logger.warn("usage report failed", { error: describeError(e) }));
+    await this.drain();
+    if (this.turn === turn) this.turn = undefined;
+    turn.deliver();
+  }
+
+  private requestStop(turn: ActiveTurn): void {
+    if (turn.stopRequested) return;
+    turn.stopRequested = true;
+    void this.deps.host
+      .operate("cancelGeneration", this.sessionId, { workspacePath: this.workspacePath })
+      .catch((e) => this.logger.warn("stopGeneration failed", { error: describeError(e) }));
+  }
+
+  private async reportUsage(): Promise<void> {
+    const where = { workspacePath: this.workspacePath, sessionId: this.sessionId };
+    const [tokens, snapshot] = await Promise.all([
+      this.deps.host.call<Record<string, unknown>>("agent", "getTaskTokenUsage", where).catch((e) => {
+        this.logger.warn("getTaskTokenUsage failed", { error: describeError(e) });
+        return undefined;
+      }),
+      this.readSnapshot(),
+    ]);
+    this.applySnapshot(snapshot, { emit: true });
+    const usage = this.state.turnUsage(snapshot, tokens);
+    if (usage) void this.emit(usage);
+  }
+
+  // ---- resynchronisation ----
+
+  private async readSnapshot(): Promise<SessionSnapshot> {
+    const raw = await this.deps.host.call("agent", "readSession", {
+      workspacePath: this.workspacePath,
+      sessionId: this.sessionId,
+      deliveryKind: "desktop-continuous",
+    });
+    return parseSnapshot(raw, "readSession");
+  }
+
+  /** Before a prompt after a lost host, an unfinished cancel, a protocol error or a background turn. */
+  private async resync(turn: ActiveTurn): Promise<void> {
+    this.logger.info("resynchronising the session", { subscriptionLost: this.subscriptionLost });
+    if (this.subscriptionLost) {
+      const raw = await this.deps.host.call("agent", "resumeSession", { workspacePath: this.workspacePath, sessionId: this.sessionId });
+      const resumed = parseSnapshot(raw, "resumeSession");
+      this.router.resetSeq(resumed.runtime?.eventSeq ?? -1);
+      this.subscriptionLost = false;
+      await this.attach();
+    }
+    let snapshot = await this.readSnapshot();
+    const deadline = Date.now() + this.deps.cancelGraceMs;
+    while (isRunning(snapshot)) {
+      const active = snapshot.runtime?.activeTurnId;
+      if (active) this.router.turnEnded(active);
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) {
+        throw new BridgeError("SESSION_BUSY", "ZCode is still finishing the previous turn of this session. Try again in a moment.");
+      }
+      await this.router.nextActivity(remaining);
+      if (turn.settled) return;
+      snapshot = await this.readSnapshot();
+    }
+    this.router.raiseSeq(snapshot.runtime?.eventSeq ?? -1);
+    this.applySnapshot(snapshot, { emit: true });
+    this.router.clearForeignTurns();
+    this.needsResync = false;
+  }
+
+  // ---- settings ----
+
+  async setMode(modeId: string): Promise<void> {
+    const mode = this.state.options.mode(modeId);
+    const raw = await this.deps.host.call("agent", "setMode", { workspacePath: this.workspacePath, sessionId: this.sessionId, mode });
+    this.applySnapshot(parseSnapshot(raw, "setMode"), { emit: true, suppress: "mode" });
+  }
+
+  async setConfigOption(configId: string, value: string): Promise<SessionConfigOption[]> {
+    const where = { workspacePath: this.workspacePath, sessionId: this.sessionId };
+    let raw: unknown;
+    switch (configId) {
+      case MODEL_OPTION_ID:
+        raw = await this.deps.host.call("agent", "setModel", { ...where, model: this.state.options.modelRef(value) });
+        break;
+      case THOUGHT_LEVEL_OPTION_ID:
+        raw = await this.deps.host.call("agent", "setThoughtLevel", { ...where, thoughtLevel: this.state.options.thoughtLevel(value) });
+        break;
+      case MODE_OPTION_ID:
+        raw = await this.deps.host.call("agent", "setMode", { ...where, mode: this.state.options.mode(value) });
+        break;
+      default:
+        throw new BridgeError("INVALID_PARAMS", `Unknown config option "${configId}".`);
+    }
+    // the response carries the full list; a mode change is still announced as current_mode_update
+    this.applySnapshot(parseSnapshot(raw, `set ${configId}`), { emit: true, suppress: "config" });
+    return this.state.configOptions();
+  }
+
+  // ---- updates ----
+
+  applySnapshot(snapshot: SessionSnapshot, how: ApplyOptions): void {
+    for (const update of this.state.apply(snapshot, how)) void this.emit(update);
+  }
+
+  /** Queue a session/update; resolves when written (rejects if the client is gone). */
+  emit(update: SessionUpdate): Promise<void> {
+    const written = this.outbox.then(() => this.deps.client.sessionUpdate({ sessionId: this.sessionId, update }));
+    this.outbox = written.catch((e) => this.logger.warn("session/update not delivered", { error: describeError(e) }));
+    written.catch(() => undefined);
+    return written;
+  }
+
+  drain(): Promise<void> {
+    return this.outbox;
+  }
+}

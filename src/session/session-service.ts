@@ -1,0 +1,169 @@
+/**
+ * All ACP sessions of one client connection: creating, loading, resuming, listing and closing
+ * native sessions, the sign-in check, and host exits. One `SessionEngine` per open session.
+ */
+import type { McpServer, SessionConfigOption, SessionInfo, SessionModeState } from "@agentclientprotocol/sdk";
+import type { HostClient } from "../host/types.js";
+import type { Logger } from "../log/logger.js";
+import type { SessionListEntry, SessionSnapshot } from "../protocol/native-types.js";
+import { parseSnapshot } from "../protocol/event-validation.js";
+import { BridgeError, describeError } from "../util/errors.js";
+import type { ClientPort } from "./client-port.js";
+import type { InteractionBroker } from "./interactions/types.js";
+import { SessionEngine } from "./session-engine.js";
+
+export interface SessionServiceDeps {
+  host: HostClient;
+  client: ClientPort;
+  broker: InteractionBroker;
+  logger: Logger;
+  cancelGraceMs: number;
+}
+
+export interface OpenedSession {
+  sessionId: string;
+  modes: SessionModeState;
+  configOptions: SessionConfigOption[];
+  /** call right after the ACP response is sent: publishes queued updates and the slash commands */
+  afterResponse(): void;
+}
+
+export const SIGN_IN_MESSAGE =
+  "ZCode has no usable model provider. Open the ZCode desktop app, sign in (or set up a provider), then try again.";
+
+interface InitializeResult {
+  available?: boolean;
+  reason?: string;
+  reasonCode?: string;
+}
+
+export class SessionService {
+  private readonly sessions = new Map<string, SessionEngine>();
+  /** workspace → host incarnation in which the sign-in check passed */
+  private readonly signedIn = new Map<string, number>();
+  private readonly stopListening: () => void;
+
+  constructor(private readonly deps: SessionServiceDeps) {
+    this.stopListening = deps.host.onExit(({ error }) => {
+      this.signedIn.clear();
+      for (const engine of this.sessions.values()) engine.lostHost(error);
+    });
+  }
+
+  get(sessionId: string): SessionEngine {
+    const engine = this.sessions.get(sessionId);
+    if (!engine || engine.isClosed) throw new BridgeError("SESSION_NOT_FOUND", `Unknown session ${sessionId}.`, { details: { sessionId } });
+    return engine;
+  }
+
+  /** `zcode-agent.initialize` and the provider list must show a usable provider (else AUTH_REQUIRED). */
+  async ensureSignedIn(workspacePath: string): Promise<void> {
+    const { host } = this.deps;
+    if (this.signedIn.get(workspacePath) === host.incarnation && host.incarnation > 0) return;
+    const init = await host.call<InitializeResult>("agent", "initialize", { workspacePath });
+    if (!init || init.available !== true) {
+      if (init?.reasonCode === "provider_not_ready") throw new BridgeError("AUTH_REQUIRED", SIGN_IN_MESSAGE, { details: { reasonCode: init.reasonCode } });
+      const reason = init?.reason ? `: ${init.reason}` : "";
+      throw new BridgeError("HOST_CALL_FAILED", `ZCode is not available for ${workspacePath}${reason}.`, {
+        details: { reasonCode: init?.reasonCode },
+      });
+    }
+    const state = await host.call<{ modelCatalog?: { providers?: unknown[] } }>("agent", "readWorkspaceState", { workspacePath });
+    const providers = state?.modelCatalog?.providers;
+    if (Array.isArray(providers) && providers.length === 0) {
+      throw new BridgeError("AUTH_REQUIRED", SIGN_IN_MESSAGE, { details: { providers: 0 } });
+    }
+    this.signedIn.set(workspacePath, host.incarnation);
+  }
+
+  async newSession(params: { cwd: string; mcpServers: McpServer[] }): Promise<OpenedSession> {
+    await this.ensureSignedIn(params.cwd);
+    const raw = await this.deps.host.call("agent", "createSession", {
+      workspacePath: params.cwd,
+      mcpServers: params.mcpServers,
+      persistence: "immediate",
+    });
+    const snapshot = this.checkWorkspace(parseSnapshot(raw, "createSession"), params.cwd);
+    const engine = await this.open(snapshot);
+    return this.opened(engine);
+  }
+
+  /** session/load (replay = true) and session/resume (replay = false). */
+  async resumeSession(params: { sessionId: string; cwd: string; mcpServers?: McpServer[] | undefined; replay: boolean }): Promise<OpenedSession> {
+    await this.ensureSignedIn(params.cwd);
+    const existing = this.sessions.get(params.sessionId);
+    if (existing && !existing.isClosed) {
+      if (existing.workspacePath !== params.cwd) throw this.wrongWorkspace(params.sessionId, existing.workspacePath, params.cwd);
+      if (params.replay) await existing.replay(await this.read(params.sessionId, params.cwd));
+      return this.opened(existing);
+    }
+    const resumeParams: Record<string, unknown> = { workspacePath: params.cwd, sessionId: params.sessionId };
+    if (params.mcpServers) resumeParams.mcpServers = params.mcpServers;
+    const resumed = this.checkWorkspace(parseSnapshot(await this.deps.host.call("agent", "resumeSession", resumeParams), "resumeSession"), params.cwd);
+    const engine = await this.open(resumed);
+    if (params.replay) await engine.replay(await this.read(params.sessionId, params.cwd));
+    return this.opened(engine);
+  }
+
+  async listSessions(cwd: string | undefined): Promise<SessionInfo[]> {
+    const workspacePath = cwd ?? process.cwd();
+    const raw = await this.deps.host.call<unknown>("agent", "listSessions", { workspacePath, includeArchived: false });
+    if (!Array.isArray(raw)) throw new BridgeError("NATIVE_PROTOCOL_ERROR", "ZCode returned a session list that is not an array.");
+    const sessions: SessionInfo[] = [];
+    for (const item of raw as SessionListEntry[]) {
+      if (typeof item?.sessionId !== "string") throw new BridgeError("NATIVE_PROTOCOL_ERROR", "ZCode returned a session without an id.");
+      const path = item.workspace?.workspacePath ?? workspacePath;
+      if (cwd !== undefined && path !== cwd) continue;
+      const info: SessionInfo = { sessionId: item.sessionId, cwd: path };
+      if (typeof item.title === "string" && item.title !== "") info.title = item.title;
+      if (typeof item.updatedAt === "number" && Number.isFinite(item.updatedAt)) info.updatedAt = new Date(item.updatedAt).toISOString();
+      sessions.push(info);
+    }
+    return sessions;
+  }
+
+  async closeSession(sessionId: string): Promise<void> {
+    const engine = this.get(sessionId);
+    this.sessions.delete(sessionId);
+    await engine.close("close");
+  }
+
+  /** The client went away: end every session without touching native state. */
+  async shutdown(): Promise<void> {
+    this.stopListening();
+    const engines = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.all(engines.map((engine) => engine.close("disconnect").catch((e) => this.deps.logger.warn("session shutdown failed", { error: describeError(e) }))));
+  }
+
+  private async open(snapshot: SessionSnapshot): Promise<SessionEngine> {
+    const engine = new SessionEngine(snapshot, this.deps);
+    await engine.attach();
+    this.sessions.set(engine.sessionId, engine);
+    return engine;
+  }
+
+  private async read(sessionId: string, workspacePath: string): Promise<SessionSnapshot> {
+    const raw = await this.deps.host.call("agent", "readSession", { workspacePath, sessionId, deliveryKind: "desktop-continuous" });
+    return this.checkWorkspace(parseSnapshot(raw, "readSession"), workspacePath);
+  }
+
+  private opened(engine: SessionEngine): OpenedSession {
+    return {
+      sessionId: engine.sessionId,
+      modes: engine.modes(),
+      configOptions: engine.configOptions(),
+      afterResponse: () => engine.announceCommands(),
+    };
+  }
+
+  private checkWorkspace(snapshot: SessionSnapshot, cwd: string): SessionSnapshot {
+    const actual = snapshot.session.workspace.workspacePath;
+    if (actual !== cwd) throw this.wrongWorkspace(snapshot.session.sessionId, actual, cwd);
+    return snapshot;
+  }
+
+  private wrongWorkspace(sessionId: string, actual: string, cwd: string): BridgeError {
+    return new BridgeError("SESSION_NOT_FOUND", `Session ${sessionId} belongs to ${actual}, not ${cwd}.`, { details: { sessionId } });
+  }
+}

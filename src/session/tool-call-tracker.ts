@@ -1,0 +1,206 @@
+/**
+ * Tracks the native tool calls of one session and turns their lifecycle
+ * (model.streaming tool_input_* / tool_call, tool.updated scheduled → started → progress →
+ * result | error) into ACP `tool_call` / `tool_call_update` updates. The first update about a
+ * call is always a `tool_call`; later ones send only what changed.
+ */
+import type { SessionUpdate, ToolCallContent, ToolCallStatus, ToolCallUpdate, ToolKind } from "@agentclientprotocol/sdk";
+import type { ToolUpdatedPayload } from "../protocol/native-types.js";
+import { resultText, textContent, toolDiffs, toolKind, toolLocations, toolTitle } from "./tool-presentation.js";
+
+interface ToolRecord {
+  id: string;
+  name: string | undefined;
+  input: unknown;
+  hasInput: boolean;
+  inputText: string;
+  announced: boolean;
+  status: ToolCallStatus;
+  kind: ToolKind;
+  title: string;
+  diffs: ToolCallContent[];
+  meta: Record<string, unknown> | undefined;
+}
+
+/** Above this size the result text is sent once (in content), not also inside rawOutput. */
+const RAW_OUTPUT_TEXT_LIMIT = 64 * 1024;
+
+export class ToolCallTracker {
+  private readonly tools = new Map<string, ToolRecord>();
+
+  constructor(private readonly cwd: string) {}
+
+  /** What is known about a call, for permission requests and other interactions. */
+  describe(toolCallId: string): Partial<ToolCallUpdate> | undefined {
+    const tool = this.tools.get(toolCallId);
+    if (!tool) return undefined;
+    const description: Partial<ToolCallUpdate> = { toolCallId, title: tool.title, kind: tool.kind, status: tool.status };
+    if (tool.hasInput) description.rawInput = tool.input;
+    if (tool.diffs.length > 0) description.content = tool.diffs;
+    const locations = tool.hasInput ? toolLocations(tool.name, tool.input, this.cwd) : undefined;
+    if (locations) description.locations = locations;
+    return description;
+  }
+
+  inputStart(toolCallId: string, toolName: string | undefined): SessionUpdate[] {
+    const tool = this.ensure(toolCallId, toolName);
+    tool.inputText = "";
+    return this.announce(tool);
+  }
+
+  inputDelta(toolCallId: string, delta: string): SessionUpdate[] {
+    const tool = this.ensure(toolCallId, undefined);
+    tool.inputText += delta;
+    return this.announce(tool);
+  }
+
+  inputEnd(toolCallId: string): SessionUpdate[] {
+    const tool = this.ensure(toolCallId, undefined);
+    const updates = this.announce(tool);
+    if (!tool.hasInput && tool.inputText.trim() !== "") {
+      try {
+        updates.push(...this.setInput(tool, JSON.parse(tool.inputText)));
+      } catch {
+        // incomplete JSON: the input also arrives with tool_call / tool.updated scheduled
+      }
+    }
+    return updates;
+  }
+
+  /** model.streaming tool_call: final name and input. */
+  call(toolCallId: string, toolName: string, input: unknown): SessionUpdate[] {
+    const tool = this.ensure(toolCallId, toolName);
+    const updates = this.rename(tool, toolName);
+    updates.push(...this.announce(tool));
+    if (input !== undefined) updates.push(...this.setInput(tool, input));
+    return updates;
+  }
+
+  toolUpdated(payload: ToolUpdatedPayload): SessionUpdate[] {
+    if (payload.kind === "batch" || payload.kind === "raw" || !payload.toolCallId) return [];
+    const tool = this.ensure(payload.toolCallId, payload.toolName);
+    if (payload.source || payload.parentToolCallId || payload.childSessionId) {
+      tool.meta = {
+        zcode: {
+          ...(payload.source ? { source: payload.source } : {}),
+          ...(payload.parentToolCallId ? { parentToolCallId: payload.parentToolCallId } : {}),
+          ...(payload.childSessionId ? { childSessionId: payload.childSessionId } : {}),
+        },
+      };
+    }
+    const updates = payload.toolName ? this.rename(tool, payload.toolName) : [];
+    updates.push(...this.announce(tool));
+    switch (payload.kind) {
+      case "scheduled":
+        if (payload.input !== undefined && !payload.inputOmitted) updates.push(...this.setInput(tool, payload.input));
+        return updates;
+      case "started":
+        return [...updates, ...this.setStatus(tool, "in_progress")];
+      case "progress": {
+        const text = payload.stdoutTail ?? payload.outputPreview;
+        const update: ToolCallUpdate = { toolCallId: tool.id };
+        if (tool.status !== "in_progress") {
+          tool.status = "in_progress";
+          update.status = "in_progress";
+        }
+        if (text) update.content = [...tool.diffs, textContent(text, tool.kind)];
+        return update.status || update.content ? [...updates, { sessionUpdate: "tool_call_update", ...update }] : updates;
+      }
+      case "result":
+        return [...updates, this.finish(tool, "completed", payload.result)];
+      case "error":
+        return [...updates, this.finish(tool, "failed", payload.error)];
+    }
+  }
+
+  private ensure(toolCallId: string, toolName: string | undefined): ToolRecord {
+    let tool = this.tools.get(toolCallId);
+    if (!tool) {
+      tool = {
+        id: toolCallId,
+        name: toolName,
+        input: undefined,
+        hasInput: false,
+        inputText: "",
+        announced: false,
+        status: "pending",
+        kind: toolKind(toolName),
+        title: toolTitle(toolName, undefined, this.cwd),
+        diffs: [],
+        meta: undefined,
+      };
+      this.tools.set(toolCallId, tool);
+    }
+    return tool;
+  }
+
+  private announce(tool: ToolRecord): SessionUpdate[] {
+    if (tool.announced) return [];
+    tool.announced = true;
+    const update: SessionUpdate = {
+      sessionUpdate: "tool_call",
+      toolCallId: tool.id,
+      title: tool.title,
+      kind: tool.kind,
+      status: tool.status,
+    };
+    if (tool.hasInput) {
+      update.rawInput = tool.input;
+      const locations = toolLocations(tool.name, tool.input, this.cwd);
+      if (locations) update.locations = locations;
+      if (tool.diffs.length > 0) update.content = tool.diffs;
+    }
+    if (tool.meta) update._meta = tool.meta;
+    return [update];
+  }
+
+  private rename(tool: ToolRecord, toolName: string): SessionUpdate[] {
+    if (tool.name === toolName) return [];
+    tool.name = toolName;
+    tool.kind = toolKind(toolName);
+    tool.title = toolTitle(toolName, tool.hasInput ? tool.input : undefined, this.cwd);
+    if (tool.hasInput) tool.diffs = toolDiffs(toolName, tool.input, this.cwd);
+    if (!tool.announced) return [];
+    return [{ sessionUpdate: "tool_call_update", toolCallId: tool.id, kind: tool.kind, title: tool.title }];
+  }
+
+  private setInput(tool: ToolRecord, input: unknown): SessionUpdate[] {
+    if (tool.hasInput && JSON.stringify(tool.input) === JSON.stringify(input)) return [];
+    tool.input = input;
+    tool.hasInput = true;
+    tool.title = toolTitle(tool.name, input, this.cwd);
+    tool.diffs = toolDiffs(tool.name, input, this.cwd);
+    const update: ToolCallUpdate = { toolCallId: tool.id, title: tool.title, rawInput: input };
+    const locations = toolLocations(tool.name, input, this.cwd);
+    if (locations) update.locations = locations;
+    if (tool.diffs.length > 0) update.content = tool.diffs;
+    return [{ sessionUpdate: "tool_call_update", ...update }];
+  }
+
+  private setStatus(tool: ToolRecord, status: ToolCallStatus): SessionUpdate[] {
+    if (tool.status === status) return [];
+    tool.status = status;
+    return [{ sessionUpdate: "tool_call_update", toolCallId: tool.id, status }];
+  }
+
+  private finish(tool: ToolRecord, status: "completed" | "failed", output: unknown): SessionUpdate {
+    tool.status = status;
+    const text = status === "failed" ? errorText(output) : resultText(output);
+    const content = [...tool.diffs];
+    if (text) content.push(textContent(text, status === "failed" ? "other" : tool.kind));
+    let rawOutput = output;
+    if (text && text.length > RAW_OUTPUT_TEXT_LIMIT && typeof output === "object" && output !== null) {
+      rawOutput = { ...(output as Record<string, unknown>), content: `[${text.length} characters, sent as tool content]` };
+    }
+    const update: ToolCallUpdate = { toolCallId: tool.id, status, rawOutput };
+    if (content.length > 0) update.content = content;
+    return { sessionUpdate: "tool_call_update", ...update };
+  }
+}
+
+function errorText(error: unknown): string | undefined {
+  if (typeof error === "object" && error !== null && typeof (error as { message?: unknown }).message === "string") {
+    return (error as { message: string }).message;
+  }
+  return typeof error === "string" ? error : undefined;
+}
