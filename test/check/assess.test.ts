@@ -1,0 +1,301 @@
+import { chmod, copyFile, mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { assessInstall, type AssessOptions } from "../../src/compat/assess.js";
+import type { Assessment, Manifest, StepId } from "../../src/compat/types.js";
+import { silentLogger } from "../../src/log/logger.js";
+import { createSimulatedInstall } from "./sim.js";
+import { editMember, flipOneByte, patchMetadata, writeManifest } from "./tamper.js";
+
+type Sim = Awaited<ReturnType<typeof createSimulatedInstall>>;
+const isRoot = process.getuid?.() === 0;
+const STEPS: StepId[] = ["layout", "metadata", "platform", "version", "host-artifacts", "cli-integrity"];
+
+/** the first failing step decides; everything before passed, everything after was skipped */
+function expectFailedAt(report: Assessment, step: StepId, message?: RegExp): void {
+  expect(report.supported).toBe(false);
+  expect(report.failedStep).toBe(step);
+  expect(report.steps.map((s) => s.id)).toEqual(STEPS);
+  const at = STEPS.indexOf(step);
+  expect(report.steps.map((s) => s.status)).toEqual(STEPS.map((_, i) => (i < at ? "pass" : i === at ? "fail" : "skipped")));
+  if (message) expect(report.message).toMatch(message);
+  expect(report.steps[at]!.summary).toBe(report.message);
+}
+
+/** the packed form with the plain-Node stand-in: verified up to the hashes, then the export check cannot import */
+function expectPackedExportCheckFailure(report: Assessment): void {
+  expectFailedAt(report, "host-artifacts", /^The export check failed: the ZCode executable could not import the RPC module app\.asar\/out\/host\/chunk-KGXW6KHC\.js/);
+  const evidence = report.steps[4]!.evidence!;
+  for (const key of ["sha256 out/host/index.js", "sha256 out/host/chunk-KGXW6KHC.js"]) {
+    expect(evidence[key]!.actual).toBe(evidence[key]!.expected);
+  }
+  expect(String(evidence["export check"]!.actual)).toMatch(/^import failed: /);
+}
+
+const forms = [
+  { form: "directory", packed: false },
+  { form: "packed asar", packed: true },
+];
+
+describe.each(forms)("assessment of a simulated install ($form)", ({ packed }) => {
+  let sim: Sim;
+  let work: string;
+  beforeEach(async () => {
+    sim = await createSimulatedInstall({ packed });
+    work = await mkdtemp(join(tmpdir(), "zcode-acp-assess-"));
+  });
+  afterEach(async () => {
+    await sim.cleanup();
+    await rm(work, { recursive: true, force: true });
+  });
+  const assess = (extra: AssessOptions = {}) =>
+    assessInstall({ installRoot: sim.root, manifestPath: sim.manifestPath, cacheFile: join(work, "cache.json"), logger: silentLogger, env: { ...process.env, ZCODE_ACP_MANIFEST: "", ZCODE_ACP_ZCODE_INSTALL: "" }, ...extra });
+  const manifestCopy = (): Manifest => structuredClone(sim.manifest);
+
+  it("is verified up to the export check (packed) / supported (directory)", async () => {
+    const report = await assess();
+    expect(report.appVersion).toBe("3.11.2");
+    expect(report.cliVersion).toBe("0.16.5");
+    expect(report.manifest?.artifact.id).toBe(sim.manifest.artifact.id);
+    expect(report.diagnostics.metadataSha256).toMatch(/^[0-9a-f]{64}$/);
+    if (packed) return expectPackedExportCheckFailure(report);
+    expect(report.supported).toBe(true);
+    expect(report.failedStep).toBeUndefined();
+    expect(report.steps.map((s) => s.status)).toEqual(["pass", "pass", "pass", "pass", "pass", "pass"]);
+    expect(report.cliIntegrity).toBe("verified");
+    expect(report.message).toMatch(/^ZCode 3\.11\.2 \(CLI 0\.16\.5\) at .* is verified/);
+    expect(report.paths).toMatchObject({ platform: "linux", appArchiveIsDirectory: true });
+  });
+
+  it("host index with one byte changed → host-artifacts fails with the differing hash", async () => {
+    await editMember(sim, sim.manifest.artifact.hostIndex.path, flipOneByte);
+    const report = await assess();
+    expectFailedAt(report, "host-artifacts", /SHA-256 mismatch: out\/host\/index\.js\)/);
+    const e = report.steps[4]!.evidence!["sha256 out/host/index.js"]!;
+    expect(e.expected).toBe(sim.manifest.artifact.hostIndex.sha256);
+    expect(e.actual).not.toBe(e.expected);
+    expect(report.steps[4]!.evidence!["export check"]).toBeUndefined(); // tampered code is never imported
+  });
+
+  it("RPC module changed → host-artifacts fails before any import", async () => {
+    await editMember(sim, sim.manifest.artifact.rpcModule.path, (t) => `${t}\nexport const injected = 1;\n`);
+    expectFailedAt(await assess(), "host-artifacts", /SHA-256 mismatch: out\/host\/chunk-KGXW6KHC\.js\)/);
+  });
+
+  it.each(["runtime", "entry", "source"])("metadata %s wrong → metadata fails", async (field) => {
+    await patchMetadata(sim, { [field]: "something-else" });
+    const report = await assess();
+    expectFailedAt(report, "metadata", new RegExp(`${field} is "something-else"`));
+    expect(report.steps[1]!.evidence![field]).toEqual({ expected: sim.manifest.artifact.metadata[field as "runtime"], actual: "something-else" });
+  });
+
+  it("metadata platform of another system → platform fails", async () => {
+    await patchMetadata(sim, { platform: "darwin-arm64" });
+    const report = await assess();
+    expectFailedAt(report, "platform", new RegExp(`^This ZCode build is for darwin-arm64, but this system is ${process.platform}-${process.arch}\\. Install the ZCode build for`));
+    expect(report.steps[2]!.evidence!.platform).toEqual({ expected: `${process.platform}-${process.arch}`, actual: "darwin-arm64" });
+  });
+
+  it("running on another architecture → platform fails", async () => {
+    expectFailedAt(await assess({ arch: "ia32" }), "platform", /but this system is linux-ia32/);
+  });
+
+  it("unknown app version → version fails and names the verified releases", async () => {
+    const other = await createSimulatedInstall({ packed, appVersion: "3.12.0" });
+    try {
+      const dir = join(work, "manifests");
+      await mkdir(dir);
+      const pinned = manifestCopy();
+      pinned.artifact.appVersion = "3.11.2";
+      await writeManifest(dir, "sim.json", pinned);
+      await copyFile(new URL("../../manifests/zcode-3.10.2.json", import.meta.url), join(dir, "zcode-3.10.2.json"));
+      const report = await assess({ installRoot: other.root, manifestPath: dir });
+      expectFailedAt(report, "version");
+      expect(report.message).toBe("ZCode 3.12.0 is not verified yet; verified releases: 3.10.2, 3.11.2. Install a verified release, or update zcode-acp once it verifies 3.12.0.");
+      expect(report.steps[3]!.evidence!.appVersion).toEqual({ expected: ["3.10.2", "3.11.2"], actual: "3.12.0" });
+    } finally {
+      await other.cleanup();
+    }
+  });
+
+  it("CLI version not the one of the release → version fails", async () => {
+    const m = manifestCopy();
+    m.artifact.cliVersion = "0.16.4";
+    const report = await assess({ manifestPath: await writeManifest(work, "m.json", m) });
+    expectFailedAt(report, "version", /^ZCode 3\.11\.2 reports agent CLI 0\.16\.5, but the verified ZCode 3\.11\.2 ships CLI 0\.16\.4\./);
+  });
+
+  it("two manifests for the same release → version fails as ambiguous", async () => {
+    const dir = join(work, "two");
+    await mkdir(dir);
+    await writeManifest(dir, "a.json", manifestCopy());
+    const b = manifestCopy();
+    b.artifact.id = "another-id";
+    await writeManifest(dir, "b.json", b);
+    expectFailedAt(await assess({ manifestPath: dir }), "version", /matches several manifests/);
+  });
+
+  it("a CLI symlinked outside the root → layout fails", async () => {
+    const cli = join(sim.resourcesDir, "glm", "zcode.cjs");
+    const outside = join(work, "zcode.cjs");
+    await rename(cli, outside);
+    await symlink(outside, cli);
+    const report = await assess();
+    expectFailedAt(report, "layout", /^glm\/zcode\.cjs resolves to .*, outside the install root/);
+    expect(report.steps[0]!.evidence!["glm/zcode.cjs"]!.actual).toBe(outside);
+  });
+
+  it("app.asar symlinked outside the root → layout fails", async () => {
+    const outside = join(work, "app.asar");
+    await rename(sim.appArchive, outside);
+    await symlink(outside, sim.appArchive);
+    expectFailedAt(await assess(), "layout", /^app\.asar resolves to .*, outside the install root/);
+  });
+
+  it("an install reached through a symlinked root is still itself", async () => {
+    const link = join(work, "link-to-install");
+    await symlink(sim.root, link);
+    const report = await assess({ installRoot: link });
+    expect(report.installRoot).toBe(link);
+    if (packed) expectPackedExportCheckFailure(report);
+    else expect(report.supported).toBe(true);
+  });
+
+  it("bundle metadata that is not a readable file → layout fails", async () => {
+    const meta = join(sim.resourcesDir, "glm", ".node-bundle-meta.json");
+    await rm(meta);
+    await mkdir(meta);
+    expectFailedAt(await assess(), "layout", /glm\/\.node-bundle-meta\.json is a directory, expected a readable regular file/);
+  });
+
+  it("a FIFO in place of the CLI → layout fails without blocking", async () => {
+    const cli = join(sim.resourcesDir, "glm", "zcode.cjs");
+    await rm(cli);
+    execFileSync("mkfifo", [cli]);
+    expectFailedAt(await assess(), "layout", /glm\/zcode\.cjs is not a regular file/);
+  });
+
+  it.skipIf(isRoot)("an unreadable file (mode 000) → layout fails", async () => {
+    await chmod(join(sim.resourcesDir, "glm", ".node-bundle-meta.json"), 0o000);
+    expectFailedAt(await assess(), "layout", /is not readable \(EACCES\)/);
+  });
+
+  it("missing executable → layout fails", async () => {
+    await rm(sim.executable);
+    const report = await assess();
+    expectFailedAt(report, "layout", /^The ZCode install is incomplete: zcode is missing/);
+  });
+
+  it("executable without the execute bit → layout fails", async () => {
+    await chmod(sim.executable, 0o644);
+    expectFailedAt(await assess(), "layout", /zcode is not executable/);
+  });
+
+  it("a missing install root says how to point at the install", async () => {
+    const report = await assess({ installRoot: join(work, "nowhere") });
+    expectFailedAt(report, "layout", /^No ZCode install found at .*nowhere \(missing\)\. Install ZCode there, or point zcode-acp at it with --zcode-install DIR/);
+  });
+
+  it("an unknown platform is refused before anything is read", async () => {
+    const report = await assess({ platform: "freebsd", installRoot: "/nonexistent", manifestPath: "/nonexistent/manifest.json" });
+    expectFailedAt(report, "layout", /^zcode-acp supports ZCode on darwin, linux, win32; this system is freebsd\./);
+    expect(report.installRoot).toBeUndefined();
+  });
+
+  it("a CLI that cannot report its version → version fails", async () => {
+    await writeFile(join(sim.resourcesDir, "glm", "zcode.cjs"), "throw new Error('no');\n");
+    expectFailedAt(await assess(), "version", /^Cannot read the agent CLI version: `zcode\.cjs version` exited with code 1/);
+  });
+
+  it("a malformed manifest is a configuration error naming the file and field", async () => {
+    const m = manifestCopy() as unknown as { artifact: { rpcModule: Record<string, unknown> } };
+    m.artifact.rpcModule.note = "x";
+    const file = await writeManifest(work, "bad.json", m);
+    await expect(assess({ manifestPath: file })).rejects.toMatchObject({ code: "INVALID_MANIFEST", details: { file, field: "artifact.rpcModule.note" } });
+  });
+
+  it("an artifact whose protocolId does not name its protocol is refused", async () => {
+    const m = manifestCopy();
+    m.artifact.protocolId = "zcode-task-v0";
+    const file = await writeManifest(work, "mismatch.json", m);
+    await expect(assess({ manifestPath: file })).rejects.toMatchObject({ code: "INVALID_MANIFEST", details: { file, field: "artifact.protocolId" } });
+  });
+
+  it("a repeated check hits the cache; a changed file is rehashed", async () => {
+    const first = await assess();
+    expect(first.diagnostics.cache).toMatchObject({ hits: 0, rebuilt: false });
+    expect(first.diagnostics.cache!.misses).toBeGreaterThanOrEqual(3);
+    const second = await assess();
+    // packed: a failed export check is never cached, so it is the one recomputed fact
+    expect(second.diagnostics.cache).toMatchObject({ hits: first.diagnostics.cache!.misses - (packed ? 1 : 0), misses: packed ? 1 : 0 });
+    expect(second.steps).toEqual(first.steps);
+    await editMember(sim, sim.manifest.artifact.hostIndex.path, flipOneByte);
+    const third = await assess();
+    expect(third.diagnostics.cache!.misses).toBeGreaterThanOrEqual(1);
+    expectFailedAt(third, "host-artifacts", /SHA-256 mismatch/);
+  });
+
+  it("a corrupt cache is ignored and rebuilt", async () => {
+    await writeFile(join(work, "cache.json"), "\u0000garbage{");
+    const report = await assess();
+    expect(report.diagnostics.cache).toMatchObject({ hits: 0, rebuilt: true });
+    const again = await assess();
+    expect(again.diagnostics.cache).toMatchObject({ rebuilt: false });
+    expect(again.diagnostics.cache!.hits).toBeGreaterThan(0);
+    expect(JSON.parse(await readFile(join(work, "cache.json"), "utf8"))).toMatchObject({ version: 1 });
+  });
+});
+
+describe("assessment of the directory form only (the stand-in can import it)", () => {
+  let sim: Sim;
+  let work: string;
+  beforeEach(async () => {
+    sim = await createSimulatedInstall();
+    work = await mkdtemp(join(tmpdir(), "zcode-acp-assess-"));
+  });
+  afterEach(async () => {
+    await sim.cleanup();
+    await rm(work, { recursive: true, force: true });
+  });
+  const assess = (extra: AssessOptions = {}) => assessInstall({ installRoot: sim.root, manifestPath: sim.manifestPath, cacheFile: join(work, "cache.json"), ...extra });
+  const rpcPath = () => sim.manifest.artifact.rpcModule.path;
+
+  it("a changed CLI is `modified`, a diagnostic that still allows the launch", async () => {
+    await writeFile(join(sim.resourcesDir, "glm", "zcode.cjs"), `${await readFile(join(sim.resourcesDir, "glm", "zcode.cjs"), "utf8")}\n// local patch\n`);
+    const report = await assess();
+    expect(report.supported).toBe(true);
+    expect(report.cliIntegrity).toBe("modified");
+    expect(report.steps[5]).toMatchObject({ id: "cli-integrity", status: "diagnostic" });
+    expect(report.message).toMatch(/differs from the verified build \(modified\); this does not block/);
+  });
+
+  it("a missing required export → host-artifacts fails naming the export", async () => {
+    const m = structuredClone(sim.manifest);
+    m.artifact.rpcModule.sha256 = await editMember(sim, rpcPath(), (t) => `${t.replace(/\bj\b/g, "jj")}\n`);
+    const report = await assess({ manifestPath: await writeManifest(work, "m.json", m) });
+    expectFailedAt(report, "host-artifacts", /does not provide the required exports: "j" \(service\) missing/);
+    expect(report.steps[4]!.evidence!["export j (service)"]).toEqual({ expected: "object with toService()", actual: "missing" });
+  });
+
+  it("an export of the wrong shape → host-artifacts fails", async () => {
+    const m = structuredClone(sim.manifest);
+    m.artifact.exports.service = "g";
+    const report = await assess({ manifestPath: await writeManifest(work, "m.json", m) });
+    expectFailedAt(report, "host-artifacts", /"g" \(service\) is function without toService\(\)/);
+  });
+
+  it("an RPC module symlinked outside the root → host-artifacts refuses it", async () => {
+    const file = join(sim.appArchive, rpcPath());
+    const outside = join(work, "chunk.js");
+    await rename(file, outside);
+    await symlink(outside, file);
+    expectFailedAt(await assess(), "host-artifacts", /chunk-KGXW6KHC\.js resolves to .*, outside the install root/);
+  });
+
+  it("a missing host index → host-artifacts fails", async () => {
+    await rm(join(sim.appArchive, sim.manifest.artifact.hostIndex.path));
+    expectFailedAt(await assess(), "host-artifacts", /app\.asar\/out\/host\/index\.js is missing/);
+  });
+});
