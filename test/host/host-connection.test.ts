@@ -1,0 +1,211 @@
+/**
+ * HostConnection against the simulated install, with real child processes: lazy start,
+ * allowlist, null results, semantic operations, timeouts from the one table, start-up
+ * budget and failures, frame limits, subscriptions, graceful close.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { BridgeError } from "../../src/util/errors.js";
+import { EventCollector, eventually, openConnection, processAlive, rejectionOf, type TestConnection } from "./support/connect.js";
+import { createTestInstall, readCallLog, supportedAssessment, type TestInstall } from "./support/sim.js";
+import { HostConnection } from "../../src/host/host-connection.js";
+import { silentLogger } from "../../src/log/logger.js";
+
+let install: TestInstall;
+let opened: TestConnection[] = [];
+
+beforeEach(async () => {
+  install = await createTestInstall();
+  opened = [];
+});
+
+afterEach(async () => {
+  const pids = opened.map((c) => c.host.pid).filter((p): p is number => p !== undefined);
+  await Promise.all(opened.map((c) => c.host.close()));
+  for (const pid of pids) expect(processAlive(pid), `host ${pid} left behind`).toBe(false);
+  await install.cleanup();
+});
+
+function connect(options?: Parameters<typeof openConnection>[1]): TestConnection {
+  const c = openConnection(install, options);
+  opened.push(c);
+  return c;
+}
+
+const W = { workspacePath: "/w" };
+
+async function newSession(c: TestConnection): Promise<string> {
+  const created = await c.host.call<{ session: { sessionId: string } }>("agent", "createSession", W);
+  return created.session.sessionId;
+}
+
+describe("HostConnection", () => {
+  it("starts lazily, once, for concurrent first calls", async () => {
+    const c = connect();
+    expect(c.host.incarnation).toBe(0);
+    expect(c.host.pid).toBeUndefined();
+    const [a, b] = await Promise.all([c.host.call("agent", "initialize", W), c.host.call("agent", "readWorkspaceState", W)]);
+    expect((a as { available: boolean }).available).toBe(true);
+    expect(b).toHaveProperty("workspace");
+    expect(c.host.incarnation).toBe(1);
+    expect(typeof c.host.pid).toBe("number");
+    expect(readCallLog(install.callLogPath).filter((e) => e.kind === "parent-message" && e.type === "init-local")).toHaveLength(1);
+  });
+
+  it("refuses a method outside the manifest's allowlist before it reaches the host", async () => {
+    const c = connect();
+    await c.host.call("agent", "initialize", W);
+    const error = await rejectionOf(c.host.call("agent", "deleteWorkspace", W));
+    expect(error).toBeInstanceOf(BridgeError);
+    expect(error.code).toBe("METHOD_NOT_ALLOWED");
+    expect(readCallLog(install.callLogPath).some((e) => e.method === "deleteWorkspace")).toBe(false);
+    expect(c.host.incarnation).toBe(1);
+    await expect(c.host.call("agent", "initialize", W)).resolves.toBeTruthy();
+  });
+
+  it("answers null for a void method and maps sessionId to the descriptor's key", async () => {
+    const c = connect();
+    const sessionId = await newSession(c);
+    await expect(c.host.operate("cancelGeneration", sessionId, W)).resolves.toBeNull();
+    const stop = readCallLog(install.callLogPath).find((e) => e.method === "stopGeneration");
+    expect(stop).toMatchObject({ service: "zcode-task", params: { workspacePath: "/w", taskId: sessionId } });
+  });
+
+  it("refuses an unsupported install with its message and launches nothing", async () => {
+    const c = connect();
+    const refused = new HostConnection({
+      logger: silentLogger,
+      resolveInstall: async () => ({ ...supportedAssessment(install), supported: false, failedStep: "version", message: "ZCode 9.9.9 is not supported" }),
+    });
+    const error = await rejectionOf(refused.call("agent", "initialize", W));
+    expect([error.code, error.message]).toEqual(["UNSUPPORTED_ZCODE", "ZCode 9.9.9 is not supported"]);
+    expect(refused.incarnation).toBe(0);
+    expect(readCallLog(install.callLogPath)).toEqual([]);
+    void c;
+  });
+
+  it("times out one call from the timeout table, ignores its late answer and keeps the host", async () => {
+    const c = connect({ profile: { taskChannelDelayMs: 700 }, timeouts: { "task.stopGeneration": 200 } });
+    await c.host.call("agent", "initialize", W);
+    const started = Date.now();
+    const error = await rejectionOf(c.host.call("task", "stopGeneration", { ...W, taskId: "t1" }));
+    expect(error.code).toBe("HOST_TIMEOUT");
+    expect(Date.now() - started).toBeLessThan(650);
+    // the parked call is served once the channel registers: its answer arrives late and is ignored
+    await eventually(() => c.readLog().includes("late internal channel response ignored"), 10_000, "the late answer");
+    await expect(c.host.call("task", "stopGeneration", { ...W, taskId: "t2" })).resolves.toBeNull();
+    expect(c.host.incarnation).toBe(1);
+    expect(c.exits).toEqual([]);
+  });
+
+  it("waits for a slow start-up without timing out the first call", async () => {
+    const c = connect({ profile: { startupDelayMs: 2500 }, timeouts: { "agent.initialize": 1000 } });
+    const started = Date.now();
+    await expect(c.host.call("agent", "initialize", W)).resolves.toMatchObject({ available: true });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
+  });
+
+  it("reports a start-up failure with phase and code, leaves no process, and retries on the next call", async () => {
+    const c = connect({ profile: { startupFailure: true } });
+    const error = await rejectionOf(c.host.call("agent", "initialize", W));
+    expect(error.code).toBe("HOST_START_FAILED");
+    expect(error.details).toMatchObject({ reason: "startup-failed", incarnation: 1 });
+    expect(typeof error.details?.failedPhase).toBe("string");
+    expect(typeof error.details?.errorCode).toBe("string");
+    await eventually(() => c.exits.length === 1, 5000, "the exit notification");
+    expect(c.exits[0]?.incarnation).toBe(1);
+    const again = await rejectionOf(c.host.call("agent", "initialize", W));
+    expect(again.code).toBe("HOST_START_FAILED");
+    expect(c.host.incarnation).toBe(2);
+  });
+
+  it("gives up on a host that never becomes ready within the start-up budget", async () => {
+    const c = connect({ profile: { startupDelayMs: 60_000 }, timeouts: { startup: 500 } });
+    const error = await rejectionOf(c.host.call("agent", "initialize", W));
+    expect(error.code).toBe("HOST_START_FAILED");
+    expect(error.message).toContain("500 ms");
+    await eventually(() => readCallLog(install.callLogPath).some((e) => e.kind === "exit"), 8000, "the host to exit");
+  });
+
+  it("refuses an oversized outbound frame locally and ends a subscription whose event is too large", async () => {
+    const c = connect({ frameLimitBytes: 64 * 1024 });
+    const error = await rejectionOf(c.host.call("agent", "initialize", { ...W, pad: "p".repeat(100_000) }));
+    expect(error.code).toBe("FRAME_TOO_LARGE");
+    const sessionId = await newSession(c);
+    const sink = new EventCollector();
+    await c.host.subscribe({ ...W, sessionId, deliveryKind: "desktop-continuous", includeSnapshot: true }, sink);
+    await c.host.call("agent", "sendPrompt", { ...W, sessionId, content: [{ type: "text", text: "sim:large-output bytes=200000" }] });
+    await sink.until((s) => s.ended !== undefined);
+    expect(sink.ended?.code).toBe("FRAME_TOO_LARGE");
+    expect(sink.endCount).toBe(1);
+    // the host and the channel are fine
+    expect(c.host.incarnation).toBe(1);
+    await expect(c.host.call("agent", "initialize", W)).resolves.toBeTruthy();
+  });
+
+  it("passes a large tool result of several MB under the default limit", async () => {
+    const c = connect();
+    const sessionId = await newSession(c);
+    const sink = new EventCollector();
+    await c.host.subscribe({ ...W, sessionId, deliveryKind: "desktop-continuous" }, sink);
+    await c.host.call("agent", "sendPrompt", { ...W, sessionId, content: [{ type: "text", text: "sim:large-output bytes=5000000" }] });
+    await sink.until((s) => s.sessionEventTypes().includes("turn.completed"));
+    expect(JSON.stringify(sink.events).length).toBeGreaterThan(5_000_000);
+    expect(sink.ended).toBeUndefined();
+  });
+
+  it("delivers subscription events in order and ends the subscription with null on dispose", async () => {
+    const c = connect();
+    const sessionId = await newSession(c);
+    const sink = new EventCollector();
+    const sub = await c.host.subscribe({ ...W, sessionId, deliveryKind: "desktop-continuous", includeSnapshot: true }, sink);
+    expect(sub.incarnation).toBe(1);
+    await sink.until((s) => s.events.length > 0);
+    expect((sink.events[0] as { type: string }).type).toBe("snapshot");
+    await c.host.call("agent", "sendPrompt", { ...W, sessionId, content: [{ type: "text", text: "sim:stream n=500 bytes=16" }] });
+    await sink.until((s) => s.sessionEventTypes().includes("turn.completed"));
+    const seqs = sink.events
+      .filter((e): e is { type: string; event: { seq: number } } => (e as { type: string }).type === "session.event")
+      .map((e) => e.event.seq);
+    expect(seqs.length).toBeGreaterThan(500);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    await sub.dispose();
+    expect(sink.ended).toBeNull();
+    expect(sink.endCount).toBe(1);
+    await eventually(() => readCallLog(install.callLogPath).some((e) => e.kind === "listen-dispose"), 5000, "listen-dispose");
+  });
+
+  it("holds back reading while a slow consumer is behind, without losing events", async () => {
+    const c = connect({ maxPendingDeliveries: 8 });
+    const sessionId = await newSession(c);
+    const seen: number[] = [];
+    let completed = false;
+    await c.host.subscribe({ ...W, sessionId, deliveryKind: "desktop-continuous" }, {
+      onEvent: async (event) => {
+        const e = event as { type: string; event?: { seq: number; type: string } };
+        if (e.type !== "session.event" || !e.event) return;
+        await new Promise((resolve) => setImmediate(resolve));
+        seen.push(e.event.seq);
+        if (e.event.type === "turn.completed") completed = true;
+      },
+      onEnd: () => undefined,
+    });
+    await c.host.call("agent", "sendPrompt", { ...W, sessionId, content: [{ type: "text", text: "sim:stream n=2000 bytes=8" }] });
+    await eventually(() => completed, 20_000, "turn.completed");
+    expect(seen.length).toBeGreaterThan(2000);
+    expect(new Set(seen).size).toBe(seen.length);
+  });
+
+  it("closes gracefully: dispose reaches the host, it exits 0, later calls are refused", async () => {
+    const c = connect();
+    await c.host.call("agent", "initialize", W);
+    const pid = c.host.pid as number;
+    await c.host.close();
+    expect(processAlive(pid)).toBe(false);
+    const log = readCallLog(install.callLogPath);
+    expect(log.some((e) => e.kind === "parent-message" && e.type === "dispose")).toBe(true);
+    expect(log.find((e) => e.kind === "exit")).toMatchObject({ code: 0 });
+    expect(c.exits.map((e) => e.incarnation)).toEqual([1]);
+    expect((await rejectionOf(c.host.call("agent", "initialize", W))).code).toBe("CHANNEL_CLOSED");
+    await c.host.close();
+  });
+});
