@@ -1,0 +1,170 @@
+/**
+ * Drives a simulated host without the bridge: a worker_threads Worker with a parentPort shim
+ * (host-worker.mjs) runs the install's out/host/index.js, and the test side connects with the
+ * install's own RPC module (g / i / j) over a MessageChannel.
+ */
+import { MessageChannel, Worker, type MessagePort } from "node:worker_threads";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import type { SimInstall } from "../../../fixtures/sim-install.js";
+
+const WORKER_ENTRY = fileURLToPath(new URL("./host-worker.mjs", import.meta.url));
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+export type Any = any;
+
+export interface RpcModule {
+  g: new (port: unknown) => Any;
+  i: new (protocol: unknown) => Any;
+  j: { toService(channel: unknown): Any; fromService(service: unknown): Any };
+  ChannelServer: new (protocol: unknown, ctx: unknown, options?: unknown) => Any;
+  Emitter: new (options?: unknown) => Any;
+  VSBuffer: new (bytes: Uint8Array) => { buffer: Uint8Array };
+  encodeMessage(header: unknown, body: unknown): Uint8Array;
+  decodeMessage(bytes: Uint8Array): { header: Any; body: Any };
+  serializeValue(value: unknown): Uint8Array;
+  deserializeValue(bytes: Uint8Array): Any;
+  isFlowControl(value: unknown): boolean;
+}
+
+export function rpcModulePath(install: SimInstall): string {
+  return join(install.appArchive, install.manifest.artifact.rpcModule.path);
+}
+
+export async function loadRpcModule(install: SimInstall): Promise<RpcModule> {
+  return (await import(pathToFileURL(rpcModulePath(install)).href)) as RpcModule;
+}
+
+/** Wait until `predicate` holds, re-checking whenever `subscribe`'s callback fires. */
+export function waitUntil<T>(check: () => T | undefined, subscribe: (wake: () => void) => () => void, timeoutMs: number, what: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const first = check();
+    if (first !== undefined) { resolve(first); return; }
+    const timer = setTimeout(() => { unsubscribe(); reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)); }, timeoutMs);
+    const unsubscribe = subscribe(() => {
+      const value = check();
+      if (value === undefined) return;
+      clearTimeout(timer);
+      unsubscribe();
+      resolve(value);
+    });
+  });
+}
+
+/** Wait for a condition that has no event to hook (checked every few ms, bounded). */
+export function pollUntil<T>(check: () => T | undefined | false, what: string, timeoutMs = 3000): Promise<T> {
+  return waitUntil(() => check() || undefined, (wake) => { const timer = setInterval(wake, 5); return () => clearInterval(timer); }, timeoutMs, what);
+}
+
+export interface Connection {
+  rpc: RpcModule;
+  port: MessagePort;
+  protocol: Any;
+  client: Any;
+  agent: Any;
+  task: Any;
+}
+
+export interface HarnessOptions {
+  profile?: Record<string, unknown>;
+  env?: Record<string, string>;
+  /** answer browser / media / feedback requests at once like the bridge does (default true) */
+  answerReverse?: boolean;
+}
+
+export class HostHarness {
+  readonly messages: Any[] = [];
+  readonly exited: Promise<number>;
+  stdout = "";
+  stderr = "";
+  error: Error | undefined;
+  private wakers = new Set<() => void>();
+  private exitCode: number | undefined;
+
+  private constructor(readonly install: SimInstall, readonly worker: Worker, private readonly options: HarnessOptions) {
+    worker.stdout.on("data", (chunk: Buffer) => { this.stdout += chunk.toString(); });
+    worker.stderr.on("data", (chunk: Buffer) => { this.stderr += chunk.toString(); });
+    worker.on("message", (message: Any) => {
+      this.messages.push(message);
+      if (options.answerReverse !== false) this.answerReverse(message);
+      this.wake();
+    });
+    worker.on("error", (error) => { this.error = error; this.wake(); });
+    this.exited = new Promise((resolve) => worker.on("exit", (code) => { this.exitCode = code; this.wake(); resolve(code); }));
+  }
+
+  static start(install: SimInstall, options: HarnessOptions = {}): HostHarness {
+    const env: Record<string, string> = { ...(process.env as Record<string, string>), ...install.env, ...options.env };
+    if (options.profile) env.ZCODE_SIM_PROFILE = JSON.stringify(options.profile);
+    const worker = new Worker(WORKER_ENTRY, {
+      workerData: { hostIndex: join(install.appArchive, install.manifest.artifact.hostIndex.path) },
+      env, stdout: true, stderr: true,
+    });
+    return new HostHarness(install, worker, options);
+  }
+
+  get hasExited(): boolean { return this.exitCode !== undefined; }
+
+  private wake(): void { for (const waker of [...this.wakers]) waker(); }
+
+  onChange(waker: () => void): () => void {
+    this.wakers.add(waker);
+    return () => this.wakers.delete(waker);
+  }
+
+  /** The bridge's answers (runtime contract §4 step 5). */
+  private answerReverse(message: Any): void {
+    if (typeof message?.requestId !== "string" || message.requestId === "") return;
+    if (message.type === "browser-execute-request") {
+      this.post({ type: "browser-execute-result", requestId: message.requestId, result: { ok: false, elapsedMs: 0, error: { code: "backend_unavailable", message: "Browser control is unavailable", sideEffect: "none" } } });
+    } else if (message.type === "local-media-preview-path-authorize-request") {
+      this.post({ type: "local-media-preview-path-authorize-result", requestId: message.requestId, ok: false, error: "Local media preview is unavailable" });
+    } else if (message.type === "feedback-log-archive-request") {
+      this.post({ type: "feedback-log-archive-result", requestId: message.requestId, ok: false, error: "Feedback archives are unavailable" });
+    }
+  }
+
+  post(data: unknown, ports: MessagePort[] = []): void {
+    this.worker.postMessage({ data, ports }, ports);
+  }
+
+  waitForMessage(predicate: (message: Any) => boolean, timeoutMs = 5000, what = "a host message"): Promise<Any> {
+    return waitUntil(() => this.messages.find(predicate), (w) => this.onChange(w), timeoutMs, what);
+  }
+
+  startupStates(): Any[] {
+    return this.messages.filter((m) => m.type === "database-startup-state").map((m) => m.state);
+  }
+
+  /** Post init-local with a fresh port and return the bridge-side port. */
+  init(extra: Record<string, unknown> = {}): MessagePort {
+    const { port1, port2 } = new MessageChannel();
+    this.post({ type: "init-local", deviceMid: "zcode-acp-headless", agentSpawnFallbackCwd: this.install.root, ...extra }, [port2]);
+    return port1;
+  }
+
+  /** init-local, then an RPC client through the install's own module (Initialize is awaited by the client itself). */
+  async connect(extra: Record<string, unknown> = {}): Promise<Connection> {
+    const port = this.init(extra);
+    const rpc = await loadRpcModule(this.install);
+    const protocol = new rpc.g(port);
+    const client = new rpc.i(protocol);
+    return {
+      rpc, port, protocol, client,
+      agent: rpc.j.toService(client.getChannel("zcode-agent")),
+      task: rpc.j.toService(client.getChannel("zcode-task")),
+    };
+  }
+
+  /** Graceful stop: post dispose and wait for the worker to exit. */
+  async dispose(timeoutMs = 5000): Promise<number> {
+    if (this.hasExited) return this.exited;
+    this.post({ type: "dispose" });
+    const timer = setTimeout(() => void this.worker.terminate(), timeoutMs);
+    try { return await this.exited; } finally { clearTimeout(timer); }
+  }
+
+  async terminate(): Promise<void> {
+    if (!this.hasExited) await this.worker.terminate();
+  }
+}
