@@ -71,8 +71,8 @@ export class ToolCallTracker {
   call(toolCallId: string, toolName: string, input: unknown): SessionUpdate[] {
     const tool = this.ensure(toolCallId, toolName);
     const updates = this.rename(tool, toolName);
-    updates.push(...this.announce(tool));
     if (input !== undefined) updates.push(...this.setInput(tool, input));
+    updates.push(...this.announce(tool));
     return updates;
   }
 
@@ -89,10 +89,12 @@ export class ToolCallTracker {
       };
     }
     const updates = payload.toolName ? this.rename(tool, payload.toolName) : [];
+    if (payload.kind === "scheduled" && payload.input !== undefined && !payload.inputOmitted) {
+      updates.push(...this.setInput(tool, payload.input));
+    }
     updates.push(...this.announce(tool));
     switch (payload.kind) {
       case "scheduled":
-        if (payload.input !== undefined && !payload.inputOmitted) updates.push(...this.setInput(tool, payload.input));
         return updates;
       case "started":
         return [...updates, ...this.setStatus(tool, "in_progress")];
@@ -171,6 +173,7 @@ export class ToolCallTracker {
     tool.title = toolTitle(tool.name, input, this.cwd);
     tool.diffs = toolDiffs(tool.name, input, this.cwd);
     const update: ToolCallUpdate = { toolCallId: tool.id, title: tool.title, rawInput: input };
+    if (!tool.announced) return []; // the coming tool_call carries it
     const locations = toolLocations(tool.name, input, this.cwd);
     if (locations) update.locations = locations;
     if (tool.diffs.length > 0) update.content = tool.diffs;
