@@ -5,7 +5,6 @@
  * and the bytes are read from there.
  */
 import { open, stat } from "node:fs/promises";
-import { getRawHeader } from "@electron/asar";
 import { isBridgeError } from "../util/errors.js";
 import { confinedEntry } from "./confine.js";
 import { errnoOf, installProblem } from "./install-problem.js";
@@ -131,6 +130,7 @@ async function readHeader(archiveReal: string): Promise<{ header: HeaderNode; da
   if (headerSize > MAX_HEADER_BYTES || 8 + headerSize > archiveSize) throw damaged(`header size ${headerSize} does not fit the file`);
   let raw: { header: unknown; headerSize: number };
   try {
+    const { getRawHeader } = await import("@electron/asar"); // packed archives only
     raw = getRawHeader(archiveReal);
   } catch (error) {
     throw damaged("malformed header", error);

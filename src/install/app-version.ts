@@ -4,7 +4,6 @@
  * app build (a diagnostic only).
  */
 import { readFile } from "node:fs/promises";
-import plist from "plist";
 import { describeError } from "../util/errors.js";
 import { readMember, type AppArchive } from "./app-archive.js";
 import { installProblem } from "./install-problem.js";
@@ -43,6 +42,7 @@ export async function readAppVersionFromPlist(file: string, label: string): Prom
   }
   let data: unknown;
   try {
+    const { default: plist } = await import("plist"); // darwin only
     data = plist.parse(bytes.toString("utf8"));
   } catch (error) {
     throw installProblem(`${label} is not a valid property list (${describeError(error)}). Reinstall ZCode.`, { [label]: { expected: "an XML property list", actual: "unparseable" } }, error);

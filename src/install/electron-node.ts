@@ -4,7 +4,6 @@
  * bounded; the child never inherits our stdin; NODE_OPTIONS is removed so that no preloaded code
  * of ours (or the user's) can change what the install's own code reports.
  */
-import { execa } from "execa";
 import { describeError } from "../util/errors.js";
 
 export interface ElectronNodeRun {
@@ -34,6 +33,8 @@ export function electronNodeEnv(base: NodeJS.ProcessEnv): Record<string, string>
 
 export async function runElectronNode(executable: string, args: readonly string[], options: ElectronNodeOptions): Promise<ElectronNodeRun> {
   try {
+    // loaded on first use: a check answered from the fingerprint cache starts no child process
+    const { execa } = await import("execa");
     const result = await execa(executable, args, {
       env: electronNodeEnv(options.env),
       extendEnv: false,

@@ -273,7 +273,10 @@ describe("assessment of the directory form only (the stand-in can import it)", (
 
   it("a missing required export → host-artifacts fails naming the export", async () => {
     const m = structuredClone(sim.manifest);
-    m.artifact.rpcModule.sha256 = await editMember(sim, rpcPath(), (t) => `${t.replace(/\bj\b/g, "jj")}\n`);
+    m.artifact.rpcModule.sha256 = await editMember(sim, rpcPath(), (t) => {
+      expect(t).toContain("export const j = {");
+      return t.replace("export const j = {", "const j = {");
+    });
     const report = await assess({ manifestPath: await writeManifest(work, "m.json", m) });
     expectFailedAt(report, "host-artifacts", /does not provide the required exports: "j" \(service\) missing/);
     expect(report.steps[4]!.evidence!["export j (service)"]).toEqual({ expected: "object with toService()", actual: "missing" });
@@ -297,5 +300,27 @@ describe("assessment of the directory form only (the stand-in can import it)", (
   it("a missing host index → host-artifacts fails", async () => {
     await rm(join(sim.appArchive, sim.manifest.artifact.hostIndex.path));
     expectFailedAt(await assess(), "host-artifacts", /app\.asar\/out\/host\/index\.js is missing/);
+  });
+});
+
+describe("darwin layout", () => {
+  it("reads the app version and build from Contents/Info.plist and runs ZCode Helper", async () => {
+    const sim = await createSimulatedInstall({ platform: "darwin" });
+    const work = await mkdtemp(join(tmpdir(), "zcode-acp-assess-"));
+    try {
+      // the generator writes the metadata platform of the machine it runs on; a darwin build says darwin
+      await patchMetadata(sim, { platform: `darwin-${process.arch}` });
+      const report = await assessInstall({ platform: "darwin", installRoot: sim.root, manifestPath: sim.manifestPath, cacheFile: join(work, "cache.json") });
+      expect(report.supported).toBe(true);
+      expect(report.appVersion).toBe("3.11.2");
+      expect(report.diagnostics.appBuild).toBe("3.11.2.1105");
+      expect(report.paths).toMatchObject({ platform: "darwin", executable: sim.executable, infoPlist: join(sim.root, "Contents", "Info.plist") });
+      expect(report.paths!.executable).toMatch(/Contents\/Frameworks\/ZCode Helper\.app\/Contents\/MacOS\/ZCode Helper$/);
+      await rm(join(sim.root, "Contents", "Info.plist"));
+      expectFailedAt(await assessInstall({ platform: "darwin", installRoot: sim.root, manifestPath: sim.manifestPath, cacheFile: join(work, "cache.json") }), "layout", /Contents\/Info\.plist is missing/);
+    } finally {
+      await sim.cleanup();
+      await rm(work, { recursive: true, force: true });
+    }
   });
 });

@@ -1,3 +1,2 @@
-// TEMPORARY: hand install until fixtures/sim-install.ts lands
-import { createHandSim } from "./hand-install.js";
-export const createSimulatedInstall = (o: { packed?: boolean; appVersion?: string; platform?: "linux" | "darwin"; arch?: string; archivePaddingBytes?: number } = {}) => createHandSim(o);
+// The check tests use the shared simulated-install generator of fixtures/.
+export { createSimulatedInstall } from "../../fixtures/sim-install.js";
