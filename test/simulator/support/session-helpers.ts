@@ -1,6 +1,6 @@
 /** Event collection and session helpers for simulator tests. */
 import { afterEach } from "vitest";
-import { createSimulatedInstall, type SimInstall } from "../../../fixtures/sim-install.js";
+import { createSimulatedInstall, type CallLogEntry, type SimInstall } from "../../../fixtures/sim-install.js";
 import { HostHarness, waitUntil, type Any, type Connection, type HarnessOptions } from "./host-harness.js";
 
 export const WS = "/work/project";
@@ -90,6 +90,17 @@ export async function sessionRig(options: HarnessOptions & { install?: SimInstal
     install, host, conn, sessionId, snapshot, events,
     prompt: (text: string) => conn.agent.sendPrompt({ workspacePath: WS, sessionId, content: text }),
   };
+}
+
+/** Wait until the call log satisfies `predicate` (the log is a file: re-read it every few ms, bounded). */
+export async function waitForCallLog(install: SimInstall, predicate: (entries: CallLogEntry[]) => boolean, what: string, timeoutMs = 5000): Promise<CallLogEntry[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const entries = await install.readCallLog();
+    if (predicate(entries)) return entries;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} in the call log`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 /** Send a prompt and wait for the next terminal event. */
