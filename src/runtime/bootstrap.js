@@ -42,6 +42,7 @@ let phase = "starting"; // → "running" → "stopping"
 let hostReady = false;
 let servicesConnected = false;
 let hostEnded = false;
+let rpcClosed = false;
 let exitRequested = false;
 let exitCode = 0;
 let disposeTimer;
@@ -111,6 +112,8 @@ worker.postMessage(
   [port2],
 );
 
+// registered before the RPC protocol's own listener: a closed port means the host is gone
+port1.on("close", onRpcPortClosed);
 const services = connectServices(config, port1);
 services.then(
   () => {
@@ -129,6 +132,7 @@ dispatcher = createDispatcher({
   config,
   services,
   send: (frame, force) => pipe.send(frame, force),
+  isHostGone: () => rpcClosed || hostEnded,
   onProtocolFailure: (code, message) => protocolFailure(code, message),
 });
 
@@ -143,6 +147,22 @@ function protocolFailure(code, message) {
   pipe.stopReading();
   reportHostExit({ reason: "protocol", error: { code, message } });
   shutdown(1);
+}
+
+/**
+ * The host's end of the RPC port closed. Usually the worker is dying: give its exit event a
+ * moment to report the exit code, otherwise report the closed connection ourselves.
+ */
+function onRpcPortClosed() {
+  if (phase === "stopping" || rpcClosed) return;
+  rpcClosed = true;
+  const timer = setTimeout(() => {
+    if (phase === "stopping") return;
+    reportHostExit({ reason: "rpc-closed" });
+    diag("the host closed its RPC connection");
+    shutdown(1);
+  }, 1000);
+  timer.unref();
 }
 
 /** The worker ended or threw: the host is gone. */

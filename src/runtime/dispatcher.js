@@ -42,6 +42,7 @@ function describeThrown(value) {
  * @param {{ config: ReturnType<import("./config.js").parseBootstrapConfig>,
  *   services: Promise<{ agent: object, task: object }>,
  *   send: (frame: object, force?: boolean) => "ok" | "too-large" | "invalid" | "overflow",
+ *   isHostGone: () => boolean,
  *   onProtocolFailure: (code: string, message: string) => void }} options
  */
 export function createDispatcher(options) {
@@ -87,6 +88,8 @@ export function createDispatcher(options) {
     try {
       result = await services[service][method](params.params);
     } catch (error) {
+      // the RPC connection died with the host: the host-exit frame ends this request instead
+      if (options.isHostGone()) return;
       const { message, data } = describeThrown(error);
       return refuse(id, "HOST_CALL_FAILED", message, data);
     }
