@@ -178,7 +178,7 @@ export class ChannelConnection {
   /** Fail closed with `error`: reject and end everything, destroy the streams. Idempotent. */
   fail(error: BridgeError): void {
     if (this.closeError) return;
-    this.logger.error("internal channel failed closed", { code: error.code, message: error.message });
+    this.logger.error("internal channel failed closed", { code: error.code, reason: error.message });
     this.finish(error, false);
     this.input.destroy();
     if (this.separateOutput) this.output.destroy();

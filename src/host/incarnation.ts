@@ -184,7 +184,7 @@ export class HostIncarnation {
     if (this.endError) return;
     this.endError = error;
     clearTimeout(this.startupTimer);
-    this.logger.info("ZCode host incarnation ended", { code: error.code, message: error.message });
+    this.logger.info("ZCode host incarnation ended", { code: error.code, reason: error.message });
     if (!this.isReady) this.rejectReady(error.code === "HOST_START_FAILED" ? error : this.startError(error));
     this.channel.close(error);
     this.resolveEnded(error);
