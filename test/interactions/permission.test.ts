@@ -40,6 +40,25 @@ describe("permission.request → session/request_permission → respondPermissio
     });
   });
 
+  it("marks a known tool call pending before asking (so the client has seen it)", async () => {
+    const t = makeContext();
+    t.known.set("call_42", { title: "npm test", kind: "execute" });
+    broker().handlePermission(BASH_REQUEST, t.ctx);
+    await until(() => t.client.permissions.length === 1);
+    expect(t.client.order).toEqual(["update:tool_call_update", "permission"]);
+    expect(t.updates).toEqual([{ sessionUpdate: "tool_call_update", toolCallId: "call_42", status: "pending" }]);
+  });
+
+  it("announces a tool call the engine never showed before asking about it", async () => {
+    const t = makeContext();
+    broker().handlePermission(BASH_REQUEST, t.ctx);
+    await until(() => t.client.permissions.length === 1);
+    expect(t.client.order).toEqual(["update:tool_call", "permission"]);
+    expect(t.updates).toEqual([
+      { sessionUpdate: "tool_call", toolCallId: "call_42", title: "Run shell command", kind: "execute", status: "pending", rawInput: { command: "npm test" } },
+    ]);
+  });
+
   it.each([
     ["allow_once", "allow_once"],
     ["allow_always", "allow_always"],

@@ -2,7 +2,7 @@
  * What the broker shows the client around an interaction: the tool call a permission is
  * about, the plan markdown of a plan approval, and short explanatory messages.
  */
-import type { ToolCallContent, ToolCallUpdate, ToolKind } from "@agentclientprotocol/sdk";
+import type { SessionUpdate, ToolCallContent, ToolCallUpdate, ToolKind } from "@agentclientprotocol/sdk";
 import { describeError } from "../../util/errors.js";
 import type { InteractionContext } from "./types.js";
 
@@ -27,6 +27,33 @@ export function permissionToolCall(
   if (!call.kind) call.kind = (fallback.toolName && KIND_BY_TOOL[fallback.toolName]) || "other";
   if (call.rawInput === undefined && fallback.input !== undefined) call.rawInput = fallback.input;
   return call;
+}
+
+/**
+ * Make sure the client has seen the tool call before it is asked about it: announce it
+ * (`tool_call`, pending) when the engine never did, else mark it pending (awaiting approval).
+ * `ctx.update` is ordered after every update the engine queued before, so awaiting it also
+ * keeps the question behind the tool call's earlier updates on the wire.
+ */
+export async function showToolCall(ctx: InteractionContext, call: ToolCallUpdate): Promise<void> {
+  const known = ctx.describeToolCall(call.toolCallId) !== undefined;
+  try {
+    if (known) {
+      await ctx.update({ sessionUpdate: "tool_call_update", toolCallId: call.toolCallId, status: "pending" });
+    } else {
+      const announce: SessionUpdate = {
+        sessionUpdate: "tool_call",
+        toolCallId: call.toolCallId,
+        title: call.title ?? "Tool call",
+        status: "pending",
+      };
+      if (call.kind) announce.kind = call.kind;
+      if (call.rawInput !== undefined) announce.rawInput = call.rawInput;
+      await ctx.update(announce);
+    }
+  } catch (error) {
+    ctx.logger.warn("showing the tool call failed", { sessionId: ctx.sessionId, error: describeError(error) });
+  }
 }
 
 export function textContent(text: string): ToolCallContent[] {

@@ -4,7 +4,7 @@
  */
 import type { PermissionOption, ToolCallUpdate } from "@agentclientprotocol/sdk";
 import { BridgeError, describeError } from "../../util/errors.js";
-import { permissionToolCall } from "./client-updates.js";
+import { permissionToolCall, showToolCall } from "./client-updates.js";
 import type { NativePermissionRequest } from "./native-requests.js";
 import type { PendingInteraction } from "./pending.js";
 import { findOffered, mapPermissionOptions, type OptionMapping } from "./permission-options.js";
@@ -81,10 +81,12 @@ export function startPermission(req: NativePermissionRequest, ctx: InteractionCo
     return;
   }
   const toolCall = permissionToolCall(ctx, req.toolCallId ?? `permission-${req.requestId}`, req);
-  void askPermission(ctx, pending, toolCall, mapping.offered.map((m) => m.acp), (optionId) => {
-    const chosen = findOffered(mapping, optionId);
-    return chosen ? chosen.native.optionId : undefined;
-  }, noDenyError(req));
+  const resolve = (optionId: string): string | undefined => findOffered(mapping, optionId)?.native.optionId;
+  void (async () => {
+    if (!pending.shouldAsk) return;
+    await showToolCall(ctx, toolCall);
+    await askPermission(ctx, pending, toolCall, mapping.offered.map((m) => m.acp), resolve, noDenyError(req));
+  })().catch((error: unknown) => void pending.fallBack(`internal error: ${describeError(error)}`, noDenyError(req)));
 }
 
 /**

@@ -1,0 +1,234 @@
+/**
+ * End-to-end helper for the interaction tests: spawns the BUILT CLI (`node dist/cli/main.js`)
+ * over real pipes against a simulated install, speaks ACP to it with the SDK client, records and
+ * validates every raw line (test/support/acp-transcript.ts), and lets a test script how the
+ * client answers permission requests and form elicitations.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { PassThrough, Readable, Writable } from "node:stream";
+import * as acp from "@agentclientprotocol/sdk";
+import type {
+  ClientCapabilities,
+  CreateElicitationRequest,
+  CreateElicitationResponse,
+  PromptResponse,
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+  SessionNotification,
+} from "@agentclientprotocol/sdk";
+import type { CallLogEntry, SimInstall } from "../../../fixtures/sim-install.js";
+import { Transcript } from "../../support/acp-transcript.js";
+
+const CLI = resolve(import.meta.dirname, "../../../dist/cli/main.js");
+
+export const FORM_CLIENT: ClientCapabilities = {
+  fs: { readTextFile: false, writeTextFile: false },
+  terminal: false,
+  elicitation: { form: {} },
+};
+/** what Paseo advertises today: no elicitation at all */
+export const NO_ELICITATION_CLIENT: ClientCapabilities = { fs: { readTextFile: false, writeTextFile: false }, terminal: false };
+
+export type PermissionAnswer = (params: RequestPermissionRequest, signal: AbortSignal) => Promise<RequestPermissionResponse>;
+export type ElicitationAnswer = (params: CreateElicitationRequest, signal: AbortSignal) => Promise<CreateElicitationResponse>;
+
+/** never answers on its own; answers `cancelled` (ACP rule) when the agent cancels the request */
+export const holdPermission: PermissionAnswer = (_params, signal) =>
+  new Promise((resolvePromise) => {
+    const done = (): void => resolvePromise({ outcome: { outcome: "cancelled" } });
+    if (signal.aborted) done();
+    else signal.addEventListener("abort", done, { once: true });
+  });
+
+export const choose = (optionId: string): PermissionAnswer => async () => ({ outcome: { outcome: "selected", optionId } });
+
+export const holdElicitation: ElicitationAnswer = (_params, signal) =>
+  new Promise((resolvePromise) => {
+    const done = (): void => resolvePromise({ action: "cancel" });
+    if (signal.aborted) done();
+    else signal.addEventListener("abort", done, { once: true });
+  });
+
+export class BridgeProcess {
+  readonly transcript = new Transcript();
+  readonly updates: SessionNotification[] = [];
+  readonly permissionRequests: RequestPermissionRequest[] = [];
+  readonly elicitationRequests: CreateElicitationRequest[] = [];
+  /** how the client answers; tests replace these between prompts */
+  onPermission: PermissionAnswer = holdPermission;
+  onElicitation: ElicitationAnswer = holdElicitation;
+  stderr = "";
+  private connection!: acp.ClientConnection;
+  private exited: Promise<number | null>;
+  private readonly listeners = new Set<() => void>();
+
+  private constructor(
+    readonly sim: SimInstall,
+    readonly child: ChildProcessWithoutNullStreams,
+    readonly workspace: string,
+  ) {
+    this.exited = new Promise((resolveExit) => child.once("exit", (code) => resolveExit(code)));
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (chunk: string) => {
+      this.stderr = (this.stderr + chunk).slice(-200_000);
+    });
+  }
+
+  static async start(sim: SimInstall, capabilities: ClientCapabilities, env: Record<string, string> = {}): Promise<BridgeProcess> {
+    const workspace = await mkdtemp(join(tmpdir(), "zcode-acp-ws-"));
+    const child = spawn(process.execPath, [CLI], {
+      cwd: workspace,
+      env: { ...process.env, ...sim.env, ZCODE_ACP_LOG_LEVEL: "debug", ...env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const bridge = new BridgeProcess(sim, child, workspace);
+    bridge.connect();
+    await bridge.agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: capabilities });
+    return bridge;
+  }
+
+  get agent(): acp.ClientContext {
+    return this.connection.agent;
+  }
+
+  private connect(): void {
+    const fromAgent = new PassThrough();
+    const toAgent = new PassThrough();
+    tapLines(this.child.stdout, (line) => this.record("agent", line));
+    this.child.stdout.pipe(fromAgent);
+    tapLines(toAgent, (line) => this.record("client", line));
+    toAgent.pipe(this.child.stdin);
+    const stream = acp.ndJsonStream(Writable.toWeb(toAgent), Readable.toWeb(fromAgent) as ReadableStream<Uint8Array>);
+    this.connection = acp
+      .client({ name: "interactions-e2e" })
+      .onRequest(acp.methods.client.session.requestPermission, ({ params, signal }) => {
+        this.permissionRequests.push(params);
+        this.changed();
+        return this.onPermission(params, signal);
+      })
+      .onRequest(acp.methods.client.elicitation.create, ({ params, signal }) => {
+        this.elicitationRequests.push(params);
+        this.changed();
+        return this.onElicitation(params, signal);
+      })
+      .onNotification(acp.methods.client.session.update, ({ params }) => {
+        this.updates.push(params);
+        this.changed();
+      })
+      .connect(stream);
+  }
+
+  private record(from: "agent" | "client", line: string): void {
+    this.transcript.record(from, line);
+    this.changed();
+  }
+
+  private changed(): void {
+    for (const listener of [...this.listeners]) listener();
+  }
+
+  /** resolves when `predicate` holds (checked on every ACP line / update), or rejects after `timeoutMs` */
+  waitFor(predicate: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+    if (predicate()) return Promise.resolve();
+    return new Promise((resolveWait, reject) => {
+      const timer = setTimeout(() => {
+        this.listeners.delete(check);
+        reject(new Error(`timed out waiting for ${what}\n--- stderr tail ---\n${this.stderr.slice(-3000)}`));
+      }, timeoutMs);
+      const check = (): void => {
+        if (!predicate()) return;
+        clearTimeout(timer);
+        this.listeners.delete(check);
+        resolveWait();
+      };
+      this.listeners.add(check);
+    });
+  }
+
+  async newSession(): Promise<string> {
+    const response = await this.agent.request(acp.methods.agent.session.new, { cwd: this.workspace, mcpServers: [] });
+    return response.sessionId;
+  }
+
+  prompt(sessionId: string, text: string): Promise<PromptResponse> {
+    return this.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
+  }
+
+  /** the prompt's outcome as a value: its response, or the JSON-RPC error */
+  async promptOutcome(sessionId: string, text: string): Promise<{ response?: PromptResponse; error?: acp.RequestError }> {
+    try {
+      return { response: await this.prompt(sessionId, text) };
+    } catch (error) {
+      if (error instanceof acp.RequestError) return { error };
+      throw error;
+    }
+  }
+
+  cancel(sessionId: string): Promise<void> {
+    return this.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+  }
+
+  sessionUpdates(sessionId: string): SessionNotification["update"][] {
+    return this.updates.filter((n) => n.sessionId === sessionId).map((n) => n.update);
+  }
+
+  /** the agent → client methods in wire order (requests and notifications, with update kinds) */
+  agentMethods(): string[] {
+    return this.transcript
+      .agentMessages()
+      .filter((m) => typeof m.method === "string")
+      .map((m) => (m.method === "session/update" ? `session/update:${m.params?.update?.sessionUpdate}` : m.method));
+  }
+
+  async stop(): Promise<void> {
+    this.child.stdin.end();
+    const timer = setTimeout(() => this.child.kill("SIGKILL"), 8_000);
+    await this.exited;
+    clearTimeout(timer);
+    this.connection.close();
+    await rm(this.workspace, { recursive: true, force: true });
+  }
+}
+
+function tapLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
+  let buffer = "";
+  stream.on("data", (chunk: Buffer | string) => {
+    buffer += chunk.toString();
+    let index = buffer.indexOf("\n");
+    while (index >= 0) {
+      onLine(buffer.slice(0, index));
+      buffer = buffer.slice(index + 1);
+      index = buffer.indexOf("\n");
+    }
+  });
+}
+
+// ---- the simulator's call log ----
+
+export function nativeCalls(log: CallLogEntry[], method: string): Array<Record<string, unknown>> {
+  return log.filter((e) => e.kind === "call" && e.method === method).map((e) => firstParam(e.params));
+}
+
+function firstParam(params: unknown): Record<string, unknown> {
+  const value = Array.isArray(params) ? params[0] : params;
+  return (value ?? {}) as Record<string, unknown>;
+}
+
+/** poll the call log (a file written by another process) until `predicate` holds */
+export async function waitForLog(
+  sim: SimInstall,
+  predicate: (log: CallLogEntry[]) => boolean,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<CallLogEntry[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const log = await sim.readCallLog();
+    if (predicate(log)) return log;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} in the simulator's call log`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
