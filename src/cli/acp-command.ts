@@ -1,7 +1,75 @@
+/**
+ * The default command: an ACP agent on stdio (issue 5). stdout carries ACP JSON-RPC only; logs
+ * go to stderr or --log-file. The host starts lazily on the first request that needs it and is
+ * stopped when stdin closes or on SIGTERM / SIGINT.
+ */
+import { Readable, Writable } from "node:stream";
+import * as acp from "@agentclientprotocol/sdk";
+import { createZcodeAgent } from "../acp/agent-app.js";
+import { assessInstall } from "../compat/assess.js";
+import { HostConnection } from "../host/host-connection.js";
+import { createLogger, type Logger } from "../log/logger.js";
+import { createInteractionBroker } from "../session/interactions/index.js";
+import { describeError } from "../util/errors.js";
 import type { CliOptions } from "./options.js";
+import { PACKAGE_VERSION } from "./version.js";
 
-/** The default command: an ACP agent on stdio (issue 5). */
-export async function runAcpCommand(_options: CliOptions): Promise<number> {
-  process.stderr.write("zcode-acp: the ACP agent is not implemented yet\n");
-  return 1;
+export const DEFAULT_CANCEL_GRACE_MS = 30_000;
+/** After shutdown, a last resort in case something still holds the event loop. */
+const EXIT_BACKSTOP_MS = 5_000;
+
+/** `ZCODE_ACP_CANCEL_GRACE_MS`: how long a cancelled turn may take to end natively. */
+export function cancelGraceFrom(env: NodeJS.ProcessEnv, logger: Logger): number {
+  const raw = env.ZCODE_ACP_CANCEL_GRACE_MS;
+  if (raw === undefined || raw === "") return DEFAULT_CANCEL_GRACE_MS;
+  const value = Number(raw);
+  if (Number.isInteger(value) && value > 0 && value <= 600_000) return value;
+  logger.warn("ZCODE_ACP_CANCEL_GRACE_MS must be an integer between 1 and 600000; using the default", { value: raw });
+  return DEFAULT_CANCEL_GRACE_MS;
+}
+
+export async function runAcpCommand(options: CliOptions, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const logger = createLogger({ level: options.logLevel, file: options.logFile });
+  logger.info("zcode-acp starting", { version: PACKAGE_VERSION, pid: process.pid });
+  const host = new HostConnection({
+    resolveInstall: () =>
+      assessInstall({
+        ...(options.zcodeInstall !== undefined ? { installRoot: options.zcodeInstall } : {}),
+        ...(options.manifest !== undefined ? { manifestPath: options.manifest } : {}),
+        logger,
+        env,
+      }),
+    logger,
+    env,
+  });
+  const agent = createZcodeAgent({
+    host,
+    logger,
+    createBroker: (brokerLogger) => createInteractionBroker({ logger: brokerLogger }),
+    cancelGraceMs: cancelGraceFrom(env, logger),
+  });
+  const stream = acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
+  const connection = agent.app.connect(stream);
+
+  let stopping: Promise<void> | undefined;
+  const shutdown = (reason: string): Promise<void> => {
+    stopping ??= (async () => {
+      logger.info("shutting down", { reason });
+      connection.close();
+      await agent.shutdown();
+      await host.close().catch((e) => logger.warn("host close failed", { error: describeError(e) }));
+      process.stdin.destroy();
+      setTimeout(() => process.exit(process.exitCode ?? 0), EXIT_BACKSTOP_MS).unref();
+    })();
+    return stopping;
+  };
+  const onSignal = (signal: NodeJS.Signals): void => void shutdown(signal);
+  process.once("SIGTERM", onSignal);
+  process.once("SIGINT", onSignal);
+
+  await connection.closed.catch((e) => logger.warn("ACP connection failed", { error: describeError(e) }));
+  await shutdown("stdin closed");
+  process.off("SIGTERM", onSignal);
+  process.off("SIGINT", onSignal);
+  return 0;
 }

@@ -16,14 +16,16 @@ import type { HostEvent, SessionEventEnvelope, SessionSnapshot } from "./native-
 // strictRequired is off: conditional `then: { required }` branches name properties declared one level up.
 const ajv = new Ajv({ allErrors: false, strict: true, strictRequired: false, allowUnionTypes: true });
 
-const topLevel = new Map<string, ValidateFunction>(
-  Object.entries(topLevelSchemas).map(([type, schema]) => [type, ajv.compile(schema)]),
-);
-const payloads = new Map<string, ValidateFunction>(
-  Object.entries(payloadSchemas).map(([type, schema]) => [type, ajv.compile(schema)]),
-);
-const snapshotValidator = ajv.compile(snapshotSchema);
-const envelopeValidator = ajv.compile(sessionEventEnvelopeSchema);
+/** Validators are compiled on first use: the ACP `initialize` answer must not wait for them. */
+function lazy(schema: Record<string, unknown>): () => ValidateFunction {
+  let compiled: ValidateFunction | undefined;
+  return () => (compiled ??= ajv.compile(schema));
+}
+
+const topLevel = new Map(Object.entries(topLevelSchemas).map(([type, schema]) => [type, lazy(schema)]));
+const payloads = new Map(Object.entries(payloadSchemas).map(([type, schema]) => [type, lazy(schema)]));
+const snapshotValidator = lazy(snapshotSchema);
+const envelopeValidator = lazy(sessionEventEnvelopeSchema);
 
 /**
  * Inner session.event types that are known and deliberately not translated (adr/0004).
@@ -77,7 +79,7 @@ export function parseHostEvent(raw: unknown): HostEvent {
   if (!isRecord(raw)) throw protocolError("ZCode sent a session event that is not an object");
   const type = raw.type;
   if (typeof type !== "string") throw protocolError("ZCode sent a session event without a type");
-  const validate = topLevel.get(type);
+  const validate = topLevel.get(type)?.();
   if (!validate) {
     throw protocolError(`ZCode sent an unknown top-level event type "${type}"`, { eventType: type });
   }
@@ -91,7 +93,7 @@ export function parseHostEvent(raw: unknown): HostEvent {
 
 /** Validate the payload of a translated inner type; returns it typed. Unknown types throw. */
 export function parseSessionEventPayload<T>(event: SessionEventEnvelope): T {
-  const validate = payloads.get(event.type);
+  const validate = payloads.get(event.type)?.();
   if (!validate) {
     if (event.type === "session.updated" || NO_OP_SESSION_EVENT_TYPES.has(event.type)) return event.payload as T;
     throw protocolError(`ZCode sent an unknown session event type "${event.type}"`, { eventType: event.type });
@@ -107,13 +109,14 @@ export function parseSessionEventPayload<T>(event: SessionEventEnvelope): T {
 
 /** Validate a snapshot returned by a call (createSession, resumeSession, readSession, set*). */
 export function parseSnapshot(raw: unknown, what: string): SessionSnapshot {
-  if (!snapshotValidator(raw)) {
-    throw protocolError(`ZCode returned a malformed session snapshot from ${what}: ${describeAjvError(snapshotValidator.errors)}`);
+  const validate = snapshotValidator();
+  if (!validate(raw)) {
+    throw protocolError(`ZCode returned a malformed session snapshot from ${what}: ${describeAjvError(validate.errors)}`);
   }
   return raw as SessionSnapshot;
 }
 
 /** Validate a bare session.event envelope (exposed for tests and replays). */
 export function isValidEnvelope(raw: unknown): raw is SessionEventEnvelope {
-  return envelopeValidator(raw);
+  return envelopeValidator()(raw);
 }

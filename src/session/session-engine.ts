@@ -261,9 +261,10 @@ export class SessionEngine {
       }),
       this.readSnapshot(),
     ]);
-    this.applySnapshot(snapshot, { emit: true });
+    // usage first: it records the usage key, so applying the snapshot does not repeat it
     const usage = this.state.turnUsage(snapshot, tokens);
     if (usage) void this.emit(usage);
+    this.applySnapshot(snapshot, { emit: true });
   }
 
   // ---- resynchronisation ----

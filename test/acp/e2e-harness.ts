@@ -1,0 +1,56 @@
+/**
+ * Shared setup of the end-to-end tests: one simulated install per test file, a fresh workspace
+ * directory per test, every started client closed (and checked for a clean exit) afterwards.
+ */
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll } from "vitest";
+import { createSimulatedInstall, type CallLogEntry, type SimInstall } from "../../fixtures/sim-install.js";
+import { AcpTestClient, type AcpTestClientOptions } from "../support/acp-test-client.js";
+
+export interface E2E {
+  sim(): SimInstall;
+  /** start the built CLI against the simulated install; closed after the test */
+  start(options?: Omit<AcpTestClientOptions, "env"> & { env?: Record<string, string> }): Promise<AcpTestClient>;
+  /** a fresh absolute workspace path */
+  workspace(): Promise<string>;
+  /** native calls of `method` logged by the simulated host since the file started */
+  calls(method: string): Promise<CallLogEntry[]>;
+}
+
+export function e2e(): E2E {
+  let install: SimInstall | undefined;
+  const clients: AcpTestClient[] = [];
+  beforeAll(async () => {
+    install = await createSimulatedInstall();
+  });
+  afterEach(async () => {
+    const open = clients.splice(0);
+    await Promise.all(open.map((c) => (c.child.exitCode === null && c.child.signalCode === null ? c.close().catch(() => c.kill("SIGKILL")) : undefined)));
+  });
+  afterAll(async () => {
+    await install?.cleanup();
+  });
+  return {
+    sim: () => install!,
+    async start(options = {}) {
+      const client = await AcpTestClient.start({ ...options, env: { ...install!.env, ...options.env } });
+      clients.push(client);
+      return client;
+    },
+    workspace: () => mkdtemp(join(tmpdir(), "zcode-acp-ws-")),
+    async calls(method) {
+      const log = await install!.readCallLog();
+      return log.filter((e) => e.kind === "call" && e.method === method);
+    },
+  };
+}
+
+/** Calls of `method` for one session (params.sessionId or params.taskId). */
+export function forSession(entries: CallLogEntry[], sessionId: string): CallLogEntry[] {
+  return entries.filter((e) => {
+    const p = e.params as Record<string, unknown> | undefined;
+    return p?.sessionId === sessionId || p?.taskId === sessionId;
+  });
+}

@@ -1,0 +1,137 @@
+/**
+ * Validation of raw ACP messages against the SDK's own JSON Schema, per definition (acp.md §10):
+ * the top-level schema is far too lenient, so every message is checked against the definition
+ * of its method (requests and notifications by `method`, responses through the request id).
+ * On top of the schema: exact keys for session updates (a misspelt optional field would pass
+ * the schema) and capability gating of agent → client methods.
+ */
+import { createRequire } from "node:module";
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import type { ClientCapabilities } from "@agentclientprotocol/sdk";
+
+const require = createRequire(import.meta.url);
+const SCHEMA_ID = "acp-v1";
+
+type Schema = { $defs: Record<string, any>; $id?: string };
+const schema = structuredClone(require("@agentclientprotocol/sdk/schema/v1/schema.json")) as Schema;
+schema.$id = SCHEMA_ID;
+const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+ajv.addSchema(schema);
+const compiled = new Map<string, ValidateFunction>();
+
+/** Errors of `value` against `$defs/<definition>` (empty when valid). */
+export function validateDefinition(definition: string, value: unknown): string[] {
+  if (!(definition in schema.$defs)) return [`no schema definition ${definition}`];
+  let validate = compiled.get(definition);
+  if (!validate) {
+    validate = ajv.compile({ $ref: `${SCHEMA_ID}#/$defs/${definition}` });
+    compiled.set(definition, validate);
+  }
+  if (validate(value)) return [];
+  return (validate.errors ?? []).slice(0, 5).map((e) => `${definition}${e.instancePath} ${e.message ?? "invalid"}`);
+}
+
+/** Params of requests / notifications the AGENT sends, by method. */
+export const AGENT_OUTBOUND_PARAMS: Record<string, string> = {
+  "session/update": "SessionNotification",
+  "session/request_permission": "RequestPermissionRequest",
+  "elicitation/create": "CreateElicitationRequest",
+  "elicitation/complete": "CompleteElicitationNotification",
+  "fs/read_text_file": "ReadTextFileRequest",
+  "fs/write_text_file": "WriteTextFileRequest",
+  "terminal/create": "CreateTerminalRequest",
+  "terminal/output": "TerminalOutputRequest",
+  "terminal/release": "ReleaseTerminalRequest",
+  "terminal/wait_for_exit": "WaitForTerminalExitRequest",
+  "terminal/kill": "KillTerminalRequest",
+  "$/cancel_request": "CancelRequestNotification",
+};
+
+/** Results the agent returns, by the method of the client's request. */
+export const AGENT_RESULTS: Record<string, string> = {
+  initialize: "InitializeResponse",
+  authenticate: "AuthenticateResponse",
+  logout: "LogoutResponse",
+  "session/new": "NewSessionResponse",
+  "session/load": "LoadSessionResponse",
+  "session/resume": "ResumeSessionResponse",
+  "session/list": "ListSessionsResponse",
+  "session/close": "CloseSessionResponse",
+  "session/delete": "DeleteSessionResponse",
+  "session/set_mode": "SetSessionModeResponse",
+  "session/set_config_option": "SetSessionConfigOptionResponse",
+  "session/prompt": "PromptResponse",
+};
+
+/** Params of what the CLIENT sends, by method (to check our own test traffic). */
+export const CLIENT_OUTBOUND_PARAMS: Record<string, string> = {
+  initialize: "InitializeRequest",
+  authenticate: "AuthenticateRequest",
+  "session/new": "NewSessionRequest",
+  "session/load": "LoadSessionRequest",
+  "session/resume": "ResumeSessionRequest",
+  "session/list": "ListSessionsRequest",
+  "session/close": "CloseSessionRequest",
+  "session/set_mode": "SetSessionModeRequest",
+  "session/set_config_option": "SetSessionConfigOptionRequest",
+  "session/prompt": "PromptRequest",
+  "session/cancel": "CancelNotification",
+  "$/cancel_request": "CancelRequestNotification",
+};
+
+/** Results the client returns to agent requests, by method. */
+export const CLIENT_RESULTS: Record<string, string> = {
+  "session/request_permission": "RequestPermissionResponse",
+  "elicitation/create": "CreateElicitationResponse",
+  "fs/read_text_file": "ReadTextFileResponse",
+  "fs/write_text_file": "WriteTextFileResponse",
+  "terminal/create": "CreateTerminalResponse",
+  "terminal/output": "TerminalOutputResponse",
+  "terminal/release": "ReleaseTerminalResponse",
+  "terminal/wait_for_exit": "WaitForTerminalExitResponse",
+  "terminal/kill": "KillTerminalResponse",
+};
+
+/** Allowed keys of each stable session update variant, read from the schema. */
+const UPDATE_KEYS: Map<string, Set<string>> = (() => {
+  const keys = new Map<string, Set<string>>();
+  for (const variant of schema.$defs.SessionUpdate.oneOf as any[]) {
+    const name = variant.properties.sessionUpdate.const as string;
+    const ref = (variant.allOf?.[0]?.$ref as string | undefined)?.split("/").pop();
+    const props = ref ? Object.keys(schema.$defs[ref].properties ?? {}) : [];
+    keys.set(name, new Set(["sessionUpdate", ...props]));
+  }
+  return keys;
+})();
+
+export const STABLE_UPDATE_KINDS: readonly string[] = [...UPDATE_KEYS.keys()];
+
+/** Exact-key check of one session update (misspelt fields pass the schema, not this). */
+export function checkUpdateKeys(update: Record<string, unknown>): string[] {
+  const allowed = UPDATE_KEYS.get(String(update.sessionUpdate));
+  if (!allowed) return [`unknown sessionUpdate "${String(update.sessionUpdate)}"`];
+  return Object.keys(update)
+    .filter((key) => !allowed.has(key))
+    .map((key) => `${String(update.sessionUpdate)} has a field "${key}" the stable schema does not define`);
+}
+
+/** Agent → client methods allowed only with a client capability (acp.md §12.2 #18). */
+export function capabilityProblem(method: string, params: any, caps: ClientCapabilities): string | undefined {
+  if (method === "fs/read_text_file" && !caps.fs?.readTextFile) return `${method} without fs.readTextFile`;
+  if (method === "fs/write_text_file" && !caps.fs?.writeTextFile) return `${method} without fs.writeTextFile`;
+  if (method.startsWith("terminal/") && !caps.terminal) return `${method} without terminal`;
+  if (method === "elicitation/create") {
+    const mode = params?.mode ?? "form";
+    const advertised = (caps.elicitation as Record<string, unknown> | undefined)?.[mode];
+    if (advertised === undefined || advertised === null) return `elicitation/create (${mode}) without elicitation.${mode}`;
+  }
+  if (method === "session/update") {
+    const kind = params?.update?.sessionUpdate;
+    const session = caps.session as Record<string, unknown> | undefined;
+    if (kind === "notice" && !session?.notices) return "notice update without session.notices";
+    if ((kind === "compaction_update" || kind === "compaction_summary_chunk") && !session?.compaction) {
+      return `${kind} without session.compaction`;
+    }
+  }
+  return undefined;
+}
