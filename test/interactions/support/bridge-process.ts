@@ -232,3 +232,13 @@ export async function waitForLog(
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/** native calls of one session (`taskId` on zcode-task, `sessionId` on zcode-agent) */
+export function callsFor(log: CallLogEntry[], method: string, sessionId: string): Array<Record<string, unknown>> {
+  return nativeCalls(log, method).filter((p) => p.taskId === sessionId || p.sessionId === sessionId);
+}
+
+/** `fire` entries of a top-level event type for one session */
+export function firesFor(log: CallLogEntry[], type: string, sessionId: string): CallLogEntry[] {
+  return log.filter((e) => e.kind === "fire" && e.type === type && e.sessionId === sessionId);
+}
