@@ -9,9 +9,9 @@
  * Writes its section of bench/results.md between <!-- check:start --> and <!-- check:end -->.
  */
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { cpus, tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
@@ -30,18 +30,36 @@ const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 7;
 
 interface Sample {
   ms: number;
+  /** user+sys CPU ms of the run and every process it started (Linux: cutime+cstime of this process) */
+  cpuMs: number | undefined;
   report: Assessment;
   code: number | null;
 }
 
-function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<{ ms: number; code: number | null; stdout: string }> {
+/** CPU time of all reaped descendants, in ms (fields 16+17 of /proc/self/stat, clock ticks of 10 ms) */
+function childrenCpuMs(): number | undefined {
+  try {
+    const stat = readFileSync("/proc/self/stat", "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[13]) + Number(fields[14])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<{ ms: number; cpuMs: number | undefined; code: number | null; stdout: string }> {
   return new Promise((resolve, reject) => {
+    const cpu0 = childrenCpuMs();
     const t0 = performance.now();
     const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ["ignore", "pipe", "inherit"] });
     let stdout = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
     child.on("error", reject);
-    child.on("close", (code) => resolve({ ms: performance.now() - t0, code, stdout }));
+    child.on("close", (code) => {
+      const ms = performance.now() - t0;
+      const cpu1 = childrenCpuMs();
+      resolve({ ms, cpuMs: cpu0 === undefined || cpu1 === undefined ? undefined : cpu1 - cpu0, code, stdout });
+    });
   });
 }
 
@@ -50,7 +68,7 @@ async function check(sim: SimInstall, cacheDir: string): Promise<Sample> {
   delete env.ZCODE_ACP_ZCODE_INSTALL;
   delete env.ZCODE_ACP_MANIFEST;
   const run = await runCli(["check", "--json", "--zcode-install", sim.root, "--manifest", sim.manifestPath], env);
-  return { ms: run.ms, code: run.code, report: JSON.parse(run.stdout) as Assessment };
+  return { ms: run.ms, cpuMs: run.cpuMs, code: run.code, report: JSON.parse(run.stdout) as Assessment };
 }
 
 const median = (xs: number[]) => {
@@ -80,10 +98,11 @@ async function measure(sim: SimInstall, label: string, work: string): Promise<Ro
 
 function row(r: Row): string {
   const ms = r.samples.map((s) => s.ms);
+  const cpu = r.samples.map((s) => s.cpuMs).filter((c): c is number => c !== undefined);
   const last = r.samples[r.samples.length - 1]!;
   const verdict = last.report.supported ? "supported (exit 0)" : `unsupported at ${last.report.failedStep} (exit ${String(last.code)})`;
   const cache = last.report.diagnostics.cache;
-  return `| ${r.install} | ${r.mode} | ${r.samples.length} | ${fmt(median(ms))} | ${fmt(Math.min(...ms))} | ${fmt(Math.max(...ms))} | ${cache ? `${cache.hits}/${cache.misses}` : "-"} | ${verdict} |`;
+  return `| ${r.install} | ${r.mode} | ${r.samples.length} | ${fmt(median(ms))} | ${fmt(Math.min(...ms))} | ${fmt(Math.max(...ms))} | ${cpu.length ? fmt(median(cpu)) : "-"} | ${cache ? `${cache.hits}/${cache.misses}` : "-"} | ${verdict} |`;
 }
 
 async function inProcess(sim: SimInstall, work: string): Promise<{ cold: number; cached: number }> {
@@ -125,7 +144,13 @@ async function main(): Promise<void> {
     await sha256OfRange(packed.appArchive, 0, archiveBytes);
     const wholeArchiveHashMs = performance.now() - t0;
     const startup: number[] = [];
-    for (let i = 0; i < RUNS; i++) startup.push((await runCli(["--version"], process.env)).ms);
+    const startupCpu: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const run = await runCli(["--version"], process.env);
+      startup.push(run.ms);
+      if (run.cpuMs !== undefined) startupCpu.push(run.cpuMs);
+    }
+    const load = loadavg()[0]!;
 
     const rows = [...(await measure(packed, `packed app.asar, ${(archiveBytes / 1024 / 1024).toFixed(0)} MiB`, work)), ...(await measure(dir, "app.asar directory", work))];
     const packedIn = await inProcess(packed, work);
@@ -137,15 +162,16 @@ async function main(): Promise<void> {
       `Measured ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC with \`npx tsx bench/check.ts --runs ${RUNS}\`: built CLI (\`node dist/cli/main.js check --json\`),`,
       `Node ${process.version}, ${cpus()[0]?.model ?? "unknown CPU"} × ${cpus().length} (shared with other work), ${process.platform}-${process.arch}.`,
       "Cold = a fresh, empty fingerprint cache for every run (the OS page cache is warm: the archive was just written).",
-      "Cached = the same cache dir after one filling run. Hits/misses are those of the last run.",
+      "Cached = the same cache dir after one filling run. Hits/misses are those of the last run. CPU = user+sys of the CLI and its children.",
       "",
-      "| install | mode | runs | median ms | min ms | max ms | cache hits/misses | result |",
-      "| --- | --- | --- | --- | --- | --- | --- | --- |",
+      "| install | mode | runs | wall median ms | wall min ms | wall max ms | CPU median ms | cache hits/misses | result |",
+      "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
       ...rows.map(row),
       "",
       "Reference points:",
       "",
-      `- Node start-up of the same binary (\`--version\`): median ${fmt(median(startup))} ms.`,
+      `- Node start-up of the same binary (\`--version\`): wall median ${fmt(median(startup))} ms, CPU ${startupCpu.length ? fmt(median(startupCpu)) : "-"} ms.`,
+      `- Load average at the start: ${load.toFixed(2)} on ${cpus().length} cores (other engineers' test runs); wall times are inflated by it, CPU times much less.`,
       `- In-process \`assessInstall\` (no process start-up): packed ${fmt(packedIn.cold)} ms cold → ${fmt(packedIn.cached)} ms cached; directory ${fmt(dirIn.cold)} ms cold → ${fmt(dirIn.cached)} ms cached.`,
       `- SHA-256 of the whole ${(archiveBytes / 1024 / 1024).toFixed(0)} MiB archive (what the check does NOT do): ${fmt(wholeArchiveHashMs)} ms.`,
       "- Cold cost is dominated by the two child runs of the Electron stand-in (`zcode.cjs version`, the export check); the",

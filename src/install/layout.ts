@@ -2,7 +2,7 @@
  * Install layouts of runtime contract §1: default roots and the fixed relative paths per platform.
  * Pure functions; reading and confinement happen in resolve-install.ts.
  */
-import { posix, win32 } from "node:path";
+import { join, win32 } from "node:path";
 
 export type InstallPlatform = "darwin" | "linux" | "win32";
 export const INSTALL_PLATFORMS: readonly InstallPlatform[] = ["darwin", "linux", "win32"];
@@ -54,7 +54,11 @@ export function defaultInstallRoot(platform: InstallPlatform, env: NodeJS.Proces
   }
 }
 
-/** Joins a POSIX relative layout path onto a root with the separator of the platform. */
-export function joinLayout(platform: InstallPlatform, root: string, relative: string): string {
-  return platform === "win32" ? win32.join(root, ...relative.split("/")) : posix.join(root, relative);
+/**
+ * Joins a layout path (POSIX segments) onto a root with the separator of the machine we run on:
+ * the files are opened here, so on Windows this is "\\" and elsewhere "/". (A win32 layout is only
+ * ever read on win32, or on another OS in tests of a win32-shaped simulated install.)
+ */
+export function joinLayout(root: string, relative: string): string {
+  return join(root, ...relative.split("/"));
 }

@@ -4,9 +4,9 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Assessment } from "../../src/compat/types.js";
@@ -22,9 +22,9 @@ interface Run {
   stderr: string;
 }
 
-function runCheck(args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
+function runCheck(args: string[], env: NodeJS.ProcessEnv, as?: { uid: number; gid: number }): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ["ignore", "pipe", "pipe"], ...as });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
@@ -154,5 +154,26 @@ describe("zcode-acp check (built binary)", () => {
     const run = await runCheck(["check", "--zcode-install", join(work, "none"), "--manifest", sim.manifestPath], env);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain("--zcode-install DIR");
+  });
+
+  it.each([
+    { form: "directory", packed: false, file: "glm/.node-bundle-meta.json" },
+    { form: "packed asar", packed: true, file: "app.asar" },
+  ])("an unreadable file ($file, mode 000) in the $form form: exit 1 at the layout step", async ({ packed, file }) => {
+    const other = await createSimulatedInstall({ packed });
+    try {
+      // root reads anything: then run the check as "nobody", on an install it can traverse
+      const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
+      if (asNobody) await chmod(dirname(other.root), 0o755);
+      await chmod(join(other.resourcesDir, ...file.split("/")), 0o000);
+      const run = await runCheck(["check", "--json", ...flags(other)], { ...env, ZCODE_ACP_CACHE_DIR: join(work, "nobody-cache") }, asNobody);
+      expect(run.code).toBe(1);
+      const report = JSON.parse(run.stdout) as Assessment;
+      expect(report).toMatchObject({ supported: false, failedStep: "layout" });
+      expect(report.message).toMatch(new RegExp(`^The ZCode install is damaged: ${file.replace(/\./g, "\\.")} is not readable \\(EACCES\\)`));
+      expect(report.steps[0]!.evidence![file]).toEqual({ expected: packed ? "an archive file or a directory" : "a readable regular file", actual: "not readable (EACCES)" });
+    } finally {
+      await other.cleanup();
+    }
   });
 });

@@ -30,13 +30,12 @@ describe("layouts (contract §1)", () => {
     expect(defaultInstallRoot("win32", {})).toBeUndefined();
   });
 
-  it("joins layout paths with the platform's separator", () => {
-    expect(joinLayout("win32", "C:\\Z", LAYOUTS.win32.executable)).toBe("C:\\Z\\ZCode.exe");
-    expect(joinLayout("win32", "C:\\Z", "resources/glm/zcode.cjs")).toBe("C:\\Z\\resources\\glm\\zcode.cjs");
-    expect(joinLayout("darwin", "/Applications/ZCode.app", LAYOUTS.darwin.executable)).toBe(
-      "/Applications/ZCode.app/Contents/Frameworks/ZCode Helper.app/Contents/MacOS/ZCode Helper",
+  it("joins the layout's POSIX segments with the separator of the running machine", () => {
+    expect(joinLayout("/Applications/ZCode.app", LAYOUTS.darwin.executable)).toBe(
+      join("/Applications/ZCode.app", "Contents", "Frameworks", "ZCode Helper.app", "Contents", "MacOS", "ZCode Helper"),
     );
-    expect(joinLayout("linux", "/opt/ZCode", LAYOUTS.linux.resources)).toBe("/opt/ZCode/resources");
+    expect(joinLayout("/opt/ZCode", LAYOUTS.linux.resources)).toBe(join("/opt/ZCode", "resources"));
+    expect(LAYOUTS.win32).toEqual({ executable: "ZCode.exe", resources: "resources" });
   });
 
   it("confinement compares path segments, not prefixes", () => {
