@@ -1,0 +1,177 @@
+import { describe, expect, it } from "vitest";
+import { e2e, forSession } from "./e2e-harness.js";
+
+const t = e2e();
+
+async function session(options: Parameters<typeof t.start>[0] = {}) {
+  const client = await t.start(options);
+  await client.initialize();
+  const ws = await t.workspace();
+  const { sessionId } = await client.newSession(ws);
+  return { client, sessionId, ws };
+}
+
+describe("e2e: prompt turns against the simulated host", () => {
+  it("streams text and thoughts with message ids, ends end_turn and reports usage after the turn", async () => {
+    const { client, sessionId } = await session();
+    await expect(client.prompt(sessionId, "sim:reasoning")).resolves.toEqual({ stopReason: "end_turn" });
+    const updates = client.updates(sessionId);
+    const thoughts = updates.filter((u) => u.sessionUpdate === "agent_thought_chunk");
+    const chunks = updates.filter((u) => u.sessionUpdate === "agent_message_chunk");
+    expect(thoughts.map((u) => u.content.text).join("")).toBe("Let me think about this request step by step.");
+    expect(client.text(sessionId)).toBe("Here is the considered answer.");
+    expect(new Set([...thoughts, ...chunks].map((u) => u.messageId)).size).toBe(1);
+    expect(chunks[0].messageId).toMatch(/^msg_/);
+    const usage = updates.filter((u) => u.sessionUpdate === "usage_update").at(-1);
+    expect(Number.isInteger(usage.used) && Number.isInteger(usage.size) && usage.size > 0).toBe(true);
+    expect(usage._meta.zcode.tokenUsage.totalTokens).toBeGreaterThan(0);
+    // the prompt response comes after the last update of the turn
+    const response = client.indexOf((l) => l.message.result?.stopReason === "end_turn");
+    const lastUpdate = client.transcript.lines.map((l, i) => (l.from === "agent" && l.message?.method === "session/update" ? i : -1)).reduce((a, b) => Math.max(a, b));
+    expect(response).toBeGreaterThan(lastUpdate);
+    expect(await t.calls("getTaskTokenUsage").then((c) => forSession(c, sessionId))).toHaveLength(1);
+    client.expectValid();
+  });
+
+  it("translates the Bash tool lifecycle with kind, title, rawInput, progress, rawOutput and content", async () => {
+    const { client, sessionId } = await session();
+    await client.prompt(sessionId, "sim:tool-bash");
+    const tools = client.updates(sessionId).filter((u) => u.sessionUpdate.startsWith("tool_call"));
+    expect(tools[0]).toMatchObject({ sessionUpdate: "tool_call", kind: "execute", status: "pending" });
+    const id = tools[0].toolCallId;
+    expect(tools.every((u) => u.toolCallId === id)).toBe(true);
+    expect(tools).toContainEqual(expect.objectContaining({ title: "Run `npm test`", rawInput: { command: "npm test", description: "Run the tests" } }));
+    expect(tools).toContainEqual({ sessionUpdate: "tool_call_update", toolCallId: id, status: "in_progress" });
+    expect(tools.some((u) => u.content?.[0]?.content?.text?.includes("PASS src/a.test.ts") && u.status === undefined)).toBe(true);
+    expect(tools.at(-1)).toMatchObject({
+      status: "completed",
+      rawOutput: { success: true, perf: { exitCode: 0 } },
+      content: [{ type: "content", content: { type: "text", text: "```\nPASS src/a.test.ts\nTests: 1 passed\n```" } }],
+    });
+    client.expectValid();
+  });
+
+  it("gives Edit/Write diffs and locations, Read a location line, and marks tool errors failed", async () => {
+    const { client, sessionId, ws } = await session();
+    await client.prompt(sessionId, "sim:tool-edit");
+    await client.prompt(sessionId, "sim:tool-write");
+    await client.prompt(sessionId, "sim:tool-read");
+    await client.prompt(sessionId, "sim:tool-error");
+    const updates = client.updates(sessionId);
+    const calls = updates.filter((u) => u.sessionUpdate === "tool_call");
+    expect(calls.map((u) => u.kind)).toEqual(["edit", "edit", "read", "execute"]);
+    expect(updates).toContainEqual(
+      expect.objectContaining({
+        title: "Edit src/math.js",
+        locations: [{ path: `${ws}/src/math.js` }],
+        content: [{ type: "diff", path: `${ws}/src/math.js`, oldText: "return a - b;", newText: "return a + b;" }],
+      }),
+    );
+    expect(updates).toContainEqual(
+      expect.objectContaining({ title: "Write notes/todo.md", content: [{ type: "diff", path: `${ws}/notes/todo.md`, oldText: null, newText: "# TODO\n\n- write tests\n" }] }),
+    );
+    expect(updates).toContainEqual(expect.objectContaining({ title: "Read package.json", locations: [{ path: `${ws}/package.json`, line: 1 }] }));
+    expect(updates).toContainEqual(
+      expect.objectContaining({ status: "failed", rawOutput: expect.objectContaining({ message: "Command exited with code 1" }), content: [{ type: "content", content: { type: "text", text: "Command exited with code 1" } }] }),
+    );
+    client.expectValid();
+  });
+
+  it("handles batches with omitted input, sub-agent tools and a large tool output", async () => {
+    const { client, sessionId } = await session();
+    await expect(client.prompt(sessionId, "sim:tool-batch")).resolves.toEqual({ stopReason: "end_turn" });
+    await expect(client.prompt(sessionId, "sim:subagent")).resolves.toEqual({ stopReason: "end_turn" });
+    await expect(client.prompt(sessionId, "sim:large-output bytes=3000000")).resolves.toEqual({ stopReason: "end_turn" });
+    const updates = client.updates(sessionId);
+    expect(updates).toContainEqual(expect.objectContaining({ sessionUpdate: "tool_call", title: "Read missing.txt", rawInput: { file_path: "missing.txt" } }));
+    expect(updates).toContainEqual(expect.objectContaining({ sessionUpdate: "tool_call", kind: "think", title: "Agent: Explore the repo" }));
+    expect(updates).toContainEqual(expect.objectContaining({ sessionUpdate: "tool_call", _meta: { zcode: expect.objectContaining({ source: "subagent" }) } }));
+    const large = updates.find((u) => u.status === "completed" && u.content?.[0]?.content?.text?.length > 3_000_000);
+    expect(large).toBeDefined();
+    client.expectValid();
+  });
+
+  it("publishes todos as plans, late titles as session_info_update and live context usage", async () => {
+    const { client, sessionId } = await session();
+    await client.prompt(sessionId, "sim:todos");
+    const plans = client.updates(sessionId).filter((u) => u.sessionUpdate === "plan");
+    expect(plans.map((p) => p.entries.length)).toEqual([3, 3, 0]);
+    expect(plans[1].entries[2]).toEqual({ content: "Run the test suite", status: "in_progress", priority: "low" });
+    await client.prompt(sessionId, "sim:title title=Renamed_by_the_model delay=10");
+    const info = await client.waitForUpdate(sessionId, (u) => u.sessionUpdate === "session_info_update" && u.title === "Renamed by the model");
+    expect(info.updatedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/);
+    await client.prompt(sessionId, "sim:usage");
+    const usages = client.updates(sessionId).filter((u) => u.sessionUpdate === "usage_update");
+    expect(usages.every((u) => Number.isInteger(u.used) && Number.isInteger(u.size))).toBe(true);
+    client.expectValid();
+  });
+
+  it("maps limit results to max_turn_requests and fails turn.failed, error_during_execution and unknown results", async () => {
+    const { client, sessionId } = await session();
+    for (const result of ["error_max_turns", "error_max_tool_calls", "error_max_budget"]) {
+      await expect(client.prompt(sessionId, `sim:limit result=${result}`)).resolves.toEqual({ stopReason: "max_turn_requests" });
+    }
+    await expect(client.prompt(sessionId, "sim:limit result=error_during_execution")).rejects.toMatchObject({ code: -32603, data: { code: "TURN_FAILED" } });
+    await expect(client.prompt(sessionId, "sim:turn-failed message=Quota_exceeded")).rejects.toMatchObject({ code: -32603, message: expect.stringContaining("Quota exceeded") });
+    await expect(client.prompt(sessionId, "sim:unknown-result result=weird")).rejects.toMatchObject({ data: { code: "NATIVE_PROTOCOL_ERROR" }, message: expect.stringContaining('"weird"') });
+    await expect(client.prompt(sessionId, "after the failures")).resolves.toEqual({ stopReason: "end_turn" });
+    client.expectValid();
+  });
+
+  it("fails closed on unknown event types, unknown top-level types and seq regressions, then recovers", async () => {
+    const { client, sessionId } = await session();
+    await expect(client.prompt(sessionId, "sim:unknown-event")).rejects.toMatchObject({ data: { code: "NATIVE_PROTOCOL_ERROR" }, message: expect.stringContaining('"turn.mystery"') });
+    await expect(client.prompt(sessionId, "sim:unknown-toplevel")).rejects.toMatchObject({ message: expect.stringContaining('"something.new"') });
+    await expect(client.prompt(sessionId, "sim:seq-regression")).rejects.toMatchObject({ message: expect.stringMatching(/seq \d+ .*after seq \d+/) });
+    await expect(client.prompt(sessionId, "sim:seq-regression mode=lower")).rejects.toMatchObject({ data: { code: "NATIVE_PROTOCOL_ERROR" } });
+    await expect(client.prompt(sessionId, "sim:malformed-tool")).rejects.toMatchObject({ message: expect.stringContaining('"tool.updated"') });
+    const stops = forSession(await t.calls("stopGeneration"), sessionId);
+    expect(stops).toHaveLength(5);
+    await expect(client.prompt(sessionId, "still alive?")).resolves.toEqual({ stopReason: "end_turn" });
+    expect(client.text(sessionId)).toContain("You said: still alive?");
+    client.expectValid();
+  });
+
+  it("answers a concurrent second prompt with a busy error and keeps the first running", async () => {
+    const { client, sessionId } = await session();
+    const first = client.prompt(sessionId, "sim:stream-until-cancel interval=20 max=15");
+    await client.waitForUpdate(sessionId, (u) => u.sessionUpdate === "agent_message_chunk");
+    await expect(client.prompt(sessionId, "second")).rejects.toMatchObject({ code: -32600, data: { code: "SESSION_BUSY" }, message: expect.stringMatching(/already running a prompt/) });
+    await expect(first).resolves.toEqual({ stopReason: "end_turn" });
+    expect(forSession(await t.calls("sendPrompt"), sessionId)).toHaveLength(1);
+    client.expectValid();
+  });
+
+  it("keeps late events and background turns out of the next prompt", async () => {
+    const { client, sessionId } = await session();
+    await client.prompt(sessionId, "sim:late-event delay=5");
+    await client.prompt(sessionId, "sim:background delay=5");
+    await client.prompt(sessionId, "next one");
+    await client.prompt(sessionId, "and another");
+    const text = client.text(sessionId);
+    expect(text).not.toContain("LATE TEXT");
+    expect(text).not.toContain("background build finished");
+    expect(text).toContain("You said: and another");
+    client.expectValid();
+  });
+
+  it("converts text, links, embedded resources, images and audio into host content and attachments", async () => {
+    const { client, sessionId, ws } = await session();
+    await client.prompt(sessionId, [
+      { type: "text", text: "describe these" },
+      { type: "resource_link", name: "main.ts", uri: `file://${ws}/main.ts` },
+      { type: "resource", resource: { uri: `file://${ws}/notes.md`, text: "# Notes", mimeType: "text/markdown" } },
+      { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
+      { type: "audio", data: "UklGRg==", mimeType: "audio/wav" },
+    ]);
+    const send = forSession(await t.calls("sendPrompt"), sessionId)[0]!.params as Record<string, any>;
+    expect(send.content).toBe(`describe these\n\n@${ws}/main.ts`);
+    expect(send.attachments.map((a: any) => [a.kind, a.filename, a.mimeType])).toEqual([
+      ["file", "main.ts", "application/octet-stream"],
+      ["file", "notes.md", "text/markdown"],
+      ["image", "image-1.png", "image/png"],
+      ["audio", "audio-2.wav", "audio/wav"],
+    ]);
+    client.expectValid();
+  });
+});
