@@ -149,6 +149,14 @@ describe("structured questions → form elicitation → respondElicitation", () 
     expect(b.pendingCount()).toBe(0);
   });
 
+  it("fails the turn without waiting for the host's reply to the decline (the host may finish the turn first)", async () => {
+    const t = makeContext({ capabilities: NO_ELICITATION });
+    t.host.operateResult = () => new Promise(() => {}); // the reply never comes
+    broker().handleUserInput(QUESTIONS, t.ctx);
+    await until(() => t.failures.length === 1);
+    expect(t.host.elicitationAnswers()).toEqual([{ requestId: "q_1", action: "decline", workspacePath: "/w" }]);
+  });
+
   it("a question request without valid questions → decline and the turn fails", async () => {
     for (const questions of [undefined, [], [{ question: "?", header: "h", options: [] }]]) {
       const t = makeContext();

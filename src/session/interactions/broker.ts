@@ -91,9 +91,7 @@ export function createInteractionBroker(options: InteractionBrokerOptions): Inte
           label: "question",
           fallback: { method: "elicitation", action: "decline" },
         });
-        void pending.answer({ method: "elicitation", action: "decline" }).then(() =>
-          ctx.failTurn(protocolError("user input", problem)),
-        );
+        void pending.answerAndFailTurn({ method: "elicitation", action: "decline" }, protocolError("user input", problem));
       });
       if (!req) return;
       if (req.planApproval) startPlanInput(req, ctx, registry);

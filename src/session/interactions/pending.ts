@@ -113,6 +113,17 @@ export class PendingInteraction {
     await this.end(answer, "answered", true);
   }
 
+  /**
+   * Send `answer` and fail the turn without waiting for the host's reply: once answered, the
+   * host may resume and finish the turn before its reply arrives, and the failure must win.
+   * The answer's call is issued first, so the host sees it before the engine's stopGeneration.
+   */
+  async answerAndFailTurn(answer: HostAnswer, error: BridgeError): Promise<void> {
+    const sent = this.answer(answer);
+    this.ctx.failTurn(error);
+    await sent;
+  }
+
   /** the client failed, declined or answered something unusable */
   async fallBack(why: string, ifNoFallback: BridgeError): Promise<void> {
     if (this.ended) return;

@@ -106,8 +106,8 @@ export function startPlanInput(req: NativeUserInputRequest, ctx: InteractionCont
     }
     const questions = req.questions;
     if (questions === undefined) {
-      await pending.answer({ method: "elicitation", action: "decline" });
-      ctx.failTurn(
+      await pending.answerAndFailTurn(
+        { method: "elicitation", action: "decline" },
         new BridgeError("NATIVE_PROTOCOL_ERROR", "ZCode's plan approval request carries no valid choice; the plan was not approved and the turn was stopped"),
       );
       return;
@@ -123,8 +123,7 @@ export function startPlanInput(req: NativeUserInputRequest, ctx: InteractionCont
     }
     const question = questions[0];
     if (questions.length !== 1 || !question || question.multiSelect === true) {
-      await pending.answer({ method: "elicitation", action: "decline" });
-      ctx.failTurn(unsupportedPlanForm());
+      await pending.answerAndFailTurn({ method: "elicitation", action: "decline" }, unsupportedPlanForm());
       return;
     }
     // Paseo path: one permission option per native choice (allow_once), plus a reject option.

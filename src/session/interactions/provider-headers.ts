@@ -18,21 +18,23 @@ export async function declineProviderHeaders(
   req: Pick<NativeProviderHeadersRequest, "requestId" | "providerId">,
   ctx: InteractionContext,
 ): Promise<void> {
+  let sent: Promise<unknown> = Promise.resolve();
   if (ctx.host.incarnation === ctx.incarnation) {
-    try {
-      await ctx.host.call("agent", "respondProviderRuntimeHeaders", {
+    // issued before failTurn (so the host sees it before stopGeneration), not awaited before it
+    sent = ctx.host
+      .call("agent", "respondProviderRuntimeHeaders", {
         workspacePath: ctx.workspacePath,
         sessionId: ctx.sessionId,
         requestId: req.requestId,
         response: { headersApplied: false, errorMessage: PROVIDER_HEADERS_HOST_MESSAGE },
-      });
-    } catch (error) {
-      ctx.logger.warn("provider headers: answering host failed", {
-        sessionId: ctx.sessionId,
-        requestId: req.requestId,
-        error: describeError(error),
-      });
-    }
+      })
+      .catch((error: unknown) =>
+        ctx.logger.warn("provider headers: answering host failed", {
+          sessionId: ctx.sessionId,
+          requestId: req.requestId,
+          error: describeError(error),
+        }),
+      );
   } else {
     ctx.logger.warn("provider headers: host restarted; not answered", { requestId: req.requestId });
   }
@@ -41,4 +43,5 @@ export async function declineProviderHeaders(
       details: { requestId: req.requestId, ...(req.providerId ? { providerId: req.providerId } : {}) },
     }),
   );
+  await sent;
 }

@@ -36,8 +36,8 @@ export function startQuestions(req: NativeUserInputRequest, ctx: InteractionCont
   void (async () => {
     const questions = req.questions;
     if (questions === undefined) {
-      await pending.answer({ method: "elicitation", action: "decline" });
-      ctx.failTurn(
+      await pending.answerAndFailTurn(
+        { method: "elicitation", action: "decline" },
         new BridgeError(
           "NATIVE_PROTOCOL_ERROR",
           `ZCode asked ${questionLabel(req)} without any valid choice; it was declined and the turn was stopped`,
@@ -47,8 +47,7 @@ export function startQuestions(req: NativeUserInputRequest, ctx: InteractionCont
       return;
     }
     if (!hasFormElicitation(ctx)) {
-      await pending.answer({ method: "elicitation", action: "decline" });
-      ctx.failTurn(unsupportedQuestionError(req));
+      await pending.answerAndFailTurn({ method: "elicitation", action: "decline" }, unsupportedQuestionError(req));
       return;
     }
     const toolCallId = req.toolCallId && ctx.describeToolCall(req.toolCallId) ? req.toolCallId : undefined;
