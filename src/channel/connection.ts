@@ -72,6 +72,9 @@ export class ChannelConnection {
   private readonly options: ChannelConnectionOptions;
   private readonly pending = new Map<number, PendingRequest>();
   private readonly routes = new Map<string, SubscriptionRoute>();
+  /** frames decoded but not yet handled: at most one input chunk, kept while reading is paused */
+  private readonly backlog: unknown[] = [];
+  private inputEnded = false;
   private nextRequestId = 1;
   private nextRouteNumber = 1;
   private deliveries = 0;
@@ -186,6 +189,7 @@ export class ChannelConnection {
 
   private finish(error: BridgeError, byOwner: boolean): void {
     this.closeError = error;
+    this.backlog.length = 0;
     const pending = [...this.pending.values()];
     this.pending.clear();
     for (const request of pending) {
@@ -204,15 +208,19 @@ export class ChannelConnection {
 
   private onData(chunk: Buffer): void {
     if (this.closeError) return;
-    let values: unknown[];
     try {
-      values = this.decoder.push(chunk);
+      this.backlog.push(...this.decoder.push(chunk));
     } catch (error) {
       this.fail(asBridgeError(error));
       return;
     }
-    for (const value of values) {
-      if (this.closeError) return;
+    this.drainBacklog();
+  }
+
+  /** Handle decoded frames until none is left or consumers are behind (then reading stays paused). */
+  private drainBacklog(): void {
+    while (this.backlog.length > 0 && !this.paused && !this.closeError) {
+      const value = this.backlog.shift();
       try {
         this.handleValue(value);
       } catch (error) {
@@ -220,6 +228,7 @@ export class ChannelConnection {
         return;
       }
     }
+    if (this.inputEnded && this.backlog.length === 0) this.onInputEnd();
   }
 
   private handleValue(value: unknown): void {
@@ -303,7 +312,8 @@ export class ChannelConnection {
   private resumeReading(): void {
     if (!this.paused) return;
     this.paused = false;
-    this.input.resume();
+    this.drainBacklog();
+    if (!this.paused) this.input.resume();
   }
 
   private endRoute(route: SubscriptionRoute, error: BridgeError | null): void {
@@ -316,6 +326,9 @@ export class ChannelConnection {
 
   private onInputEnd(): void {
     if (this.closeError) return;
+    this.inputEnded = true;
+    // frames still held back (reading paused) are handled first: a host-exit may be among them
+    if (this.backlog.length > 0) return;
     try {
       this.decoder.end();
     } catch (error) {

@@ -75,11 +75,6 @@ export class HostConnection implements HostClient {
     return this.current?.alive ? this.current.pid : undefined;
   }
 
-  /** true while a host is running and ready */
-  get running(): boolean {
-    return this.current?.alive === true && this.starting === undefined;
-  }
-
   async call<T = unknown>(service: ServiceName, method: string, params: Record<string, unknown>): Promise<T> {
     if (!SERVICES.includes(service)) throw new BridgeError("METHOD_NOT_ALLOWED", `unknown host service ${String(service)}`);
     if (typeof method !== "string" || method === "") throw new BridgeError("METHOD_NOT_ALLOWED", "a host method name is required");
@@ -192,7 +187,13 @@ export class HostConnection implements HostClient {
 
   private async start(previous: HostIncarnation | undefined): Promise<HostIncarnation> {
     if (previous) await previous.terminated; // one host per bridge process
-    const assessment = await this.options.resolveInstall();
+    let assessment: Assessment;
+    try {
+      assessment = await this.options.resolveInstall();
+    } catch (error) {
+      if (error instanceof BridgeError) throw error;
+      throw new BridgeError("UNSUPPORTED_ZCODE", `Cannot check the ZCode install: ${describeError(error)}`, { cause: error });
+    }
     const install = requireSupported(assessment);
     if (this.closed) throw new BridgeError("CHANNEL_CLOSED", "The host connection is closed.");
     this.launches += 1;

@@ -19,8 +19,13 @@ export interface SessionEventTarget {
 }
 
 export interface HostEventSink {
-  /** one raw host event (a top-level dynamic event: snapshot, session.event, …); not yet validated */
-  onEvent(event: unknown): void;
+  /**
+   * one raw host event (a top-level dynamic event: snapshot, session.event, …); not yet validated.
+   * May return a promise: while too many returned promises are unsettled the host client stops
+   * reading the host's channel (backpressure). A subscription whose consumer stays behind for too
+   * long is ended with CHANNEL_OVERFLOW rather than buffered without bound.
+   */
+  onEvent(event: unknown): void | Promise<void>;
   /** the subscription ended: host exit, channel failure or dispose. Called at most once. */
   onEnd(error: BridgeError | null): void;
 }

@@ -249,6 +249,28 @@ describe("ChannelConnection", () => {
     expect(seen).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 
+  it("stops handling frames in the middle of a chunk when consumers fall behind", async () => {
+    const h = harness({ maxPendingDeliveries: 3 });
+    const releases: Array<() => void> = [];
+    const seen: unknown[] = [];
+    const id = h.channel.openRoute({
+      onEvent: (e) => new Promise<void>((resolve) => void (seen.push(e), releases.push(resolve))),
+      onEnd: () => undefined,
+    });
+    // ten events and then the peer's end, all in ONE chunk
+    h.input.end(Array.from({ length: 10 }, (_, n) => `${JSON.stringify({ method: "event", params: { subscriptionId: id, event: n } })}\n`).join(""));
+    await until(() => h.channel.readingPaused);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(seen).toEqual([0, 1, 2]);
+    expect(h.channel.closed).toBe(false); // the end waits behind the held-back frames
+    await until(() => {
+      for (const release of releases.splice(0)) release();
+      return h.channel.closed;
+    });
+    expect(seen).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(h.closes.map((c) => c.error.code)).toEqual(["CHANNEL_CLOSED"]);
+  });
+
   it("refuses new requests when the peer does not read (bounded write buffer)", async () => {
     const input = new PassThrough();
     const stuck = new Writable({ highWaterMark: 16, write: () => undefined });

@@ -195,6 +195,38 @@ describe("HostConnection", () => {
     expect(new Set(seen).size).toBe(seen.length);
   });
 
+  it("ends the subscription with CHANNEL_OVERFLOW when its consumer never catches up (no unbounded queue)", async () => {
+    const c = connect({ frameLimitBytes: 16 * 1024, maxPendingDeliveries: 4 });
+    const sessionId = await newSession(c);
+    const releases: Array<() => void> = [];
+    let delivered = 0;
+    let ended: unknown;
+    await c.host.subscribe({ ...W, sessionId, deliveryKind: "desktop-continuous" }, {
+      onEvent: () => {
+        delivered += 1;
+        return new Promise<void>((resolve) => releases.push(resolve));
+      },
+      onEnd: (error) => (ended = error),
+    });
+    await c.host.call("agent", "sendPrompt", { ...W, sessionId, content: [{ type: "text", text: "sim:stream n=20000 bytes=64" }] });
+    // the host fires everything at its own pace; the bridge holds back reading meanwhile
+    await eventually(
+      () => readCallLog(install.callLogPath).some((e) => e.kind === "fire" && e.type === "turn.completed"),
+      30_000,
+      "the host to finish the turn",
+    );
+    expect(delivered).toBeLessThan(100);
+    // the consumer catches up: what was in the pipe arrives, then the end (not 20000 queued events)
+    await eventually(() => {
+      for (const release of releases.splice(0)) release();
+      return ended !== undefined;
+    }, 20_000, "the subscription to end");
+    expect((ended as BridgeError).code).toBe("CHANNEL_OVERFLOW");
+    expect(delivered).toBeLessThan(20_000);
+    expect(c.host.incarnation).toBe(1);
+    await expect(c.host.call("agent", "initialize", W)).resolves.toBeTruthy();
+  });
+
   it("closes gracefully: dispose reaches the host, it exits 0, later calls are refused", async () => {
     const c = connect();
     await c.host.call("agent", "initialize", W);

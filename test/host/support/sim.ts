@@ -62,8 +62,8 @@ export function readCallLog(path: string): CallLogEntry[] {
   } catch {
     return [];
   }
-  return text
-    .split("\n")
-    .filter((line) => line.trim() !== "")
-    .map((line) => JSON.parse(line) as CallLogEntry);
+  // the host may be writing right now: a last line without its newline is not complete yet
+  const lines = text.split("\n");
+  lines.pop();
+  return lines.filter((line) => line.trim() !== "").map((line) => JSON.parse(line) as CallLogEntry);
 }
