@@ -14,6 +14,7 @@ describe("start-up (zcode-host.md §2.6, §2.9)", () => {
     const host = startHost(install);
     const conn = await host.connect({ databaseStartupId: "st-test-1" });
     await conn.client.whenInitialized();
+    await host.waitForMessage((m) => m.type === "database-startup-state" && m.state.phase === "ready");
     const states = host.startupStates();
     expect(states.map((s) => s.phase)).toEqual(PHASES);
     for (const [k, state] of states.entries()) {
@@ -21,9 +22,9 @@ describe("start-up (zcode-host.md §2.6, §2.9)", () => {
       if (k > 0) expect(state.sequence).toBeGreaterThan(states[k - 1].sequence);
     }
     expect(states.at(-1)).toMatchObject({ databasePhase: "ready", migration: { kind: "initialize" } });
-    const logs = host.messages.filter((m) => m.type === "log").map((m) => m.message);
-    expect(logs.some((l) => l.includes("creating ChannelServer (deferInit=false)"))).toBe(true);
-    expect(logs.some((l) => l.includes("local services ready, all channels registered"))).toBe(true);
+    // parentPort and the RPC port are separate channels: wait for the log lines rather than assume their order
+    await host.waitForMessage((m) => m.type === "log" && m.message.includes("creating ChannelServer (deferInit=false)"));
+    await host.waitForMessage((m) => m.type === "log" && m.message.includes("local services ready, all channels registered"));
     await expect(conn.agent.initialize({ workspacePath: WS })).resolves.toMatchObject({ available: true });
   });
 
@@ -35,6 +36,7 @@ describe("start-up (zcode-host.md §2.6, §2.9)", () => {
     const result = await conn.agent.initialize({ workspacePath: WS });
     expect(result.available).toBe(true);
     expect(Date.now() - started).toBeGreaterThanOrEqual(380);
+    await host.waitForMessage((m) => m.type === "database-startup-state" && m.state.phase === "ready");
     expect(host.startupStates().map((s) => s.phase)).toEqual(PHASES);
   });
 
@@ -89,6 +91,7 @@ describe("strict parentPort validation (zcode-host.md §2.3, §12.1 item 2)", ()
     expect(host.startupStates()).toEqual([]);
     const conn = await host.connect();
     await conn.client.whenInitialized();
+    await host.waitForMessage((m) => m.type === "database-startup-state" && m.state.phase === "ready");
     const before = host.startupStates();
     const { port1, port2 } = new MessageChannel();
     const closed = portClosed(port1);

@@ -23,7 +23,7 @@ describe("plain and streaming scenarios", () => {
     expect(terminal.payload.tokenCount).toBeGreaterThan(0);
     expect(typeof terminal.payload.duration).toBe("number");
     await rig.events.waitFor((e) => e.type === "state.updated" && e.notification.patch.status === "idle");
-    const log = await rig.install.readCallLog();
+    const log = await waitForCallLog(rig.install, (entries) => entries.some((e) => e.kind === "fire" && e.type === "turn.completed"), "the terminal's fire entry");
     expect(log.filter((e) => e.kind === "call" && e.method === "sendPrompt")).toHaveLength(1);
     expect(log.filter((e) => e.kind === "fire" && e.top === "session.event").map((e) => e.eventSeq)).toEqual(all.map((e) => e.seq));
   });

@@ -27,10 +27,15 @@ export class EventCollector {
     return waitUntil(() => this.events.find(predicate), (w) => { this.wakers.add(w); return () => this.wakers.delete(w); }, timeoutMs, what);
   }
 
-  /** Wait until `count` events match (counting from the start). */
+  /** Wait until `count` events match (counting from the start); linear in the number of events. */
   waitForCount(predicate: (event: Any) => boolean, count: number, timeoutMs = 5000, what = "events"): Promise<Any[]> {
-    return waitUntil(() => { const hits = this.events.filter(predicate); return hits.length >= count ? hits : undefined; },
-      (w) => { this.wakers.add(w); return () => this.wakers.delete(w); }, timeoutMs, what);
+    const hits: Any[] = [];
+    let scanned = 0;
+    const check = (): Any[] | undefined => {
+      for (; scanned < this.events.length; scanned++) if (predicate(this.events[scanned])) hits.push(this.events[scanned]);
+      return hits.length >= count ? hits : undefined;
+    };
+    return waitUntil(check, (w) => { this.wakers.add(w); return () => this.wakers.delete(w); }, timeoutMs, what);
   }
 
   waitForSessionEvent(type: string, timeoutMs = 5000, after = 0): Promise<Any> {
