@@ -5,7 +5,7 @@
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll } from "vitest";
+import { afterAll, afterEach, beforeAll, onTestFailed } from "vitest";
 import { createSimulatedInstall, type CallLogEntry, type SimInstall } from "../../fixtures/sim-install.js";
 import { AcpTestClient, type AcpTestClientOptions } from "../support/acp-test-client.js";
 
@@ -37,6 +37,9 @@ export function e2e(): E2E {
     async start(options = {}) {
       const client = await AcpTestClient.start({ ...options, env: { ...install!.env, ...options.env } });
       clients.push(client);
+      onTestFailed(() => {
+        console.error(`--- CLI pid ${client.child.pid} exit ${client.child.exitCode ?? client.child.signalCode ?? "running"}, stderr tail:\n${client.stderr.slice(-4000)}`);
+      });
       return client;
     },
     workspace: () => mkdtemp(join(tmpdir(), "zcode-acp-ws-")),
