@@ -5,6 +5,7 @@
  * client answers permission requests and form elicitations.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -78,6 +79,7 @@ export class BridgeProcess {
   }
 
   static async start(sim: SimInstall, capabilities: ClientCapabilities, env: Record<string, string> = {}): Promise<BridgeProcess> {
+    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
     const workspace = await mkdtemp(join(tmpdir(), "zcode-acp-ws-"));
     const child = spawn(process.execPath, [CLI], {
       cwd: workspace,
