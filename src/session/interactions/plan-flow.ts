@@ -11,7 +11,6 @@ import type { PermissionOption } from "@agentclientprotocol/sdk";
 import { BridgeError, describeError } from "../../util/errors.js";
 import { hasFormElicitation, planToolCall, publishPlan, tellUser } from "./client-updates.js";
 import { planMarkdownOf, type NativePermissionRequest, type NativeUserInputRequest } from "./native-requests.js";
-import type { PendingInteraction } from "./pending.js";
 import { askPermission, mapOrFail, noDenyError } from "./permission-flow.js";
 import { findOffered } from "./permission-options.js";
 import { answerWithContent, askForm, askQuestionsForm } from "./question-flow.js";
