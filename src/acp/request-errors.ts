@@ -10,7 +10,8 @@ export function toRequestError(error: unknown): RequestError {
   if (!isBridgeError(error)) {
     return new RequestError(-32603, `Internal error: ${describeError(error)}`, { code: "INTERNAL" });
   }
-  const data = { code: error.code, ...(error.details ?? {}) };
+  const data: Record<string, unknown> = { code: error.code };
+  if (error.details && Object.keys(error.details).length > 0) data.details = error.details;
   switch (error.code) {
     case "AUTH_REQUIRED":
       return new RequestError(-32000, error.message, data);

@@ -7,7 +7,7 @@ import type { HostClient } from "../host/types.js";
 import type { Logger } from "../log/logger.js";
 import type { SessionListEntry, SessionSnapshot } from "../protocol/native-types.js";
 import { parseSnapshot } from "../protocol/event-validation.js";
-import { BridgeError, describeError } from "../util/errors.js";
+import { BridgeError, describeError, isBridgeError } from "../util/errors.js";
 import type { ClientPort } from "./client-port.js";
 import type { InteractionBroker } from "./interactions/types.js";
 import { SessionEngine } from "./session-engine.js";
@@ -35,6 +35,14 @@ interface InitializeResult {
   available?: boolean;
   reason?: string;
   reasonCode?: string;
+}
+
+/** A native "session not found" failure as SESSION_NOT_FOUND; anything else unchanged. */
+function notFound(error: unknown, sessionId: string): unknown {
+  if (isBridgeError(error, "HOST_CALL_FAILED") && /not found|unknown session|no such session/i.test(error.message)) {
+    return new BridgeError("SESSION_NOT_FOUND", `ZCode has no session ${sessionId} in this workspace.`, { cause: error, details: { sessionId } });
+  }
+  return error;
 }
 
 export class SessionService {
@@ -99,7 +107,10 @@ export class SessionService {
     }
     const resumeParams: Record<string, unknown> = { workspacePath: params.cwd, sessionId: params.sessionId };
     if (params.mcpServers) resumeParams.mcpServers = params.mcpServers;
-    const resumed = this.checkWorkspace(parseSnapshot(await this.deps.host.call("agent", "resumeSession", resumeParams), "resumeSession"), params.cwd);
+    const raw = await this.deps.host.call("agent", "resumeSession", resumeParams).catch((error: unknown) => {
+      throw notFound(error, params.sessionId);
+    });
+    const resumed = this.checkWorkspace(parseSnapshot(raw, "resumeSession"), params.cwd);
     const engine = await this.open(resumed);
     if (params.replay) await engine.replay(await this.read(params.sessionId, params.cwd));
     return this.opened(engine);
