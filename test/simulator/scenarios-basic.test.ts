@@ -28,6 +28,14 @@ describe("plain and streaming scenarios", () => {
     expect(log.filter((e) => e.kind === "fire" && e.top === "session.event").map((e) => e.eventSeq)).toEqual(all.map((e) => e.seq));
   });
 
+  it("sim:plain with chunks=N: the echo without the token, in N deltas", async () => {
+    const rig = await sessionRig();
+    const { turn } = await promptToEnd(rig, "sim:plain chunks=5 echo this back");
+    const deltas = turn.filter((e) => e.type === "model.streaming");
+    expect(deltas).toHaveLength(5);
+    expect(deltas.map((e) => e.payload.delta).join("")).toBe("You said: echo this back");
+  });
+
   it("reasoning: reasoning deltas before text deltas", async () => {
     const rig = await sessionRig();
     const { turn } = await promptToEnd(rig, "sim:reasoning");

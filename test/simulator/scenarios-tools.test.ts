@@ -19,12 +19,12 @@ describe("tool scenarios (zcode-host.md §5.5, §5.6, §12.2 #3-5)", () => {
   });
 
   it.each([
-    ["tool-read", "Read", { file_path: "package.json", offset: 1, limit: 200 }],
-    ["tool-edit", "Edit", { file_path: "src/math.js", old_string: "return a - b;", new_string: "return a + b;" }],
-    ["tool-write", "Write", { file_path: "notes/todo.md", content: "# TODO\n\n- write tests\n" }],
-  ])("%s: %s with its input and a result", async (scenario, toolName, input) => {
+    ["sim:tool-read", "Read", { file_path: "package.json", offset: 1, limit: 200 }],
+    ["sim:tool-edit", "Edit", { file_path: "src/math.js", old_string: "return a - b;", new_string: "return a + b;" }],
+    ["sim:tool-write", "Write", { file_path: "notes/todo.md", content: "# TODO\n\n- write tests\n" }],
+  ])("%s: %s with its input and a result", async (prompt, toolName, input) => {
     const rig = await sessionRig();
-    const { turn } = await promptToEnd(rig, `sim:${scenario}`);
+    const { turn } = await promptToEnd(rig, prompt);
     const scheduled = turn.find((e) => e.type === "tool.updated" && e.payload.kind === "scheduled").payload;
     expect(scheduled).toMatchObject({ toolName, input });
     expect(toolKinds(turn)).toEqual(["scheduled", "started", "result"]);
