@@ -1,0 +1,74 @@
+/**
+ * Real-client smoke test: acpx (a public ACP client from npm) drives the built bridge against a
+ * simulated install. Every line the bridge writes is validated against the SDK schema.
+ */
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { execa } from "execa";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSimulatedInstall, type SimInstall } from "../../fixtures/sim-install.js";
+import { CLI_PATH } from "../support/acp-test-client.js";
+import { Transcript } from "../support/acp-transcript.js";
+
+const ACPX = fileURLToPath(new URL("../../node_modules/acpx/dist/cli.js", import.meta.url));
+const TEE = fileURLToPath(new URL("./support/tee-agent.mjs", import.meta.url));
+
+let sim: SimInstall;
+beforeAll(async () => {
+  sim = await createSimulatedInstall();
+});
+afterAll(async () => {
+  await sim?.cleanup();
+});
+
+function problemsOfUnanswered(transcript: Transcript): void {
+  for (const request of transcript.unanswered("client")) transcript.problems.push(`client request never answered: ${request}`);
+  for (const request of transcript.unanswered("agent")) transcript.problems.push(`agent request never answered: ${request}`);
+}
+
+async function runAcpx(policy: "--approve-all" | "--deny-all", prompt: string) {
+  const dir = mkdtempSync(join(tmpdir(), "zcode-acp-acpx-"));
+  const agentOut = join(dir, "agent-stdout.jsonl");
+  const agent = `${process.execPath} ${TEE} ${process.execPath} ${CLI_PATH}`;
+  const result = await execa(process.execPath, [ACPX, "--agent", agent, "--cwd", dir, policy, "--format", "json", "exec", prompt], {
+    cwd: dir,
+    env: { ...sim.env, TEE_AGENT_FILE: agentOut },
+    reject: false,
+    timeout: 60_000,
+  });
+  const transcript = new Transcript();
+  const lines = readFileSync(agentOut, "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l) as { from: "client" | "agent"; raw: string });
+  for (const line of lines) transcript.record(line.from, line.raw);
+  const agentLines = lines.filter((l) => l.from === "agent").map((l) => l.raw);
+  problemsOfUnanswered(transcript);
+  return { result, agentLines, problems: transcript.problems };
+}
+
+describe("acpx smoke test", () => {
+  it("approve-all: the permission is granted, the turn ends, exit 0", async () => {
+    const { result, agentLines, problems } = await runAcpx("--approve-all", "sim:permission");
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(problems).toEqual([]);
+    expect(agentLines.some((l) => l.includes('"session/request_permission"'))).toBe(true);
+    expect(agentLines.some((l) => l.includes('"stopReason":"end_turn"'))).toBe(true);
+    const log = await sim.readCallLog();
+    const answers = log.filter((e) => e.kind === "call" && e.method === "respondPermission");
+    expect(answers).toHaveLength(1);
+    expect((answers[0]!.params as { optionId: string }).optionId).toMatch(/^allow/);
+  });
+
+  it("deny-all: the host gets a real deny once and acpx exits 5 (permission denied)", async () => {
+    const before = (await sim.readCallLog()).filter((e) => e.kind === "call" && e.method === "respondPermission").length;
+    const { result, problems } = await runAcpx("--deny-all", "sim:permission");
+    expect(result.exitCode, result.stderr).toBe(5);
+    expect(problems).toEqual([]);
+    const answers = (await sim.readCallLog()).filter((e) => e.kind === "call" && e.method === "respondPermission").slice(before);
+    expect(answers).toHaveLength(1);
+    expect((answers[0]!.params as { optionId: string }).optionId).toBe("deny");
+  });
+});
