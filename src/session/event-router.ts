@@ -147,6 +147,10 @@ export class EventRouter {
         if (typeof mode === "string" && mode !== "" && ("previousMode" in event.payload || "source" in event.payload)) {
           this.emitAll(this.state.modeChanged(mode));
         }
+        const usage = event.payload.contextUsage as { used?: unknown; size?: unknown } | undefined;
+        if (typeof usage?.used === "number" && typeof usage.size === "number" && usage.used >= 0 && usage.size > 0) {
+          this.emitAll(this.state.contextUsage(usage.used, usage.size));
+        }
         return;
       }
     }

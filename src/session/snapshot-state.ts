@@ -78,6 +78,15 @@ export class SnapshotState {
     return [{ sessionUpdate: "session_info_update", title, updatedAt: new Date(timestamp).toISOString() }];
   }
 
+  /** Context usage reported per model request (session.updated `contextUsage`). */
+  contextUsage(used: number, size: number): SessionUpdate[] {
+    const update: SessionUpdate = { sessionUpdate: "usage_update", used: Math.round(used), size: Math.round(size) };
+    const key = usageKey(update)!;
+    if (this.keys.get("usage") === key) return [];
+    this.keys.set("usage", key);
+    return [update];
+  }
+
   /** The end-of-turn usage report: always sent when context usage is known. */
   turnUsage(snapshot: SessionSnapshot, tokens: TaskTokenUsage | undefined): SessionUpdate | undefined {
     const update = usageUpdate(snapshot, tokens);

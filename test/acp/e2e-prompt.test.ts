@@ -100,7 +100,12 @@ describe("e2e: prompt turns against the simulated host", () => {
     await client.prompt(sessionId, "sim:title title=Renamed_by_the_model delay=10");
     const info = await client.waitForUpdate(sessionId, (u) => u.sessionUpdate === "session_info_update" && u.title === "Renamed by the model");
     expect(info.updatedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/);
+    const before = client.updates(sessionId).length;
     await client.prompt(sessionId, "sim:usage");
+    const turnUpdates = client.updates(sessionId).slice(before);
+    const live = turnUpdates.filter((u) => u.sessionUpdate === "usage_update" && u._meta === undefined);
+    expect(live.length).toBeGreaterThanOrEqual(2); // per model request, during the turn
+    expect(turnUpdates.at(-1)).toMatchObject({ sessionUpdate: "usage_update", _meta: { zcode: { tokenUsage: expect.any(Object) } } });
     const usages = client.updates(sessionId).filter((u) => u.sessionUpdate === "usage_update");
     expect(usages.every((u) => Number.isInteger(u.used) && Number.isInteger(u.size))).toBe(true);
     client.expectValid();
