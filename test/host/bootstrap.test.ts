@@ -4,6 +4,7 @@
  * frames, exit when the pipe closes, reverse requests answered at once.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { eventually } from "./support/connect.js";
 import { startRawBootstrap, type RawBootstrap } from "./support/raw-bootstrap.js";
 import { createTestInstall, readCallLog, type TestInstall } from "./support/sim.js";
 
@@ -170,6 +171,6 @@ describe("bootstrap", () => {
     await b.waitFor(byId(1));
     // every frame on fd 3 is one of ours; the host's console output went to stdout/stderr
     for (const frame of b.frames) expect(frame.id !== undefined || ["ready", "event", "host-exit", "subscription-end"].includes(String(frame.method))).toBe(true);
-    expect(b.stdout() + b.stderr()).toContain("[zcode-host");
+    await eventually(() => (b.stdout() + b.stderr()).includes("[zcode-host"), 5000, "host output on stdout/stderr");
   });
 });
