@@ -22,7 +22,7 @@ describe("every scenario is tested and documented", () => {
     const sources = await Promise.all((await readdir(dir)).filter((f) => f.endsWith(".test.ts") && f !== "scenario-registry.test.ts").map((f) => readFile(join(dir, f), "utf8")));
     const text = sources.join("\n");
     const names = Object.keys(registry.SCENARIOS);
-    expect(names.length).toBe(37);
+    expect(names.length).toBe(38);
     const untested = names.filter((name) => !new RegExp(`sim:${name}(?![\\w-])`).test(text));
     expect(untested).toEqual([]);
     const undocumented = names.filter((name) => !README.includes(`| \`${name}\``));

@@ -54,6 +54,22 @@ describe("plain and streaming scenarios", () => {
     expectIncreasingSeq(turn);
   });
 
+  it("bench n=N bytes=B rate=R: N deltas of exactly B bytes stamped with their index and emit time", async () => {
+    const rig = await sessionRig();
+    const before = Date.now();
+    const { turn, terminal } = await promptToEnd(rig, "sim:bench n=300 bytes=40");
+    const deltas = turn.filter((e) => e.type === "model.streaming").map((e) => e.payload.delta as string);
+    expect(deltas).toHaveLength(300);
+    expect(deltas.every((d) => d.length === 40)).toBe(true);
+    const stamps = deltas.map((d) => /^@(\d+):(\d+\.\d{3});x*$/.exec(d));
+    expect(stamps.map((m) => Number(m?.[1]))).toEqual([...Array(300).keys()]);
+    expect(Number(stamps[0]?.[2])).toBeGreaterThanOrEqual(before - 1);
+    expect(terminal.payload.response).toBe("[bench: 300 deltas of 40 bytes]");
+    const paced = await promptToEnd(rig, "sim:bench n=6 bytes=16 rate=100");
+    const times = paced.turn.filter((e) => e.type === "model.streaming").map((e) => Number(/^@\d+:(\d+\.\d+);/.exec(e.payload.delta)?.[1]));
+    expect(times.at(-1)! - times[0]!).toBeGreaterThanOrEqual(45); // 6 events at 100/s span >= 50 ms
+  });
+
   it("title: a generated title arrives after turn.completed, while idle, without a turnId", async () => {
     const rig = await sessionRig();
     const { terminal } = await promptToEnd(rig, "sim:title title=Fix_the_tests");
