@@ -25,7 +25,7 @@ function protocolError(message: string, details?: Record<string, unknown>): Brid
 }
 
 export class EventRouter {
-  private readonly translator: StreamTranslator;
+  private translator: StreamTranslator;
   /** native turns that ended or are not ours to show: their events are dropped */
   private readonly endedTurnIds = new Set<string>();
   /** native turns running without an ACP prompt (background tasks) */
@@ -56,6 +56,11 @@ export class EventRouter {
       const oldest = this.endedTurnIds.values().next().value;
       if (oldest !== undefined) this.endedTurnIds.delete(oldest);
     }
+  }
+
+  /** Drop what is known about tool calls: they belong to an ended turn. */
+  forgetTools(): void {
+    this.translator = new StreamTranslator(this.engine.workspacePath, this.engine.logger);
   }
 
   /** After a re-subscription to a restarted host: the snapshot's seq is the new baseline. */

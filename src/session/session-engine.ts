@@ -16,7 +16,7 @@ import { convertPrompt } from "./prompt-content.js";
 import { replayMessages } from "./history-replay.js";
 import { SnapshotState, type ApplyOptions } from "./snapshot-state.js";
 import { EventRouter } from "./event-router.js";
-import { MODE_OPTION_ID, MODEL_OPTION_ID, THOUGHT_LEVEL_OPTION_ID } from "./session-options.js";
+import { setSessionConfigOption, setSessionMode, type SettingsContext } from "./session-settings.js";
 import type { TurnOutcome } from "./stop-reason.js";
 
 export interface SessionEngineDeps {
@@ -233,6 +233,7 @@ export class SessionEngine {
   endTurn(turn: ActiveTurn, outcome: TurnOutcome, reportUsage: boolean): void {
     if (!turn.settle(outcome)) return;
     if (turn.turnId) this.router.turnEnded(turn.turnId);
+    this.router.forgetTools();
     void this.deps.broker.withdrawAll(this.sessionId, "turn-end").catch((e) => this.logger.warn("withdrawAll failed", { error: describeError(e) }));
     void this.finishTurn(turn, reportUsage);
   }
@@ -307,33 +308,23 @@ export class SessionEngine {
     this.needsResync = false;
   }
 
-  // ---- settings ----
+  // ---- settings (adr/0005) ----
 
-  async setMode(modeId: string): Promise<void> {
-    const mode = this.state.options.mode(modeId);
-    const raw = await this.deps.host.call("agent", "setMode", { workspacePath: this.workspacePath, sessionId: this.sessionId, mode });
-    this.applySnapshot(parseSnapshot(raw, "setMode"), { emit: true, suppress: "mode" });
+  setMode(modeId: string): Promise<void> {
+    return setSessionMode(this.settingsContext(), modeId);
   }
 
-  async setConfigOption(configId: string, value: string): Promise<SessionConfigOption[]> {
-    const where = { workspacePath: this.workspacePath, sessionId: this.sessionId };
-    let raw: unknown;
-    switch (configId) {
-      case MODEL_OPTION_ID:
-        raw = await this.deps.host.call("agent", "setModel", { ...where, model: this.state.options.modelRef(value) });
-        break;
-      case THOUGHT_LEVEL_OPTION_ID:
-        raw = await this.deps.host.call("agent", "setThoughtLevel", { ...where, thoughtLevel: this.state.options.thoughtLevel(value) });
-        break;
-      case MODE_OPTION_ID:
-        raw = await this.deps.host.call("agent", "setMode", { ...where, mode: this.state.options.mode(value) });
-        break;
-      default:
-        throw new BridgeError("INVALID_PARAMS", `Unknown config option "${configId}".`);
-    }
-    // the response carries the full list; a mode change is still announced as current_mode_update
-    this.applySnapshot(parseSnapshot(raw, `set ${configId}`), { emit: true, suppress: "config" });
-    return this.state.configOptions();
+  setConfigOption(configId: string, value: string): Promise<SessionConfigOption[]> {
+    return setSessionConfigOption(this.settingsContext(), configId, value);
+  }
+
+  private settingsContext(): SettingsContext {
+    return {
+      host: this.deps.host,
+      where: { workspacePath: this.workspacePath, sessionId: this.sessionId },
+      state: this.state,
+      apply: (snapshot, how) => this.applySnapshot(snapshot, how),
+    };
   }
 
   // ---- updates ----
