@@ -73,18 +73,3 @@ export async function createHandInstall(options: { packed?: boolean; rpcModule?:
   };
 }
 
-/** The SimInstall-shaped view of a hand install (only the fields the check tests use). */
-export interface InstallUnderTest {
-  root: string;
-  executable: string;
-  resourcesDir: string;
-  appArchive: string;
-  manifestPath: string;
-  manifest: Manifest;
-  cleanup(): Promise<void>;
-}
-
-export async function createHandSim(options: { packed?: boolean; appVersion?: string } = {}): Promise<InstallUnderTest> {
-  const h = await createHandInstall(options);
-  return { root: h.root, executable: join(h.root, "zcode"), resourcesDir: h.resources, appArchive: h.archive, manifestPath: h.manifestPath, manifest: h.manifest, cleanup: h.cleanup };
-}
