@@ -6,8 +6,6 @@
 import { parseCli, USAGE, type CliOptions } from "./options.js";
 import { PACKAGE_VERSION } from "./version.js";
 import { isBridgeError, describeError } from "../util/errors.js";
-import { runCheckCommand } from "./check-command.js";
-import { runAcpCommand } from "./acp-command.js";
 
 async function main(): Promise<number> {
   let options: CliOptions;
@@ -24,10 +22,11 @@ async function main(): Promise<number> {
     case "version":
       process.stdout.write(`zcode-acp ${PACKAGE_VERSION}\n`);
       return 0;
+    // each command loads only its own modules: start-up time is part of the product
     case "check":
-      return runCheckCommand(options);
+      return (await import("./check-command.js")).runCheckCommand(options);
     case "acp":
-      return runAcpCommand(options);
+      return (await import("./acp-command.js")).runAcpCommand(options);
   }
 }
 
