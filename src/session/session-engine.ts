@@ -18,6 +18,7 @@ import { SnapshotState, type ApplyOptions } from "./snapshot-state.js";
 import { EventRouter } from "./event-router.js";
 import { setSessionConfigOption, setSessionMode, type SettingsContext } from "./session-settings.js";
 import type { TurnOutcome } from "./stop-reason.js";
+import { SIGN_IN_MESSAGE } from "./sign-in.js";
 
 export interface SessionEngineDeps {
   host: HostClient;
@@ -36,6 +37,15 @@ function isRunning(snapshot: SessionSnapshot): boolean {
 
 function toBridgeError(error: unknown, code: "HOST_CALL_FAILED" | "INTERNAL" = "HOST_CALL_FAILED"): BridgeError {
   return isBridgeError(error) ? error : new BridgeError(code, describeError(error), { cause: error });
+}
+
+/** A sendPrompt refusal; "no usable provider" (signed out meanwhile) becomes AUTH_REQUIRED. */
+function sendFailure(error: unknown): BridgeError {
+  const wrapped = toBridgeError(error);
+  if (wrapped.code === "HOST_CALL_FAILED" && /provider_not_ready|no usable provider/i.test(`${wrapped.message} ${JSON.stringify(wrapped.details ?? {})}`)) {
+    return new BridgeError("AUTH_REQUIRED", SIGN_IN_MESSAGE, { cause: error });
+  }
+  return wrapped;
 }
 
 export class SessionEngine {
@@ -184,7 +194,7 @@ export class SessionEngine {
     } catch (error) {
       if (!turn.settled) {
         this.needsResync = true;
-        this.endTurn(turn, turn.cancelRequested ? { stopReason: "cancelled" } : { error: toBridgeError(error) }, false);
+        this.endTurn(turn, turn.cancelRequested ? { stopReason: "cancelled" } : { error: sendFailure(error) }, false);
       }
     }
     return turn.result;

@@ -11,6 +11,7 @@ import { BridgeError, describeError, isBridgeError } from "../util/errors.js";
 import type { ClientPort } from "./client-port.js";
 import type { InteractionBroker } from "./interactions/types.js";
 import { SessionEngine } from "./session-engine.js";
+import { SIGN_IN_MESSAGE } from "./sign-in.js";
 
 export interface SessionServiceDeps {
   host: HostClient;
@@ -28,8 +29,7 @@ export interface OpenedSession {
   afterResponse(): void;
 }
 
-export const SIGN_IN_MESSAGE =
-  "ZCode has no usable model provider. Open the ZCode desktop app, sign in (or set up a provider), then try again.";
+export { SIGN_IN_MESSAGE };
 
 interface InitializeResult {
   available?: boolean;

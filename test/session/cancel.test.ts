@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { openSession, setup } from "./harness.js";
+import { openSession, setup, until } from "./harness.js";
 
 const stops = (h: ReturnType<typeof setup>) => h.host.operations.filter((o) => o.operation === "cancelGeneration");
 
@@ -30,7 +30,7 @@ describe("session engine: cancel", () => {
       s.currentTurnId = undefined;
     };
     const turn = engine.prompt([{ type: "text", text: "go" }]);
-    await h.client.waitFor(() => h.host.callsOf("sendPrompt").length === 1);
+    await until(() => h.host.callsOf("sendPrompt").length === 1);
     engine.cancel();
     await expect(turn).resolves.toEqual({ stopReason: "cancelled" });
   });
@@ -59,10 +59,7 @@ describe("session engine: cancel", () => {
     h.client.clear();
     const readsBefore = h.host.callsOf("readSession").length;
     const second = engine.prompt([{ type: "text", text: "again" }]);
-    await new Promise<void>((resolve) => {
-      const check = (): void => (h.host.callsOf("readSession").length > readsBefore ? resolve() : void setImmediate(check));
-      check();
-    });
+    await until(() => h.host.callsOf("readSession").length > readsBefore);
     expect(h.host.callsOf("sendPrompt")).toHaveLength(1);
     native.event("model.streaming", { kind: "text_delta", delta: "late of the old turn" }, { turnId: stuckTurn });
     native.complete("cancelled");
@@ -77,7 +74,7 @@ describe("session engine: cancel", () => {
     h.host.script.onPrompt = (s) => void s.startTurn();
     h.host.script.onStop = () => undefined;
     const first = engine.prompt([{ type: "text", text: "go" }]);
-    await h.client.waitFor(() => h.host.callsOf("sendPrompt").length === 1);
+    await until(() => h.host.callsOf("sendPrompt").length === 1);
     engine.cancel();
     await expect(first).resolves.toEqual({ stopReason: "cancelled" });
     await expect(engine.prompt([{ type: "text", text: "again" }])).rejects.toMatchObject({ code: "SESSION_BUSY" });
@@ -118,7 +115,7 @@ describe("session engine: cancel", () => {
       s.raw({ type: "permission.request", request: { requestId: "p1", sessionId: s.id, turnId: s.currentTurnId, toolCallId: "b1", toolName: "Bash", options: [] } });
     };
     const turn = engine.prompt([{ type: "text", text: "go" }]);
-    await h.client.waitFor(() => h.broker.handled.length === 2);
+    await until(() => h.broker.handled.length === 2);
     const ctx = h.broker.handled[1]!.ctx;
     expect(ctx.signal.aborted).toBe(false);
     expect(ctx.describeToolCall("b1")).toMatchObject({ title: "Run `ls`", kind: "execute", rawInput: { command: "ls" } });

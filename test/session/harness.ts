@@ -21,3 +21,21 @@ export async function openSession(h: ReturnType<typeof setup>) {
   await h.service.get(opened.sessionId).drain();
   return { opened, engine: h.service.get(opened.sessionId), native: h.host.session(opened.sessionId) };
 }
+
+/** Resolves once `condition()` holds, checking after every macrotask (no fixed sleeps). */
+export function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  return new Promise((resolve, reject) => {
+    const check = (): void => {
+      if (condition()) return resolve();
+      if (Date.now() > deadline) return reject(new Error("condition not met in time"));
+      setImmediate(check);
+    };
+    check();
+  });
+}
+
+/** Text of the chunks of one kind, joined (chunks may be merged while the client is behind). */
+export function joined(updates: readonly import("@agentclientprotocol/sdk").SessionUpdate[], kind: "agent_message_chunk" | "agent_thought_chunk"): string {
+  return updates.map((u) => (u.sessionUpdate === kind && u.content.type === "text" ? u.content.text : "")).join("");
+}

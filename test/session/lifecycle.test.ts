@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { makeSnapshot } from "../support/fake-host.js";
-import { CWD, openSession, setup } from "./harness.js";
+import { CWD, openSession, setup, until } from "./harness.js";
 
 function historySnapshot(id: string) {
   return makeSnapshot(id, CWD, {
@@ -78,7 +78,7 @@ describe("session service: load, resume, list, close, auth, host exit", () => {
     const { opened, engine, native } = await openSession(h);
     h.host.script.onPrompt = (s) => void s.startTurn();
     const turn = engine.prompt([{ type: "text", text: "go" }]);
-    await h.client.waitFor(() => h.host.callsOf("sendPrompt").length === 1);
+    await until(() => h.host.callsOf("sendPrompt").length === 1);
     await h.service.closeSession(opened.sessionId);
     await expect(turn).resolves.toEqual({ stopReason: "cancelled" });
     expect(h.host.operations.filter((o) => o.operation === "cancelGeneration")).toHaveLength(1);
@@ -99,6 +99,16 @@ describe("session service: load, resume, list, close, auth, host exit", () => {
     expect(h2.host.callsOf("createSession")).toHaveLength(0);
   });
 
+  it("turns a sendPrompt refusal for a missing provider into AUTH_REQUIRED", async () => {
+    const h = setup();
+    const { engine } = await openSession(h);
+    const { BridgeError } = await import("../../src/util/errors.js");
+    h.host.handlers.set("agent.sendPrompt", () => {
+      throw new BridgeError("HOST_CALL_FAILED", "No usable provider", { details: { code: -32001 } });
+    });
+    await expect(engine.prompt([{ type: "text", text: "x" }])).rejects.toMatchObject({ code: "AUTH_REQUIRED", message: expect.stringMatching(/sign in/) });
+  });
+
   it("forwards MCP servers unchanged to createSession", async () => {
     const h = setup();
     const mcpServers = [
@@ -114,7 +124,7 @@ describe("session service: load, resume, list, close, auth, host exit", () => {
     const { engine } = await openSession(h);
     h.host.script.onPrompt = (s) => void s.startTurn();
     const turn = engine.prompt([{ type: "text", text: "go" }]);
-    await h.client.waitFor(() => h.host.callsOf("sendPrompt").length === 1);
+    await until(() => h.host.callsOf("sendPrompt").length === 1);
     h.host.crash();
     await expect(turn).rejects.toMatchObject({ code: "HOST_EXITED" });
     expect(h.broker.withdrawals.map((w) => w.reason)).toContain("host-exit");
