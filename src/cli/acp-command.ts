@@ -63,6 +63,11 @@ export async function runAcpCommand(options: CliOptions, env: NodeJS.ProcessEnv 
     })();
     return stopping;
   };
+  // the client went away abruptly (EPIPE): end like a closed stdin instead of crashing
+  process.stdout.on("error", (error) => {
+    logger.warn("stdout failed", { error: describeError(error) });
+    void shutdown("stdout closed");
+  });
   const onSignal = (signal: NodeJS.Signals): void => void shutdown(signal);
   process.once("SIGTERM", onSignal);
   process.once("SIGINT", onSignal);
