@@ -88,6 +88,21 @@ describe("e2e: handshake, Paseo probe, auth and shutdown", () => {
     client.expectValid();
   });
 
+  it("stops the host and exits when the client disappears mid-turn", async () => {
+    const client = await t.start();
+    await client.initialize();
+    const { sessionId } = await client.newSession(await t.workspace());
+    const before = (await t.sim().readCallLog()).filter((e) => e.kind === "exit").length;
+    void client.prompt(sessionId, "sim:stream-until-cancel interval=20").catch(() => undefined);
+    await client.waitForUpdate(sessionId, (u) => u.sessionUpdate === "agent_message_chunk");
+    client.child.stdout.destroy();
+    client.child.stdin.destroy();
+    const exit = await Promise.race([client.exited, new Promise<"hung">((r) => setTimeout(() => r("hung"), 15_000))]);
+    expect(exit).not.toBe("hung");
+    const exits = (await t.sim().readCallLog()).filter((e) => e.kind === "exit");
+    expect(exits.length).toBe(before + 1);
+  });
+
   it("stops the host and exits 0 when stdin closes, and on SIGTERM", async () => {
     const client = await t.start();
     await client.initialize();
