@@ -6,8 +6,7 @@
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 import { createZcodeAgent } from "../acp/agent-app.js";
-import { assessInstall } from "../compat/assess.js";
-import { HostConnection } from "../host/host-connection.js";
+import { LazyHostClient } from "./lazy-host.js";
 import { createLogger, type Logger } from "../log/logger.js";
 import { createInteractionBroker } from "../session/interactions/index.js";
 import { describeError } from "../util/errors.js";
@@ -31,16 +30,19 @@ export function cancelGraceFrom(env: NodeJS.ProcessEnv, logger: Logger): number 
 export async function runAcpCommand(options: CliOptions, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const logger = createLogger({ level: options.logLevel, file: options.logFile });
   logger.info("zcode-acp starting", { version: PACKAGE_VERSION, pid: process.pid });
-  const host = new HostConnection({
-    resolveInstall: () =>
-      assessInstall({
-        ...(options.zcodeInstall !== undefined ? { installRoot: options.zcodeInstall } : {}),
-        ...(options.manifest !== undefined ? { manifestPath: options.manifest } : {}),
-        logger,
-        env,
-      }),
-    logger,
-    env,
+  const host = new LazyHostClient(async () => {
+    const [{ HostConnection }, { assessInstall }] = await Promise.all([import("../host/host-connection.js"), import("../compat/assess.js")]);
+    return new HostConnection({
+      resolveInstall: () =>
+        assessInstall({
+          ...(options.zcodeInstall !== undefined ? { installRoot: options.zcodeInstall } : {}),
+          ...(options.manifest !== undefined ? { manifestPath: options.manifest } : {}),
+          logger,
+          env,
+        }),
+      logger,
+      env,
+    });
   });
   const agent = createZcodeAgent({
     host,

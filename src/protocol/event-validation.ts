@@ -3,7 +3,8 @@
  * `BridgeError("NATIVE_PROTOCOL_ERROR")` naming what was wrong (the event type and the first
  * schema violation). Unknown top-level or inner types are errors: nothing is guessed.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { createRequire } from "node:module";
+import type { Ajv as AjvClass, ErrorObject, ValidateFunction } from "ajv";
 import { BridgeError } from "../util/errors.js";
 import {
   payloadSchemas,
@@ -13,13 +14,19 @@ import {
 } from "./event-schemas.js";
 import type { HostEvent, SessionEventEnvelope, SessionSnapshot } from "./native-types.js";
 
-// strictRequired is off: conditional `then: { required }` branches name properties declared one level up.
-const ajv = new Ajv({ allErrors: false, strict: true, strictRequired: false, allowUnionTypes: true });
+let ajv: AjvClass | undefined;
 
-/** Validators are compiled on first use: the ACP `initialize` answer must not wait for them. */
+/** ajv is loaded and validators compiled on first use: the ACP `initialize` answer must not wait for them. */
 function lazy(schema: Record<string, unknown>): () => ValidateFunction {
   let compiled: ValidateFunction | undefined;
-  return () => (compiled ??= ajv.compile(schema));
+  return () => {
+    if (!ajv) {
+      const { Ajv } = createRequire(import.meta.url)("ajv") as typeof import("ajv");
+      // strictRequired is off: conditional `then: { required }` branches name properties declared one level up.
+      ajv = new Ajv({ allErrors: false, strict: true, strictRequired: false, allowUnionTypes: true });
+    }
+    return (compiled ??= ajv.compile(schema));
+  };
 }
 
 const topLevel = new Map(Object.entries(topLevelSchemas).map(([type, schema]) => [type, lazy(schema)]));
