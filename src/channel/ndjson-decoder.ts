@@ -4,9 +4,11 @@
  * - A frame is the bytes of one line, without its "\n" (a trailing "\r" is tolerated).
  * - A frame longer than `limitBytes` fails as soon as it is known to be too long (the decoder
  *   does not wait for the newline, so a peer cannot make it buffer more than the limit).
- * - Malformed JSON fails with CHANNEL_PROTOCOL. Blank lines are skipped.
+ * - Malformed JSON and bytes that are not valid UTF-8 fail with CHANNEL_PROTOCOL (nothing is
+ *   replaced or guessed). Blank lines are skipped.
  * - After a failure the decoder is dead: every later push throws the same error.
  */
+import { isUtf8 } from "node:buffer";
 import { BridgeError } from "../util/errors.js";
 
 export const DEFAULT_FRAME_LIMIT_BYTES = 16 * 1024 * 1024;
@@ -82,6 +84,9 @@ export class NdjsonDecoder {
   private parse(line: Buffer): unknown {
     let end = line.length;
     if (end > 0 && line[end - 1] === 0x0d) end -= 1;
+    if (!isUtf8(line.subarray(0, end))) {
+      this.fail(new BridgeError("CHANNEL_PROTOCOL", "internal channel received a line that is not valid UTF-8", { details: { frameBytes: end } }));
+    }
     const text = line.toString("utf8", 0, end);
     if (text.trim() === "") return SKIP;
     try {
