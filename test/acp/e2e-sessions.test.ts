@@ -32,7 +32,8 @@ describe("e2e: session persistence, modes and config options", () => {
     expect(kinds.indexOf("user_message_chunk")).toBe(0);
     const tool = replayed.map(({ l }) => l.message.params.update).find((u) => u.sessionUpdate === "tool_call");
     expect(tool).toMatchObject({ kind: "read", status: "completed", locations: [{ path: `${ws}/package.json`, line: 1 }] });
-    expect(replayed.some(({ i, l }) => i > response && l.message.params.update.sessionUpdate === "available_commands_update")).toBe(true);
+    await second.waitForUpdate(sessionId, (u) => u.sessionUpdate === "available_commands_update");
+    expect(second.indexOf((l) => l.message.params?.update?.sessionUpdate === "available_commands_update")).toBeGreaterThan(response);
     await expect(second.prompt(sessionId, "continue after load")).resolves.toEqual({ stopReason: "end_turn" });
     await second.close();
 
