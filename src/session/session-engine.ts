@@ -16,6 +16,7 @@ import { convertPrompt } from "./prompt-content.js";
 import { replayMessages } from "./history-replay.js";
 import { SnapshotState, type ApplyOptions } from "./snapshot-state.js";
 import { EventRouter } from "./event-router.js";
+import { UpdateCoalescer } from "./update-coalescer.js";
 import { setSessionConfigOption, setSessionMode, type SettingsContext } from "./session-settings.js";
 import type { TurnOutcome } from "./stop-reason.js";
 import { SIGN_IN_MESSAGE } from "./sign-in.js";
@@ -60,8 +61,7 @@ export class SessionEngine {
   private turn: ActiveTurn | undefined;
   private needsResync = false;
   private closed = false;
-  private outbox: Promise<void>;
-  private openGate!: () => void;
+  private readonly updates: UpdateCoalescer;
 
   constructor(
     snapshot: SessionSnapshot,
@@ -70,7 +70,10 @@ export class SessionEngine {
     this.sessionId = snapshot.session.sessionId;
     this.workspacePath = snapshot.session.workspace.workspacePath;
     this.logger = deps.logger.child(`session.${this.sessionId}`);
-    this.outbox = new Promise((resolve) => (this.openGate = resolve));
+    this.updates = new UpdateCoalescer({
+      send: (update) => this.deps.client.sessionUpdate({ sessionId: this.sessionId, update }),
+      onError: (e) => this.logger.warn("session/update not delivered", { error: describeError(e) }),
+    });
     this.state.apply(snapshot, { emit: false });
     this.router = new EventRouter(this, deps, this.state, snapshot.runtime?.eventSeq ?? -1);
   }
@@ -85,6 +88,8 @@ export class SessionEngine {
       {
         onEvent: (event) => {
           if (!this.closed && generation === this.subscriptionGeneration) this.router.receive(event);
+          // while the client is behind, the host channel is held back (backpressure)
+          return this.updates.pressure();
         },
         onEnd: (error) => {
           if (generation === this.subscriptionGeneration) this.lostHost(error ?? new BridgeError("HOST_EXITED", "The ZCode host stopped."));
@@ -95,7 +100,7 @@ export class SessionEngine {
 
   /** Let queued updates reach the client (after the client knows the session id). */
   publish(): void {
-    this.openGate();
+    this.updates.open();
   }
 
   get incarnation(): number {
@@ -343,15 +348,12 @@ export class SessionEngine {
     for (const update of this.state.apply(snapshot, how)) void this.emit(update);
   }
 
-  /** Queue a session/update; resolves when written (rejects if the client is gone). */
+  /** Queue a session/update; resolves when written (rejects if the client is gone). Text chunks may be merged while the client is behind (update-coalescer.ts). */
   emit(update: SessionUpdate): Promise<void> {
-    const written = this.outbox.then(() => this.deps.client.sessionUpdate({ sessionId: this.sessionId, update }));
-    this.outbox = written.catch((e) => this.logger.warn("session/update not delivered", { error: describeError(e) }));
-    written.catch(() => undefined);
-    return written;
+    return this.updates.push(update);
   }
 
   drain(): Promise<void> {
-    return this.outbox;
+    return this.updates.drain();
   }
 }

@@ -1,0 +1,183 @@
+/**
+ * The session's outgoing `session/update` queue (issue 7): updates are written one at a time,
+ * in order, once the gate is open. While the client is behind (an update is still being
+ * written), consecutive text chunks of the same kind and message are merged into the queued
+ * one, so a burst of deltas costs one notification instead of one per delta. Nothing waits
+ * for a timer: an update that finds the queue idle is written at once, unmerged.
+ *
+ * What the client reassembles is unchanged: the merged text is the concatenation, in order,
+ * of the merged deltas, and no update ever overtakes another. Only plain text chunks
+ * (`agent_message_chunk` / `agent_thought_chunk` with `{type:"text", text}` content, the same
+ * `messageId`, nothing else) are merged, up to `maxMergedChars` per notification.
+ *
+ * The queue also measures its backlog: `pressure()` returns a promise while more than
+ * `highWaterChars` are queued, settled once the backlog is down to `lowWaterChars`. The
+ * session engine hands it to the host subscription, which stops reading the host channel
+ * while consumers are behind, so a slow client holds back the host instead of filling memory.
+ */
+import type { SessionUpdate } from "@agentclientprotocol/sdk";
+
+export interface UpdateCoalescerOptions {
+  /** write one update; resolves once it was handed to the client connection */
+  send(update: SessionUpdate): Promise<void>;
+  /** a write failed (the client is gone); the queue goes on with the next update */
+  onError?(error: unknown): void;
+  /** longest merged text, in UTF-16 units (default 64 KiB) */
+  maxMergedChars?: number;
+  /** `pressure()` starts holding back above this backlog (default 1 MiB) */
+  highWaterChars?: number;
+  /** … and lets go at or below this one (default 256 KiB) */
+  lowWaterChars?: number;
+}
+
+/** Fixed cost of one queued update in the backlog measure (its envelope), in UTF-16 units. */
+const ENTRY_COST = 256;
+
+type TextChunk = Extract<SessionUpdate, { sessionUpdate: "agent_message_chunk" | "agent_thought_chunk" }>;
+
+interface Entry {
+  update: SessionUpdate;
+  /** text parts of a merged chunk, joined when it is written */
+  parts: string[] | undefined;
+  chars: number;
+  cost: number;
+  written: Promise<void>;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+/** The text of a chunk that may be merged with a neighbour, or undefined. */
+function mergeableText(update: SessionUpdate): string | undefined {
+  if (update.sessionUpdate !== "agent_message_chunk" && update.sessionUpdate !== "agent_thought_chunk") return undefined;
+  const chunk = update as TextChunk;
+  for (const key in chunk) if (key !== "sessionUpdate" && key !== "content" && key !== "messageId") return undefined;
+  const content = chunk.content as { type?: unknown; text?: unknown };
+  if (content.type !== "text" || typeof content.text !== "string") return undefined;
+  for (const key in content) if (key !== "type" && key !== "text") return undefined;
+  return content.text;
+}
+
+function sameStream(a: SessionUpdate, b: SessionUpdate): boolean {
+  return a.sessionUpdate === b.sessionUpdate && (a as TextChunk).messageId === (b as TextChunk).messageId;
+}
+
+export class UpdateCoalescer {
+  private readonly options: Required<Omit<UpdateCoalescerOptions, "onError">> & Pick<UpdateCoalescerOptions, "onError">;
+  private readonly queue: Entry[] = [];
+  private opened = false;
+  private pumping = false;
+  private inFlight: Entry | undefined;
+  private backlog = 0;
+  private openWaiters: Array<() => void> = [];
+  private relief: { promise: Promise<void>; resolve(): void } | undefined;
+  /** notifications written and deltas merged away (diagnostics, tests) */
+  written = 0;
+  merged = 0;
+
+  constructor(options: UpdateCoalescerOptions) {
+    this.options = { maxMergedChars: 64 * 1024, highWaterChars: 1024 * 1024, lowWaterChars: 256 * 1024, ...options };
+  }
+
+  /** updates queued and not yet written */
+  get queued(): number {
+    return this.queue.length;
+  }
+
+  /** the backlog measure: queued text plus a fixed cost per queued update */
+  get backlogChars(): number {
+    return this.backlog;
+  }
+
+  /** Queue an update; resolves when it (or the chunk it was merged into) was written. */
+  push(update: SessionUpdate): Promise<void> {
+    const text = mergeableText(update);
+    const tail = this.queue[this.queue.length - 1];
+    if (text !== undefined && tail?.parts && sameStream(tail.update, update) && tail.chars + text.length <= this.options.maxMergedChars) {
+      tail.parts.push(text);
+      tail.chars += text.length;
+      tail.cost += text.length;
+      this.backlog += text.length;
+      this.merged += 1;
+      return tail.written;
+    }
+    let resolve!: () => void;
+    let reject!: (error: unknown) => void;
+    const written = new Promise<void>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    written.catch(() => undefined); // callers that do not await must not cause an unhandled rejection
+    const chars = text?.length ?? 0;
+    const entry: Entry = { update, parts: text === undefined ? undefined : [text], chars, cost: ENTRY_COST + chars, written, resolve, reject };
+    this.queue.push(entry);
+    this.backlog += entry.cost;
+    this.pump();
+    return written;
+  }
+
+  /** Let queued updates go out (the client knows the session by now). Idempotent. */
+  open(): void {
+    if (this.opened) return;
+    this.opened = true;
+    for (const wake of this.openWaiters.splice(0)) wake();
+    this.pump();
+  }
+
+  /** Resolves once everything queued so far was written or failed (never rejects; waits for open()). */
+  drain(): Promise<void> {
+    const last = this.queue[this.queue.length - 1] ?? this.inFlight;
+    if (last) return last.written.then(noop, noop);
+    if (!this.opened) return new Promise((resolve) => this.openWaiters.push(resolve));
+    return Promise.resolve();
+  }
+
+  /** undefined while the backlog is below the high-water mark, else a promise settled at the low one. */
+  pressure(): Promise<void> | undefined {
+    if (this.relief) return this.relief.promise;
+    if (this.backlog <= this.options.highWaterChars) return undefined;
+    let resolve!: () => void;
+    const promise = new Promise<void>((res) => (resolve = res));
+    this.relief = { promise, resolve };
+    return promise;
+  }
+
+  private pump(): void {
+    if (!this.opened || this.pumping) return;
+    this.pumping = true;
+    void this.run();
+  }
+
+  private async run(): Promise<void> {
+    while (this.queue.length > 0) {
+      const entry = this.queue.shift()!;
+      this.inFlight = entry;
+      const update = entry.parts && entry.parts.length > 1 ? withText(entry.update, entry.parts.join("")) : entry.update;
+      try {
+        await this.options.send(update);
+        this.written += 1;
+        entry.resolve();
+      } catch (error) {
+        entry.reject(error);
+        this.options.onError?.(error);
+      }
+      this.inFlight = undefined;
+      this.backlog -= entry.cost;
+      if (this.relief && this.backlog <= this.options.lowWaterChars) {
+        this.relief.resolve();
+        this.relief = undefined;
+      }
+    }
+    this.pumping = false;
+    if (this.relief) {
+      this.relief.resolve();
+      this.relief = undefined;
+    }
+  }
+}
+
+function noop(): void {}
+
+function withText(update: SessionUpdate, text: string): SessionUpdate {
+  const chunk = update as TextChunk;
+  return { ...chunk, content: { type: "text", text } };
+}
