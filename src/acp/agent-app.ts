@@ -25,6 +25,8 @@ export interface ZcodeAgent {
   readonly app: acp.AgentApp;
   /** end every session (withdrawing interactions); idempotent. Does not stop the host. */
   shutdown(): Promise<void>;
+  /** session counts for leak checks (`_zcode/diagnostics`) */
+  diagnostics(): Record<string, number>;
 }
 
 function absolute(path: string, what: string): string {
@@ -151,5 +153,5 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
       }
     });
 
-  return { app, shutdown };
+  return { app, shutdown, diagnostics: () => service?.diagnostics() ?? {} };
 }

@@ -108,6 +108,16 @@ export class ChannelConnection {
     return this.pending.size;
   }
 
+  /** open subscription routes (diagnostics) */
+  get openRoutes(): number {
+    return this.routes.size;
+  }
+
+  /** event deliveries whose consumer promise is unsettled (diagnostics) */
+  get pendingDeliveries(): number {
+    return this.deliveries;
+  }
+
   /** true while reading is paused because event consumers are behind */
   get readingPaused(): boolean {
     return this.paused;

@@ -6,6 +6,7 @@
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 import { createZcodeAgent } from "../acp/agent-app.js";
+import { diagnosticsEnabled, registerDiagnostics } from "../acp/diagnostics.js";
 import { LazyHostClient } from "./lazy-host.js";
 import { createLogger, type Logger } from "../log/logger.js";
 import { createInteractionBroker } from "../session/interactions/index.js";
@@ -50,6 +51,7 @@ export async function runAcpCommand(options: CliOptions, env: NodeJS.ProcessEnv 
     createBroker: (brokerLogger) => createInteractionBroker({ logger: brokerLogger }),
     cancelGraceMs: cancelGraceFrom(env, logger),
   });
+  if (diagnosticsEnabled(env)) registerDiagnostics(agent.app, { sessions: () => agent.diagnostics(), host: () => host.diagnostics() });
   const stream = acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
   const connection = agent.app.connect(stream);
 

@@ -38,6 +38,12 @@ export class LazyHostClient implements HostClient {
     };
   }
 
+  /** the host's counts once it is loaded (`_zcode/diagnostics`) */
+  diagnostics(): Record<string, unknown> {
+    const host = this.host as { diagnostics?: () => Record<string, unknown> } | undefined;
+    return { loaded: host !== undefined, exitListeners: this.listeners.size, ...(host?.diagnostics?.() ?? {}) };
+  }
+
   async close(): Promise<void> {
     if (!this.loading) return;
     await (await this.loading).close();

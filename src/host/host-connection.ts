@@ -44,6 +44,16 @@ export interface HostConnectionOptions {
   bootstrapScript?: string;
 }
 
+export interface HostDiagnostics {
+  incarnation: number;
+  running: boolean;
+  pendingRequests: number;
+  openRoutes: number;
+  pendingDeliveries: number;
+  readingPaused: boolean;
+  exitListeners: number;
+}
+
 type ExitListener = (info: { incarnation: number; error: BridgeError }) => void;
 
 const SERVICES: readonly ServiceName[] = ["agent", "task"];
@@ -73,6 +83,21 @@ export class HostConnection implements HostClient {
   /** pid of the running host process (diagnostics and tests), undefined when none runs */
   get pid(): number | undefined {
     return this.current?.alive ? this.current.pid : undefined;
+  }
+
+  /** Counts for leak checks (the env-gated `_zcode/diagnostics` ACP method). */
+  diagnostics(): HostDiagnostics {
+    const host = this.current;
+    const channel = host?.alive ? host.channel : undefined;
+    return {
+      incarnation: this.launches,
+      running: host?.alive ?? false,
+      pendingRequests: channel?.pendingRequests ?? 0,
+      openRoutes: channel?.openRoutes ?? 0,
+      pendingDeliveries: channel?.pendingDeliveries ?? 0,
+      readingPaused: channel?.readingPaused ?? false,
+      exitListeners: this.exitListeners.size,
+    };
   }
 
   async call<T = unknown>(service: ServiceName, method: string, params: Record<string, unknown>): Promise<T> {

@@ -41,6 +41,11 @@ export class EventRouter {
     this.translator = new StreamTranslator(engine.workspacePath, engine.logger);
   }
 
+  /** callers waiting in nextActivity (diagnostics) */
+  get waiting(): number {
+    return this.activityWaiters.size;
+  }
+
   hasForeignTurns(): boolean {
     return this.foreignTurnIds.size > 0;
   }

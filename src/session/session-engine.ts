@@ -166,6 +166,11 @@ export class SessionEngine {
     await subscription?.dispose().catch((e) => this.logger.warn("unsubscribe failed", { error: describeError(e) }));
   }
 
+  /** Counts for leak checks (`_zcode/diagnostics`). */
+  diagnostics(): { turn: boolean; queuedUpdates: number; activityWaiters: number; subscribed: boolean } {
+    return { turn: this.turn !== undefined, queuedUpdates: this.updates.queued, activityWaiters: this.router.waiting, subscribed: this.subscription !== undefined };
+  }
+
   get isClosed(): boolean {
     return this.closed;
   }

@@ -139,6 +139,19 @@ export class SessionService {
     await engine.close("close");
   }
 
+  /** Counts for leak checks (`_zcode/diagnostics`): sessions, running turns, pending interactions, queued updates, waiters. */
+  diagnostics(): Record<string, number> {
+    const totals = { sessions: this.sessions.size, turns: 0, subscriptions: 0, queuedUpdates: 0, activityWaiters: 0, pendingInteractions: this.deps.broker.pendingCount() };
+    for (const engine of this.sessions.values()) {
+      const d = engine.diagnostics();
+      totals.turns += d.turn ? 1 : 0;
+      totals.subscriptions += d.subscribed ? 1 : 0;
+      totals.queuedUpdates += d.queuedUpdates;
+      totals.activityWaiters += d.activityWaiters;
+    }
+    return totals;
+  }
+
   /** The client went away: end every session without touching native state. */
   async shutdown(): Promise<void> {
     this.stopListening();

@@ -1,0 +1,45 @@
+/**
+ * `_zcode/diagnostics`: an ACP extension request for leak checks and benchmarks, registered only
+ * when ZCODE_ACP_DIAGNOSTICS=1. It answers counts only (sessions, running turns, pending
+ * interactions, queued updates, host channel requests and routes, listeners, active handles,
+ * memory), never content: no prompts, paths or payloads.
+ */
+import type * as acp from "@agentclientprotocol/sdk";
+
+export const DIAGNOSTICS_METHOD = "_zcode/diagnostics";
+
+export function diagnosticsEnabled(env: NodeJS.ProcessEnv): boolean {
+  return env.ZCODE_ACP_DIAGNOSTICS === "1";
+}
+
+/** Active libuv resources by kind (Timeout, PipeWrap, ProcessWrap, …) and a few listener counts. */
+export function processDiagnostics(): Record<string, unknown> {
+  const resources: Record<string, number> = {};
+  for (const kind of process.getActiveResourcesInfo()) resources[kind] = (resources[kind] ?? 0) + 1;
+  const memory = process.memoryUsage();
+  return {
+    resources,
+    listeners: {
+      SIGTERM: process.listenerCount("SIGTERM"),
+      SIGINT: process.listenerCount("SIGINT"),
+      exit: process.listenerCount("exit"),
+      stdoutError: process.stdout.listenerCount("error"),
+      stdoutDrain: process.stdout.listenerCount("drain"),
+      stdinData: process.stdin.listenerCount("data"),
+    },
+    memory: { rss: memory.rss, heapUsed: memory.heapUsed, external: memory.external },
+  };
+}
+
+/** Register the request on `app` (before it connects); each source is called on every request. */
+export function registerDiagnostics(app: acp.AgentApp, sources: Record<string, () => unknown>): void {
+  app.onRequest(
+    DIAGNOSTICS_METHOD,
+    (params: unknown) => params,
+    () => {
+      const result: Record<string, unknown> = { process: processDiagnostics() };
+      for (const [name, source] of Object.entries(sources)) result[name] = source();
+      return result;
+    },
+  );
+}
