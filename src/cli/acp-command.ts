@@ -8,6 +8,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { createZcodeAgent } from "../acp/agent-app.js";
 import { diagnosticsEnabled, registerDiagnostics } from "../acp/diagnostics.js";
 import { LazyHostClient } from "./lazy-host.js";
+import { timeoutOverridesFrom } from "./timeout-overrides.js";
 import { createLogger, type Logger } from "../log/logger.js";
 import { createInteractionBroker } from "../session/interactions/index.js";
 import { describeError } from "../util/errors.js";
@@ -43,6 +44,7 @@ export async function runAcpCommand(options: CliOptions, env: NodeJS.ProcessEnv 
         }),
       logger,
       env,
+      timeouts: timeoutOverridesFrom(env, logger),
     });
   });
   const agent = createZcodeAgent({
@@ -73,8 +75,10 @@ export async function runAcpCommand(options: CliOptions, env: NodeJS.ProcessEnv 
     void shutdown("stdout closed");
   });
   const onSignal = (signal: NodeJS.Signals): void => void shutdown(signal);
-  process.once("SIGTERM", onSignal);
-  process.once("SIGINT", onSignal);
+  // `on`, not `once`: while our listener is registered, execa's signal-exit does not re-raise the
+  // signal (which would kill the bridge before it stops the host gracefully)
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
 
   await connection.closed.catch((e) => logger.warn("ACP connection failed", { error: describeError(e) }));
   await shutdown("stdin closed");

@@ -1,0 +1,36 @@
+/** Process-table helpers for the fault tests (Linux /proc): live processes of a simulated install. */
+import { readFileSync, readdirSync } from "node:fs";
+
+/** true when `pid` is a live (non-zombie) process */
+export function processAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    return state !== "Z" && state !== "X";
+  } catch {
+    return false;
+  }
+}
+
+/** pids of live processes whose command line mentions `text` (the install root: the host and its stand-in) */
+export function processesMentioning(text: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(text) && processAlive(Number(entry))) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+/** Poll a fact outside our process (pids, files) until it holds; throws with `what` after the deadline. */
+export async function eventually(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
