@@ -1,0 +1,27 @@
+/** ZCODE_ACP_TIMEOUTS_MS: the fault tests' way to shorten host timeouts; invalid input keeps the defaults. */
+import { describe, expect, it } from "vitest";
+import { timeoutOverridesFrom } from "../../src/cli/timeout-overrides.js";
+import type { Logger } from "../../src/log/logger.js";
+
+function recorder(): { logger: Logger; warnings: string[] } {
+  const warnings: string[] = [];
+  const logger: Logger = { level: "warn", error: () => undefined, warn: (m) => void warnings.push(m), info: () => undefined, debug: () => undefined, child: () => logger };
+  return { logger, warnings };
+}
+
+describe("ZCODE_ACP_TIMEOUTS_MS", () => {
+  it("reads positive integer milliseconds by key", () => {
+    const { logger, warnings } = recorder();
+    expect(timeoutOverridesFrom({ ZCODE_ACP_TIMEOUTS_MS: '{"startup":500,"task.stopGeneration":300}' }, logger)).toEqual({ startup: 500, "task.stopGeneration": 300 });
+    expect(timeoutOverridesFrom({}, logger)).toEqual({});
+    expect(warnings).toEqual([]);
+  });
+
+  it("ignores what is not JSON, not an object, or not a positive integer, with a warning", () => {
+    const { logger, warnings } = recorder();
+    expect(timeoutOverridesFrom({ ZCODE_ACP_TIMEOUTS_MS: "{startup:5" }, logger)).toEqual({});
+    expect(timeoutOverridesFrom({ ZCODE_ACP_TIMEOUTS_MS: "[1,2]" }, logger)).toEqual({});
+    expect(timeoutOverridesFrom({ ZCODE_ACP_TIMEOUTS_MS: '{"a":0,"b":-1,"c":1.5,"d":"100","e":null,"f":99999999999,"g":7}' }, logger)).toEqual({ g: 7 });
+    expect(warnings.length).toBe(2 + 6);
+  });
+});
