@@ -1,8 +1,12 @@
 /**
  * Real-client smoke test: acpx (a public ACP client from npm) drives the built bridge against a
- * simulated install. Every line the bridge writes is validated against the SDK schema.
+ * simulated install. Every line in both directions is validated against the SDK schema.
+ *
+ * acpx is installed from the npm registry into a temporary directory here rather than being a
+ * dev dependency: one of its dependencies lists optional per-platform packages that the registry
+ * does not serve for every platform, which makes a committed lockfile unusable with `npm ci`.
  */
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,13 +16,19 @@ import { createSimulatedInstall, type SimInstall } from "../../fixtures/sim-inst
 import { CLI_PATH } from "../support/acp-test-client.js";
 import { Transcript } from "../support/acp-transcript.js";
 
-const ACPX = fileURLToPath(new URL("../../node_modules/acpx/dist/cli.js", import.meta.url));
+const ACPX_VERSION = "0.19.1";
+const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
+let acpxCli: string;
 const TEE = fileURLToPath(new URL("./support/tee-agent.mjs", import.meta.url));
 
 let sim: SimInstall;
 beforeAll(async () => {
   sim = await createSimulatedInstall();
-});
+  const dir = mkdtempSync(join(tmpdir(), "zcode-acp-acpx-install-"));
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "acpx-smoke", version: "1.0.0", private: true }));
+  await execa(NPM, ["install", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts", `acpx@${ACPX_VERSION}`], { cwd: dir, timeout: 150_000 });
+  acpxCli = join(dir, "node_modules/acpx/dist/cli.js");
+}, 180_000);
 afterAll(async () => {
   await sim?.cleanup();
 });
@@ -32,7 +42,7 @@ async function runAcpx(policy: "--approve-all" | "--deny-all", prompt: string) {
   const dir = mkdtempSync(join(tmpdir(), "zcode-acp-acpx-"));
   const agentOut = join(dir, "agent-stdout.jsonl");
   const agent = `${process.execPath} ${TEE} ${process.execPath} ${CLI_PATH}`;
-  const result = await execa(process.execPath, [ACPX, "--agent", agent, "--cwd", dir, policy, "--format", "json", "exec", prompt], {
+  const result = await execa(process.execPath, [acpxCli, "--agent", agent, "--cwd", dir, policy, "--format", "json", "exec", prompt], {
     cwd: dir,
     env: { ...sim.env, TEE_AGENT_FILE: agentOut },
     reject: false,
