@@ -8,6 +8,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { createZcodeAgent } from "../acp/agent-app.js";
 import { diagnosticsEnabled, registerDiagnostics } from "../acp/diagnostics.js";
 import { LazyHostClient } from "./lazy-host.js";
+import { stdoutMessages } from "./stdout-messages.js";
 import { timeoutOverridesFrom } from "./timeout-overrides.js";
 import { createLogger, type Logger } from "../log/logger.js";
 import { createInteractionBroker } from "../session/interactions/index.js";
@@ -54,7 +55,9 @@ export async function runAcpCommand(options: CliOptions, env: NodeJS.ProcessEnv 
     cancelGraceMs: cancelGraceFrom(env, logger),
   });
   if (diagnosticsEnabled(env)) registerDiagnostics(agent.app, { sessions: () => agent.diagnostics(), host: () => host.diagnostics() });
-  const stream = acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
+  const stdio = acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
+  // the SDK's reader; our writer (one string write per message, same bytes, far less garbage)
+  const stream = { readable: stdio.readable, writable: stdoutMessages(process.stdout) };
   const connection = agent.app.connect(stream);
 
   let stopping: Promise<void> | undefined;

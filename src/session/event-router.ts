@@ -96,7 +96,7 @@ export class EventRouter {
     } catch (error) {
       this.protocolFailure(isBridgeError(error) ? error : new BridgeError("INTERNAL", describeError(error), { cause: error }));
     }
-    for (const wake of [...this.activityWaiters]) wake();
+    if (this.activityWaiters.size > 0) for (const wake of [...this.activityWaiters]) wake();
   }
 
   private protocolFailure(error: BridgeError): void {
@@ -249,6 +249,6 @@ export class EventRouter {
   }
 
   private emitAll(updates: readonly import("@agentclientprotocol/sdk").SessionUpdate[]): void {
-    for (const update of updates) void this.engine.emit(update);
+    for (const update of updates) this.engine.post(update);
   }
 }

@@ -119,15 +119,15 @@ export class SessionEngine {
   announceCommands(): void {
     this.publish();
     const commands = this.state.commands();
-    if (commands) void this.emit(commands);
+    if (commands) this.post(commands);
   }
 
   /** session/load: replay the whole history (then title, plan, usage) before answering. */
   async replay(snapshot: SessionSnapshot): Promise<void> {
     this.publish();
     this.state.apply(snapshot, { emit: false });
-    for (const update of replayMessages(snapshot.messages ?? [], this.workspacePath, this.logger)) void this.emit(update);
-    for (const update of this.state.metadata()) void this.emit(update);
+    for (const update of replayMessages(snapshot.messages ?? [], this.workspacePath, this.logger)) this.post(update);
+    for (const update of this.state.metadata()) this.post(update);
     await this.drain();
   }
 
@@ -284,7 +284,7 @@ export class SessionEngine {
     ]);
     // usage first: it records the usage key, so applying the snapshot does not repeat it
     const usage = this.state.turnUsage(snapshot, tokens);
-    if (usage) void this.emit(usage);
+    if (usage) this.post(usage);
     this.applySnapshot(snapshot, { emit: true });
   }
 
@@ -350,12 +350,17 @@ export class SessionEngine {
   // ---- updates ----
 
   applySnapshot(snapshot: SessionSnapshot, how: ApplyOptions): void {
-    for (const update of this.state.apply(snapshot, how)) void this.emit(update);
+    for (const update of this.state.apply(snapshot, how)) this.post(update);
   }
 
   /** Queue a session/update; resolves when written (rejects if the client is gone). Text chunks may be merged while the client is behind (update-coalescer.ts). */
   emit(update: SessionUpdate): Promise<void> {
     return this.updates.push(update);
+  }
+
+  /** Queue a session/update nobody waits for (no promise is made per update). */
+  post(update: SessionUpdate): void {
+    this.updates.post(update);
   }
 
   drain(): Promise<void> {

@@ -14,6 +14,9 @@
  * `highWaterChars` are queued, settled once the backlog is down to `lowWaterChars`. The
  * session engine hands it to the host subscription, which stops reading the host channel
  * while consumers are behind, so a slow client holds back the host instead of filling memory.
+ *
+ * ZCODE_ACP_MERGE_DELTAS=0 turns merging off (the benchmark's baseline, bench/); the backlog
+ * measure and `pressure()` stay.
  */
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
 
@@ -22,6 +25,8 @@ export interface UpdateCoalescerOptions {
   send(update: SessionUpdate): Promise<void>;
   /** a write failed (the client is gone); the queue goes on with the next update */
   onError?(error: unknown): void;
+  /** merge text chunks while the client is behind (default: on unless ZCODE_ACP_MERGE_DELTAS=0) */
+  merge?: boolean;
   /** longest merged text, in UTF-16 units (default 64 KiB) */
   maxMergedChars?: number;
   /** `pressure()` starts holding back above this backlog (default 1 MiB) */
@@ -35,15 +40,31 @@ const ENTRY_COST = 256;
 
 type TextChunk = Extract<SessionUpdate, { sessionUpdate: "agent_message_chunk" | "agent_thought_chunk" }>;
 
+interface Deferred {
+  promise: Promise<void>;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
 interface Entry {
   update: SessionUpdate;
   /** text parts of a merged chunk, joined when it is written */
   parts: string[] | undefined;
   chars: number;
   cost: number;
-  written: Promise<void>;
-  resolve(): void;
-  reject(error: unknown): void;
+  /** created only when a caller wants to know when the entry was written */
+  done: Deferred | undefined;
+}
+
+function deferred(): Deferred {
+  let resolve!: () => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  promise.catch(noop); // callers that do not await must not cause an unhandled rejection
+  return { promise, resolve, reject };
 }
 
 /** The text of a chunk that may be merged with a neighbour, or undefined. */
@@ -65,7 +86,6 @@ export class UpdateCoalescer {
   private readonly options: Required<Omit<UpdateCoalescerOptions, "onError">> & Pick<UpdateCoalescerOptions, "onError">;
   private readonly queue: Entry[] = [];
   private opened = false;
-  private pumping = false;
   private inFlight: Entry | undefined;
   private backlog = 0;
   private openWaiters: Array<() => void> = [];
@@ -75,7 +95,7 @@ export class UpdateCoalescer {
   merged = 0;
 
   constructor(options: UpdateCoalescerOptions) {
-    this.options = { maxMergedChars: 64 * 1024, highWaterChars: 1024 * 1024, lowWaterChars: 256 * 1024, ...options };
+    this.options = { merge: process.env.ZCODE_ACP_MERGE_DELTAS !== "0", maxMergedChars: 64 * 1024, highWaterChars: 1024 * 1024, lowWaterChars: 256 * 1024, ...options };
   }
 
   /** updates queued and not yet written */
@@ -90,29 +110,36 @@ export class UpdateCoalescer {
 
   /** Queue an update; resolves when it (or the chunk it was merged into) was written. */
   push(update: SessionUpdate): Promise<void> {
+    const entry = this.enqueue(update);
+    entry.done ??= deferred();
+    const promise = entry.done.promise;
+    this.pump();
+    return promise;
+  }
+
+  /** Queue an update nobody waits for (no promise is made). */
+  post(update: SessionUpdate): void {
+    this.enqueue(update);
+    this.pump();
+  }
+
+  /** The entry that carries `update`: the queued tail it was merged into, or a new one. */
+  private enqueue(update: SessionUpdate): Entry {
     const text = mergeableText(update);
     const tail = this.queue[this.queue.length - 1];
-    if (text !== undefined && tail?.parts && sameStream(tail.update, update) && tail.chars + text.length <= this.options.maxMergedChars) {
+    if (text !== undefined && this.options.merge && tail?.parts && sameStream(tail.update, update) && tail.chars + text.length <= this.options.maxMergedChars) {
       tail.parts.push(text);
       tail.chars += text.length;
       tail.cost += text.length;
       this.backlog += text.length;
       this.merged += 1;
-      return tail.written;
+      return tail;
     }
-    let resolve!: () => void;
-    let reject!: (error: unknown) => void;
-    const written = new Promise<void>((res, rej) => {
-      resolve = res;
-      reject = rej;
-    });
-    written.catch(() => undefined); // callers that do not await must not cause an unhandled rejection
     const chars = text?.length ?? 0;
-    const entry: Entry = { update, parts: text === undefined ? undefined : [text], chars, cost: ENTRY_COST + chars, written, resolve, reject };
+    const entry: Entry = { update, parts: text === undefined ? undefined : [text], chars, cost: ENTRY_COST + chars, done: undefined };
     this.queue.push(entry);
     this.backlog += entry.cost;
-    this.pump();
-    return written;
+    return entry;
   }
 
   /** Let queued updates go out (the client knows the session by now). Idempotent. */
@@ -126,7 +153,10 @@ export class UpdateCoalescer {
   /** Resolves once everything queued so far was written or failed (never rejects; waits for open()). */
   drain(): Promise<void> {
     const last = this.queue[this.queue.length - 1] ?? this.inFlight;
-    if (last) return last.written.then(noop, noop);
+    if (last) {
+      last.done ??= deferred();
+      return last.done.promise.then(noop, noop);
+    }
     if (!this.opened) return new Promise((resolve) => this.openWaiters.push(resolve));
     return Promise.resolve();
   }
@@ -141,43 +171,48 @@ export class UpdateCoalescer {
     return promise;
   }
 
+  /** Write the next entry unless one is being written (one write at a time, in order). */
   private pump(): void {
-    if (!this.opened || this.pumping) return;
-    this.pumping = true;
-    void this.run();
+    if (!this.opened || this.inFlight || this.queue.length === 0) return;
+    const entry = this.queue.shift()!;
+    this.inFlight = entry;
+    const update = entry.parts && entry.parts.length > 1 ? withText(entry.update, entry.parts.join("")) : entry.update;
+    let sending: Promise<void>;
+    try {
+      sending = this.options.send(update);
+    } catch (error) {
+      sending = Promise.reject(error);
+    }
+    sending.then(this.sent, this.failed);
   }
 
-  private async run(): Promise<void> {
-    while (this.queue.length > 0) {
-      const entry = this.queue.shift()!;
-      this.inFlight = entry;
-      const update = entry.parts && entry.parts.length > 1 ? withText(entry.update, entry.parts.join("")) : entry.update;
-      try {
-        await this.options.send(update);
-        this.written += 1;
-        entry.resolve();
-      } catch (error) {
-        entry.reject(error);
-        this.options.onError?.(error);
-      }
-      this.inFlight = undefined;
-      this.backlog -= entry.cost;
-      if (this.relief && this.backlog <= this.options.lowWaterChars) {
-        this.relief.resolve();
-        this.relief = undefined;
-      }
-    }
-    this.pumping = false;
-    if (this.relief) {
+  private readonly sent = (): void => {
+    this.written += 1;
+    this.finish()?.resolve();
+  };
+
+  private readonly failed = (error: unknown): void => {
+    this.finish()?.reject(error);
+    this.options.onError?.(error);
+  };
+
+  /** The in-flight entry is done: update the backlog, relieve pressure, go on with the next one. */
+  private finish(): Deferred | undefined {
+    const entry = this.inFlight!;
+    this.inFlight = undefined;
+    this.backlog -= entry.cost;
+    if (this.relief && (this.backlog <= this.options.lowWaterChars || this.queue.length === 0)) {
       this.relief.resolve();
       this.relief = undefined;
     }
+    this.pump();
+    return entry.done;
   }
 }
-
-function noop(): void {}
 
 function withText(update: SessionUpdate, text: string): SessionUpdate {
   const chunk = update as TextChunk;
   return { ...chunk, content: { type: "text", text } };
 }
+
+function noop(): void {}

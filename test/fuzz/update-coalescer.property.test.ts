@@ -52,7 +52,7 @@ interface Harness {
   pending: Array<{ update: SessionUpdate; resolve(): void; reject(e: Error): void }>;
 }
 
-function harness(maxMergedChars = 20): Harness {
+function harness(maxMergedChars = 20, merge = true): Harness {
   const sent: SessionUpdate[] = [];
   const pending: Harness["pending"] = [];
   const queue = new UpdateCoalescer({
@@ -62,6 +62,7 @@ function harness(maxMergedChars = 20): Harness {
         pending.push({ update, resolve, reject });
       }),
     maxMergedChars,
+    merge,
     highWaterChars: 600,
     lowWaterChars: 300,
   });
@@ -156,6 +157,32 @@ describe("UpdateCoalescer properties", () => {
     expect(h.sent.map((u) => u.sessionUpdate)).toEqual(["agent_message_chunk", "agent_message_chunk", "tool_call", "agent_message_chunk"]);
     expect((h.sent[1] as any).content.text).toBe(Array.from({ length: 1000 }, (_, i) => `${i},`).join(""));
     expect(h.queue.merged).toBe(999);
+  });
+
+  it("post (no promise) and push interleave in order; with merging off every update is written alone", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(fc.oneof(textChunk, otherUpdate), fc.boolean()), { maxLength: 40 }), fc.boolean(), async (items, merge) => {
+        const h = harness(1000, merge);
+        h.queue.open();
+        const promises: Promise<void>[] = [];
+        for (const [update, usePost] of items) {
+          if (usePost) h.queue.post(update);
+          else promises.push(h.queue.push(update));
+        }
+        while (h.pending.length > 0 || h.queue.queued > 0) {
+          h.pending.shift()?.resolve();
+          await flush();
+        }
+        await Promise.all(promises);
+        const pushed = items.map(([u]) => u);
+        expect(normalize(h.sent)).toEqual(normalize(pushed));
+        if (!merge) {
+          expect(h.sent).toHaveLength(pushed.length);
+          h.sent.forEach((u, i) => expect(u).toBe(pushed[i]));
+        }
+      }),
+      { numRuns: 100 },
+    );
   });
 
   it("drain waits for open() and for what was queued before it", async () => {

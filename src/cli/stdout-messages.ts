@@ -1,0 +1,113 @@
+/**
+ * The outgoing half of the ACP stdio transport (issue 7): every JSON-RPC message the SDK
+ * connection writes is serialised and handed to stdout in one string write — the same bytes as
+ * the SDK's `ndJsonStream` (`JSON.stringify(message) + "\n"`).
+ *
+ * Why not `ndJsonStream`'s writer: the SDK connection takes a writer from its stream for every
+ * message (`getWriter()` … `releaseLock()`), and `ndJsonStream` does the same once more on the
+ * byte stream, with a TextEncoder copy in between. A web-stream writer costs several promises,
+ * and each `releaseLock()` rejects two of them with fresh TypeErrors (stack traces included):
+ * about 4 KB of garbage per notification, which set the pace of the garbage collector and made
+ * its pauses the bridge's latency tail at a thousand notifications a second.
+ *
+ * So `getWriter()` of this stream hands out one long-lived writer that implements the writer
+ * interface directly on stdout. Its writes are serialised by the caller (the SDK connection queues
+ * them) and it does not lock the stream. Backpressure is kept: when stdout's buffer is full, a
+ * write (and `ready`) settles on `drain`, or fails if stdout closes or errs first, so the SDK's
+ * write queue, and with it the session's update queue, waits for a slow client. The incoming half
+ * stays the SDK's `ndJsonStream` reader.
+ */
+import type { Writable } from "node:stream";
+import type { AnyMessage } from "@agentclientprotocol/sdk";
+
+const DONE: Promise<undefined> = Promise.resolve(undefined);
+
+/** Write one message; undefined when stdout took it, else a promise settled on drain / close / error. */
+function writeMessage(out: Writable, message: AnyMessage): Promise<undefined> | undefined {
+  if (out.destroyed || !out.writable) throw new Error("stdout is closed");
+  if (out.write(`${JSON.stringify(message)}\n`)) return undefined;
+  return new Promise<undefined>((resolve, reject) => {
+    const settle = (error?: Error): void => {
+      out.off("drain", onDrain);
+      out.off("close", onClose);
+      out.off("error", onError);
+      if (error) reject(error);
+      else resolve(undefined);
+    };
+    const onDrain = (): void => settle();
+    const onClose = (): void => settle(new Error("stdout closed"));
+    const onError = (error: Error): void => settle(error);
+    out.on("drain", onDrain);
+    out.on("close", onClose);
+    out.on("error", onError);
+  });
+}
+
+/** A writer on stdout with the WritableStreamDefaultWriter interface, shared by every getWriter(). */
+function stdoutWriter(out: Writable): WritableStreamDefaultWriter<AnyMessage> {
+  let pending: Promise<undefined> | undefined;
+  let closing: Promise<undefined> | undefined;
+  let resolveClosed!: () => void;
+  const closed = new Promise<undefined>((resolve) => (resolveClosed = () => resolve(undefined)));
+  const writer = {
+    get closed(): Promise<undefined> {
+      return closed;
+    },
+    get desiredSize(): number | null {
+      return out.destroyed ? null : Math.max(0, out.writableHighWaterMark - out.writableLength);
+    },
+    get ready(): Promise<undefined> {
+      return pending ?? DONE;
+    },
+    write(message: AnyMessage): Promise<undefined> {
+      if (closing) return Promise.reject(new TypeError("the stdout message stream is closed"));
+      let waiting: Promise<undefined> | undefined;
+      try {
+        waiting = writeMessage(out, message);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      if (!waiting) return DONE;
+      const current = waiting.finally(() => {
+        if (pending === current) pending = undefined;
+      });
+      pending = current;
+      return current;
+    },
+    close(): Promise<undefined> {
+      closing ??= (pending ?? DONE).then(() => {
+        resolveClosed();
+        return undefined;
+      });
+      return closing;
+    },
+    abort(): Promise<undefined> {
+      closing ??= DONE;
+      resolveClosed();
+      return DONE;
+    },
+    releaseLock(): void {
+      // nothing is locked: the one writer is shared and the caller serialises its writes
+    },
+  };
+  return writer as WritableStreamDefaultWriter<AnyMessage>;
+}
+
+/** The WritableStream of outgoing ACP messages for the SDK connection, on `out` (stdout). */
+export class StdoutMessageStream extends WritableStream<AnyMessage> {
+  private readonly writer: WritableStreamDefaultWriter<AnyMessage>;
+
+  constructor(out: Writable) {
+    // the underlying sink serves the standard paths (pipeTo, a locked writer of the base class)
+    super({ write: (message) => writeMessage(out, message) });
+    this.writer = stdoutWriter(out);
+  }
+
+  override getWriter(): WritableStreamDefaultWriter<AnyMessage> {
+    return this.writer;
+  }
+}
+
+export function stdoutMessages(out: Writable): WritableStream<AnyMessage> {
+  return new StdoutMessageStream(out);
+}
