@@ -1,0 +1,52 @@
+/** Summary of a V8 .cpuprofile: self time per function (name, file:line), the top entries. */
+import { readFile } from "node:fs/promises";
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+export interface HotFunction {
+  name: string;
+  where: string;
+  selfMs: number;
+  share: number;
+}
+
+/** node_modules/<package>/… for dependencies, dist/… or src/… for ours, node:… as it is */
+function shortUrl(url: string): string {
+  const modules = url.lastIndexOf("/node_modules/");
+  if (modules >= 0) return url.slice(modules + 1).replace(/^node_modules\/(@[^/]+\/[^/]+|[^/]+)\/(?:dist\/)?/, "$1/");
+  return url.replace(/^.*\/(dist|src)\//, "$1/");
+}
+
+export async function hotFunctions(file: string, top = 25): Promise<{ totalMs: number; functions: HotFunction[] }> {
+  const profile = JSON.parse(await readFile(file, "utf8")) as Profile;
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map<string, number>();
+  let total = 0;
+  profile.samples.forEach((id, i) => {
+    const delta = (profile.timeDeltas[i] ?? 0) / 1000;
+    total += delta;
+    const frame = byId.get(id)?.callFrame;
+    if (!frame) return;
+    const where = frame.url ? `${shortUrl(frame.url)}:${frame.lineNumber + 1}` : "";
+    const key = `${frame.functionName || "(anonymous)"}\t${where}`;
+    self.set(key, (self.get(key) ?? 0) + delta);
+  });
+  const functions = [...self.entries()]
+    .map(([key, ms]) => {
+      const [name, where] = key.split("\t");
+      return { name: name ?? "", where: where ?? "", selfMs: ms, share: ms / total };
+    })
+    .sort((a, b) => b.selfMs - a.selfMs)
+    .slice(0, top);
+  return { totalMs: total, functions };
+}

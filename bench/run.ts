@@ -1,0 +1,97 @@
+/**
+ * `npm run bench` (issue 7): the streaming, start-up and memory benchmarks in one run against a
+ * fresh simulated install, plus a CPU profile of the bridge; results go to bench/results.md in
+ * this runner's own sections (summary, stream, startup, memory, profile). The `check` section
+ * belongs to bench/check.ts and is left as it is.
+ *
+ *   npm run bench                         everything (≈ 2 minutes on 2 cores)
+ *   npx tsx bench/run.ts --only stream    some parts: stream, startup, memory, profile
+ *   npx tsx bench/run.ts --no-write       print only
+ */
+import { fileURLToPath } from "node:url";
+import { createBenchInstall } from "./lib/bench-install.js";
+import { machineInfo } from "./lib/machine.js";
+import { writeSection } from "./lib/results-file.js";
+import { median } from "./lib/stats.js";
+import { runMemory, type MemoryPlan } from "./memory.js";
+import { profileBridge, profileStartup, type ProfileResult } from "./profile.js";
+import { memorySection, profileSection, startupSection, streamFigures, streamSection, summarySection, TARGETS, type Figures } from "./report.js";
+import { runStartup } from "./startup.js";
+import { runStream, type StreamPlan } from "./stream.js";
+import { explain } from "./notes.js";
+
+const RESULTS = fileURLToPath(new URL("./results.md", import.meta.url));
+const args = process.argv.slice(2);
+const onlyArg = args.indexOf("--only");
+const parts = new Set(onlyArg >= 0 ? (args[onlyArg + 1] ?? "").split(",") : ["stream", "startup", "memory", "profile"]);
+const write = !args.includes("--no-write");
+
+const STREAM: StreamPlan = { events: 20_000, bytes: 64, throughputRuns: 3, warmupEvents: 2_000, latencyEvents: 8_000, latencyRounds: 4, rate: 1_000, latencyPaths: ["raw", "bridge", "bridge-lines"] };
+const MEMORY: MemoryPlan = { events: 25_600, bytes: 4_096, rate: 2_560, slow: { readMs: 100, pauseMs: 100 } };
+const STARTUP_RUNS = 7;
+
+function log(message: string): void {
+  process.stderr.write(`[bench] ${message}\n`);
+}
+
+async function main(): Promise<void> {
+  const machine = machineInfo();
+  const started = performance.now();
+  const install = await createBenchInstall();
+  const figures: Figures = {};
+  const sections: Array<[string, string]> = [];
+  const profiles: ProfileResult[] = [];
+  try {
+    if (parts.has("stream")) {
+      log("streaming: raw relay, bridge, bridge without merging");
+      const results = await runStream(install, ["raw", "bridge", "bridge-lines", "bridge-unmerged"], STREAM);
+      streamFigures(results, figures);
+      sections.push(["stream", streamSection(results, STREAM, figures)]);
+    }
+    if (parts.has("startup")) {
+      log("start-up");
+      const result = await runStartup(install, STARTUP_RUNS);
+      figures.initializeMs = median(result.warm.map((r) => r.initializeMs));
+      figures.sessionNewMs = median(result.warm.map((r) => r.sessionNewMs));
+      figures.bareNodeMs = median(result.bareNodeMs);
+      figures.sdkImportMs = median(result.sdkImportMs);
+      const profile = await profileStartup(install.env);
+      figures.startupAreas = profile.areas;
+      sections.push(["startup", startupSection(result, profile)]);
+    }
+    if (parts.has("memory")) {
+      log("memory: 100 MiB turn, slow client");
+      const result = await runMemory(install, MEMORY);
+      figures.rssBytes = result.bridgeHwmBytes;
+      figures.memoryStop = result.stopReason;
+      sections.push(["memory", memorySection(result)]);
+    }
+    if (parts.has("profile")) {
+      log("CPU profiles of the bridge");
+      profiles.push(await profileBridge(install, "bridge, 20,000 × 64 B", install.env, STREAM.events, STREAM.bytes));
+      profiles.push(await profileBridge(install, "bridge with merging off, 20,000 × 64 B", { ...install.env, ZCODE_ACP_MERGE_DELTAS: "0" }, STREAM.events, STREAM.bytes));
+      sections.push(["profile", profileSection(profiles)]);
+    }
+  } finally {
+    await install.cleanup();
+  }
+  const seconds = (performance.now() - started) / 1000;
+  sections.unshift(["summary", summarySection(machine, figures, seconds, explain(figures, profiles))]);
+  for (const [name, body] of sections) {
+    process.stdout.write(`\n${body}\n`);
+    if (write) await writeSection(RESULTS, name, body);
+  }
+  log(`done in ${seconds.toFixed(0)} s${write ? `; ${RESULTS} updated` : ""}`);
+  const missed = [
+    figures.throughputRatio !== undefined && figures.throughputRatio < TARGETS.throughputRatio,
+    figures.addedP99Ms !== undefined && figures.addedP99Ms >= TARGETS.addedP99Ms,
+    figures.initializeMs !== undefined && figures.initializeMs >= TARGETS.initializeMs,
+    figures.rssBytes !== undefined && figures.rssBytes >= TARGETS.rssBytes,
+  ].filter(Boolean).length;
+  if (missed > 0) log(`${missed} target(s) missed: see the summary`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
