@@ -64,13 +64,16 @@ export class FakeSession {
 
   /** Fire a session.event; seq increases by `gap` (default 1, gaps are legal). */
   event(type: string, payload: Record<string, unknown>, options: { turnId?: string | null; seq?: number; gap?: number } = {}): void {
-    this.seq = options.seq ?? this.seq + (options.gap ?? 1);
+    // an explicit seq (a regression or duplicate under test) is one bad event: like the real host,
+    // the session's counter itself never goes back
+    const seq = options.seq ?? this.seq + (options.gap ?? 1);
+    this.seq = Math.max(this.seq, seq);
     const turnId = options.turnId === null ? undefined : (options.turnId ?? this.currentTurnId);
     const event: Record<string, unknown> = {
-      eventId: `e${this.seq}`,
+      eventId: `e${seq}`,
       sessionId: this.id,
-      seq: this.seq,
-      timestamp: 1_760_000_000_000 + this.seq,
+      seq,
+      timestamp: 1_760_000_000_000 + seq,
       deliveryKind: "desktop-continuous",
       type,
       payload,
