@@ -3,8 +3,7 @@
  * directory per test, every started client closed (and checked for a clean exit) afterwards.
  */
 import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, afterEach, beforeAll, onTestFailed } from "vitest";
 import { createSimulatedInstall, type CallLogEntry, type SimInstall } from "../../fixtures/sim-install.js";
 import { AcpTestClient, type AcpTestClientOptions } from "../support/acp-test-client.js";
@@ -42,7 +41,8 @@ export function e2e(): E2E {
       });
       return client;
     },
-    workspace: () => mkdtemp(join(tmpdir(), "zcode-acp-ws-")),
+    // inside the install's own temp dir, so its cleanup removes the workspaces too
+    workspace: () => mkdtemp(join(dirname(install!.root), "ws-")),
     async calls(method) {
       const log = await install!.readCallLog();
       return log.filter((e) => e.kind === "call" && e.method === method);

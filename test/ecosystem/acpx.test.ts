@@ -6,7 +6,7 @@
  * dev dependency: one of its dependencies lists optional per-platform packages that the registry
  * does not serve for every platform, which makes a committed lockfile unusable with `npm ci`.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,15 +22,22 @@ let acpxCli: string;
 const TEE = fileURLToPath(new URL("./support/tee-agent.mjs", import.meta.url));
 
 let sim: SimInstall;
+const tempDirs: string[] = [];
+const tempDir = (prefix: string): string => {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  tempDirs.push(dir);
+  return dir;
+};
 beforeAll(async () => {
   sim = await createSimulatedInstall();
-  const dir = mkdtempSync(join(tmpdir(), "zcode-acp-acpx-install-"));
+  const dir = tempDir("zcode-acp-acpx-install-");
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "acpx-smoke", version: "1.0.0", private: true }));
   await execa(NPM, ["install", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts", `acpx@${ACPX_VERSION}`], { cwd: dir, timeout: 150_000 });
   acpxCli = join(dir, "node_modules/acpx/dist/cli.js");
 }, 180_000);
 afterAll(async () => {
   await sim?.cleanup();
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
 });
 
 function problemsOfUnanswered(transcript: Transcript): void {
@@ -39,7 +46,7 @@ function problemsOfUnanswered(transcript: Transcript): void {
 }
 
 async function runAcpx(policy: "--approve-all" | "--deny-all", prompt: string) {
-  const dir = mkdtempSync(join(tmpdir(), "zcode-acp-acpx-"));
+  const dir = tempDir("zcode-acp-acpx-");
   const agentOut = join(dir, "agent-stdout.jsonl");
   const agent = `${process.execPath} ${TEE} ${process.execPath} ${CLI_PATH}`;
   const result = await execa(process.execPath, [acpxCli, "--agent", agent, "--cwd", dir, policy, "--format", "json", "exec", prompt], {

@@ -2,7 +2,7 @@
  * The published package: `npm pack` holds the built bin, the bootstrap and the manifests, and the
  * packed tarball installed into an empty project runs `zcode-acp --help` and `zcode-acp check`.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -33,6 +33,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await sim?.cleanup();
+  if (work) rmSync(work, { recursive: true, force: true });
 });
 
 describe("npm package", () => {

@@ -1,11 +1,19 @@
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/log/logger.js";
 import { redact, redactString } from "../../src/log/redact.js";
 
-const logFile = (): string => join(mkdtempSync(join(tmpdir(), "zcode-acp-log-")), "log.jsonl");
+const dirs: string[] = [];
+const logFile = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), "zcode-acp-log-"));
+  dirs.push(dir);
+  return join(dir, "log.jsonl");
+};
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
 const records = (file: string): Array<Record<string, unknown>> =>
   readFileSync(file, "utf8")
     .trim()
