@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { e2e } from "../acp/e2e-harness.js";
 import type { AcpTestClient } from "../support/acp-test-client.js";
-import { eventually, processesMentioning } from "./support/processes.js";
+import { eventually, processesMentioning } from "../support/processes.js";
 
 const t = e2e();
 

@@ -8,7 +8,8 @@ import { randomUUID } from "node:crypto";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { EventCollector, eventually, openConnection, processAlive, rejectionOf, type TestConnection } from "./support/connect.js";
+import { EventCollector, openConnection, rejectionOf, type TestConnection } from "./support/connect.js";
+import { eventually, processAlive } from "../support/processes.js";
 import { createTestInstall, readCallLog, type TestInstall } from "./support/sim.js";
 
 let install: TestInstall;

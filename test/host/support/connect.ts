@@ -1,5 +1,5 @@
 /** HostConnection wiring for tests: a debug log file per connection and an event collector. */
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { HostConnection, type HostConnectionOptions } from "../../../src/host/host-connection.js";
 import type { HostEventSink } from "../../../src/host/types.js";
@@ -94,34 +94,6 @@ export class EventCollector implements HostEventSink {
 
   private wake(): void {
     for (const waiter of [...this.waiters]) waiter();
-  }
-}
-
-/** Poll a condition (for facts outside our process: pids, files) with a deadline. */
-export async function eventually(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** true when `pid` is a live (non-zombie) process */
-export function processAlive(pid: number): boolean {
-  if (!existsSync("/proc/self/stat")) {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-    return state !== "Z" && state !== "X";
-  } catch {
-    return false;
   }
 }
 

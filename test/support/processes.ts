@@ -1,8 +1,16 @@
-/** Process-table helpers for the fault tests (Linux /proc): live processes of a simulated install. */
-import { readFileSync, readdirSync } from "node:fs";
+/** Process-table helpers for tests (Linux /proc): live processes of a simulated install. */
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 
 /** true when `pid` is a live (non-zombie) process */
 export function processAlive(pid: number): boolean {
+  if (!existsSync("/proc/self/stat")) {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
