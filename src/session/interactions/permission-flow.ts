@@ -28,7 +28,7 @@ export function noDenyError(req: NativePermissionRequest): BridgeError {
  * Checks shared by ordinary and plan permissions. Returns the option mapping, or undefined
  * after failing the turn (zero options, ambiguous ids: nothing can be answered safely).
  */
-export function mapOrFail(
+function mapOrFail(
   req: NativePermissionRequest,
   ctx: InteractionContext,
   registry: PendingRegistry,
@@ -66,16 +66,32 @@ export function mapOrFail(
   return mapping;
 }
 
-export function startPermission(req: NativePermissionRequest, ctx: InteractionContext, registry: PendingRegistry): void {
+/**
+ * Map the native options and open the pending interaction whose fallback is the real deny
+ * option (if any); undefined when the request was already failed closed by `mapOrFail`.
+ */
+export function openPermission(
+  req: NativePermissionRequest,
+  ctx: InteractionContext,
+  registry: PendingRegistry,
+  label: string,
+): { mapping: OptionMapping; pending: PendingInteraction } | undefined {
   const mapping = mapOrFail(req, ctx, registry);
-  if (!mapping) return;
+  if (!mapping) return undefined;
   const pending = registry.open({
     ctx,
     family: "permission",
     requestId: req.requestId,
-    label: "permission",
+    label,
     fallback: mapping.denyOption ? { method: "permission", optionId: mapping.denyOption.optionId } : undefined,
   });
+  return { mapping, pending };
+}
+
+export function startPermission(req: NativePermissionRequest, ctx: InteractionContext, registry: PendingRegistry): void {
+  const opened = openPermission(req, ctx, registry, "permission");
+  if (!opened) return;
+  const { mapping, pending } = opened;
   if (mapping.offered.length === 0) {
     void pending.fallBack("no option can be offered to the client", noDenyError(req));
     return;

@@ -11,7 +11,7 @@ import type { PermissionOption } from "@agentclientprotocol/sdk";
 import { BridgeError, describeError } from "../../util/errors.js";
 import { hasFormElicitation, planToolCall, publishPlan, tellUser } from "./client-updates.js";
 import { planMarkdownOf, type NativePermissionRequest, type NativeUserInputRequest } from "./native-requests.js";
-import { askPermission, mapOrFail, noDenyError } from "./permission-flow.js";
+import { askPermission, noDenyError, openPermission } from "./permission-flow.js";
 import { findOffered } from "./permission-options.js";
 import { answerWithContent, askForm, askQuestionsForm } from "./question-flow.js";
 import type { PendingRegistry } from "./registry.js";
@@ -26,15 +26,9 @@ function planTitle(reason: string | undefined): string {
 
 /** form 1: ExitPlanMode permission */
 export function startPlanPermission(req: NativePermissionRequest, ctx: InteractionContext, registry: PendingRegistry): void {
-  const mapping = mapOrFail(req, ctx, registry);
-  if (!mapping) return;
-  const pending = registry.open({
-    ctx,
-    family: "permission",
-    requestId: req.requestId,
-    label: "plan-permission",
-    fallback: mapping.denyOption ? { method: "permission", optionId: mapping.denyOption.optionId } : undefined,
-  });
+  const opened = openPermission(req, ctx, registry, "plan-permission");
+  if (!opened) return;
+  const { mapping, pending } = opened;
   const plan = planMarkdownOf(req.input);
   void (async () => {
     if (plan === undefined) {
