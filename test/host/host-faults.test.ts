@@ -5,11 +5,11 @@
  */
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EventCollector, openConnection, rejectionOf, type TestConnection } from "./support/connect.js";
-import { eventually, processAlive } from "../support/processes.js";
+import { eventually, processAlive, processesMentioning } from "../support/processes.js";
 import { createTestInstall, readCallLog, type TestInstall } from "./support/sim.js";
 
 let install: TestInstall;
@@ -35,21 +35,6 @@ const W = { workspacePath: "/w" };
 const ROGUE = join(import.meta.dirname, "support", "rogue-bootstrap.mjs");
 const BRIDGE_CHILD = join(import.meta.dirname, "support", "bridge-child.ts");
 const text = (t: string) => [{ type: "text", text: t }];
-
-/** pids of live processes whose command line mentions the install root */
-function processesOf(root: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8");
-      if (cmdline.includes(root) && processAlive(Number(entry))) pids.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
-}
 
 describe("host faults", () => {
   it.each(["exit", "throw"])("a host crash (how=%s) rejects the pending call, ends the subscription, and the next call relaunches", async (how) => {
@@ -89,8 +74,8 @@ describe("host faults", () => {
     expect(error.code).toBe(code);
     await eventually(() => c.exits.length === 1, 5000, "onExit");
     expect(c.exits[0]?.error.code).toBe(code);
-    const pidsBefore = processesOf(install.root);
-    await eventually(() => processesOf(install.root).length === 0, 8000, `the rogue runtime to end (${pidsBefore.join(",")})`);
+    const pidsBefore = processesMentioning(install.root);
+    await eventually(() => processesMentioning(install.root).length === 0, 8000, `the rogue runtime to end (${pidsBefore.join(",")})`);
     const again = await rejectionOf(c.host.call("agent", "initialize", W));
     expect(again.code).toBe(code);
     expect(c.host.incarnation).toBe(2);
@@ -121,10 +106,10 @@ describe("host faults", () => {
     await eventually(() => out.includes("\n"), 30_000, "the child bridge to start its host");
     const { pid } = JSON.parse(out.split("\n")[0] ?? "{}") as { pid: number };
     expect(processAlive(pid)).toBe(true);
-    expect(processesOf(install.root)).toContain(pid);
+    expect(processesMentioning(install.root)).toContain(pid);
     child.kill("SIGKILL");
     await exited;
-    await eventually(() => processesOf(install.root).length === 0, 5000, "every host process to end");
+    await eventually(() => processesMentioning(install.root).length === 0, 5000, "every host process to end");
     expect(processAlive(pid)).toBe(false);
     // it shut down through dispose, not by being killed
     expect(readCallLog(install.callLogPath).some((e) => e.kind === "parent-message" && e.type === "dispose")).toBe(true);

@@ -12,6 +12,7 @@ import {
   callsFor,
   holdPermission,
   nativeCalls,
+  useBridge,
   waitForLog,
 } from "./support/bridge-process.js";
 
@@ -25,16 +26,9 @@ describe.each([
   let sim: SimInstall;
   let bridge: BridgeProcess;
 
-  beforeAll(async () => {
-    sim = await createSimulatedInstall();
-    bridge = await BridgeProcess.start(sim, capabilities);
-  });
-
-  afterAll(async () => {
-    expect(bridge.transcript.problems).toEqual([]);
-    expect(bridge.transcript.unanswered("agent")).toEqual([]);
-    await bridge?.stop();
-    await sim?.cleanup();
+  useBridge(capabilities, (s, b) => {
+    sim = s;
+    bridge = b;
   });
 
   it("provider headers: headersApplied:false at once, the turn stops with a clear error, the client is never asked", async () => {

@@ -2,8 +2,8 @@
  * End to end through the built CLI and the simulated install: permissions (issue 6), with a
  * form-capable client and with a client that advertises no elicitation (Paseo).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSimulatedInstall, type SimInstall } from "../../fixtures/sim-install.js";
+import { describe, expect, it } from "vitest";
+import type { SimInstall } from "../../fixtures/sim-install.js";
 import {
   BridgeProcess,
   FORM_CLIENT,
@@ -12,6 +12,7 @@ import {
   choose,
   firesFor,
   holdPermission,
+  useBridge,
   waitForLog,
 } from "./support/bridge-process.js";
 
@@ -22,16 +23,9 @@ describe.each([
   let sim: SimInstall;
   let bridge: BridgeProcess;
 
-  beforeAll(async () => {
-    sim = await createSimulatedInstall();
-    bridge = await BridgeProcess.start(sim, capabilities);
-  });
-
-  afterAll(async () => {
-    expect(bridge.transcript.problems).toEqual([]);
-    expect(bridge.transcript.unanswered("agent")).toEqual([]);
-    await bridge?.stop();
-    await sim?.cleanup();
+  useBridge(capabilities, (s, b) => {
+    sim = s;
+    bridge = b;
   });
 
   async function followUpWorks(sessionId: string): Promise<void> {

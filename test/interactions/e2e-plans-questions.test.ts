@@ -4,9 +4,9 @@
  * advertises no elicitation (Paseo).
  */
 import type { SessionNotification } from "@agentclientprotocol/sdk";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSimulatedInstall, type SimInstall } from "../../fixtures/sim-install.js";
-import { BridgeProcess, FORM_CLIENT, NO_ELICITATION_CLIENT, callsFor, choose, holdElicitation, waitForLog } from "./support/bridge-process.js";
+import { afterAll, describe, expect, it } from "vitest";
+import type { SimInstall } from "../../fixtures/sim-install.js";
+import { BridgeProcess, FORM_CLIENT, NO_ELICITATION_CLIENT, callsFor, choose, holdElicitation, useBridge, waitForLog } from "./support/bridge-process.js";
 
 const PLAN = "# Proposed plan\n\n1. Reproduce the failing test\n2. Fix the off-by-one error\n3. Run the suite";
 const PLAN_ACCEPT = { answer_0: "approve", answer: "approve", answers: { "Review this implementation plan.": ["approve"] } };
@@ -36,16 +36,9 @@ describe("plan approval and questions end to end, form-capable client", () => {
   let sim: SimInstall;
   let bridge: BridgeProcess;
 
-  beforeAll(async () => {
-    sim = await createSimulatedInstall();
-    bridge = await BridgeProcess.start(sim, FORM_CLIENT);
-  });
-
-  afterAll(async () => {
-    expect(bridge.transcript.problems).toEqual([]);
-    expect(bridge.transcript.unanswered("agent")).toEqual([]);
-    await bridge?.stop();
-    await sim?.cleanup();
+  useBridge(FORM_CLIENT, (s, b) => {
+    sim = s;
+    bridge = b;
   });
 
   it("ExitPlanMode permission: plan published first, then a form; approve → respondPermission allow-plan, mode back to build", async () => {
@@ -162,18 +155,14 @@ describe("plan approval and questions end to end, client without elicitation (Pa
   let sim: SimInstall;
   let bridge: BridgeProcess;
 
-  beforeAll(async () => {
-    sim = await createSimulatedInstall();
-    bridge = await BridgeProcess.start(sim, NO_ELICITATION_CLIENT);
+  useBridge(NO_ELICITATION_CLIENT, (s, b) => {
+    sim = s;
+    bridge = b;
   });
 
-  afterAll(async () => {
+  afterAll(() => {
     expect(bridge.elicitationRequests).toEqual([]);
     expect(bridge.agentMethods()).not.toContain("elicitation/create");
-    expect(bridge.transcript.problems).toEqual([]);
-    expect(bridge.transcript.unanswered("agent")).toEqual([]);
-    await bridge?.stop();
-    await sim?.cleanup();
   });
 
   it("ExitPlanMode permission → a switch_mode permission with the plan and the native options; approve → allow-plan", async () => {

@@ -20,7 +20,8 @@ import type {
   RequestPermissionResponse,
   SessionNotification,
 } from "@agentclientprotocol/sdk";
-import type { CallLogEntry, SimInstall } from "../../../fixtures/sim-install.js";
+import { afterAll, beforeAll, expect } from "vitest";
+import { createSimulatedInstall, type CallLogEntry, type SimInstall } from "../../../fixtures/sim-install.js";
 import { Transcript } from "../../support/acp-transcript.js";
 
 const CLI = resolve(import.meta.dirname, "../../../dist/cli/main.js");
@@ -243,4 +244,25 @@ export function callsFor(log: CallLogEntry[], method: string, sessionId: string)
 /** `fire` entries of a top-level event type for one session */
 export function firesFor(log: CallLogEntry[], type: string, sessionId: string): CallLogEntry[] {
   return log.filter((e) => e.kind === "fire" && e.type === type && e.sessionId === sessionId);
+}
+
+/**
+ * One simulated install and one bridge for a describe block: started before its tests, and after
+ * them checked (every line valid, no agent request left unanswered), stopped and cleaned up.
+ * `use` receives them once they exist.
+ */
+export function useBridge(capabilities: ClientCapabilities, use: (sim: SimInstall, bridge: BridgeProcess) => void): void {
+  let sim: SimInstall | undefined;
+  let bridge: BridgeProcess | undefined;
+  beforeAll(async () => {
+    sim = await createSimulatedInstall();
+    bridge = await BridgeProcess.start(sim, capabilities);
+    use(sim, bridge);
+  });
+  afterAll(async () => {
+    expect(bridge?.transcript.problems).toEqual([]);
+    expect(bridge?.transcript.unanswered("agent")).toEqual([]);
+    await bridge?.stop();
+    await sim?.cleanup();
+  });
 }
