@@ -56,6 +56,9 @@ export async function checkHostArtifacts(ctx: ArtifactContext): Promise<HostArti
 
   // the export check imports the (now verified) RPC module inside the install's executable
   const names = artifact.exports;
+  if (names === undefined) {
+    throw new StepFailure(`The RPC exports of ${version} are found by shape, which this build of zcode-acp does not do yet.`, evidence);
+  }
   const key = `exports\u0000${rpcModule.importPath}\u0000${rpcModule.offset}\u0000${rpcModule.size}\u0000${JSON.stringify(names)}`;
   const passed = (report: ExportReport) => report.imported && ROLES.every((role) => exportShapeProblem(role, report.findings[role]) === undefined);
   const report = await cachedFact(

@@ -39,16 +39,23 @@ export interface InstallPaths {
 }
 
 /** The protocol descriptor of a manifest (runtime contract §2). */
+/** Per-channel values: `agent` and `task` on every line, `modelSelection` on lines that have it. */
+export interface PerChannel<T> {
+  agent: T;
+  task: T;
+  modelSelection?: T;
+}
+
 export interface ProtocolDescriptor {
   id: string;
-  channels: { agent: string; task: string };
+  channels: PerChannel<string>;
   operations: Record<
     "cancelGeneration" | "respondStructuredInput" | "respondPermission",
     { service: "agent" | "task"; method: string; sessionKey: string }
   >;
-  allowlist: { agent: string[]; task: string[] };
+  allowlist: PerChannel<string[]>;
   /** allowlisted event names per channel, e.g. { agent: ["onDynamicSessionEvent"] } */
-  events: { agent: string[]; task: string[] };
+  events: PerChannel<string[]>;
 }
 
 export interface ArtifactDescriptor {
@@ -59,12 +66,17 @@ export interface ArtifactDescriptor {
   protocolId: string;
   hostIndex: { path: string; sha256: string };
   rpcModule: { path: string; sha256: string };
-  exports: { protocol: string; client: string; service: string };
+  /** pinned export names; absent: found by shape (runtime contract §2.1) */
+  exports?: { protocol: string; client: string; service: string };
   metadata: { runtime: string; entry: string; source: string };
 }
 
 export interface Manifest {
   schemaVersion: 1;
+  /** absent: pinned (shipped with zcode-acp); "local": accepted with `zcode-acp onboard --accept` */
+  trust?: "local";
+  acceptedAt?: string;
+  acceptedBy?: string;
   artifact: ArtifactDescriptor;
   protocol: ProtocolDescriptor;
 }

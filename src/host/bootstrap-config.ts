@@ -27,6 +27,7 @@ export function buildBootstrapConfig(
   options: { frameLimitBytes: number; disposeTimeoutMs: number },
 ): BootstrapConfig {
   const { artifact, protocol } = manifest;
+  if (!artifact.exports) throw new Error("RPC exports found by shape are not supported yet");
   return {
     schema: 1,
     hostIndex: paths.hostIndex,

@@ -8,7 +8,7 @@ import { pathToFileURL } from "node:url";
 import type { ArtifactDescriptor } from "../compat/types.js";
 import { excerpt, runElectronNode } from "./electron-node.js";
 
-export type ExportRole = keyof ArtifactDescriptor["exports"];
+export type ExportRole = keyof NonNullable<ArtifactDescriptor["exports"]>;
 
 export interface ExportFinding {
   name: string;
@@ -48,7 +48,7 @@ export interface ExportCheckOptions {
   executable: string;
   /** file path Electron-as-Node can import (inside the archive for a packed install) */
   modulePath: string;
-  exports: ArtifactDescriptor["exports"];
+  exports: NonNullable<ArtifactDescriptor["exports"]>;
   cwd: string;
   env: NodeJS.ProcessEnv;
   timeoutMs?: number;

@@ -17,13 +17,16 @@ const archivePath = {
 } as const;
 const nonEmpty = { type: "string", minLength: 1, maxLength: 512 } as const;
 
-function closed(properties: Record<string, unknown>): Record<string, unknown> {
-  return { type: "object", additionalProperties: false, required: Object.keys(properties), properties };
+function closed(properties: Record<string, unknown>, optional: readonly string[] = []): Record<string, unknown> {
+  const required = Object.keys(properties).filter((key) => !optional.includes(key));
+  return { type: "object", additionalProperties: false, required, properties };
 }
 
 const fileFingerprint = closed({ path: archivePath, sha256 });
 const methodList = { type: "array", uniqueItems: true, items: identifier, maxItems: 256 } as const;
 const operation = closed({ service: { enum: ["agent", "task"] }, method: identifier, sessionKey: identifier });
+/** per-channel lists: `agent` and `task` on every line, `modelSelection` where the line has it */
+const perChannel = (item: unknown) => closed({ agent: item, task: item, modelSelection: item }, ["modelSelection"]);
 
 export const MANIFEST_SCHEMA = {
   $schema: "http://json-schema.org/draft-07/schema#",
@@ -31,6 +34,11 @@ export const MANIFEST_SCHEMA = {
   title: "zcode-acp manifest of one verified ZCode release",
   ...closed({
     schemaVersion: { const: 1 },
+    /** absent: a pinned manifest of this package; "local": accepted by the user with `zcode-acp onboard --accept` */
+    trust: { enum: ["local"] },
+    /** local manifests: when they were accepted (ISO 8601) and by which zcode-acp version */
+    acceptedAt: { type: "string", pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z$", maxLength: 64 },
+    acceptedBy: nonEmpty,
     artifact: closed({
       id: descriptorId,
       appVersion: semver,
@@ -39,19 +47,20 @@ export const MANIFEST_SCHEMA = {
       protocolId: descriptorId,
       hostIndex: fileFingerprint,
       rpcModule: fileFingerprint,
+      /** pinned export names; absent: the roles are found by shape (the module's SHA-256 is pinned either way) */
       exports: closed({ protocol: identifier, client: identifier, service: identifier }),
       metadata: closed({ runtime: nonEmpty, entry: nonEmpty, source: nonEmpty }),
-    }),
+    }, ["exports"]),
     protocol: closed({
       id: descriptorId,
-      channels: closed({ agent: nonEmpty, task: nonEmpty }),
+      channels: perChannel(nonEmpty),
       operations: closed({
         cancelGeneration: operation,
         respondStructuredInput: operation,
         respondPermission: operation,
       }),
-      allowlist: closed({ agent: methodList, task: methodList }),
-      events: closed({ agent: methodList, task: methodList }),
+      allowlist: perChannel(methodList),
+      events: perChannel(methodList),
     }),
-  }),
+  }, ["trust", "acceptedAt", "acceptedBy"]),
 } as const;

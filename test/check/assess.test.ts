@@ -278,7 +278,7 @@ describe("assessment of the directory form only (the stand-in can import it)", (
 
   it("an export of the wrong shape → host-artifacts fails", async () => {
     const m = structuredClone(sim.manifest);
-    m.artifact.exports.service = "g";
+    m.artifact.exports!.service = "g";
     const report = await assess({ manifestPath: await writeManifest(work, "m.json", m) });
     expectFailedAt(report, "host-artifacts", /"g" \(service\) is function without toService\(\)/);
   });
