@@ -4,7 +4,7 @@
  */
 import { isAbsolute } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import type { HostClient } from "../host/types.js";
+import type { NativeApi } from "../native/native-api.js";
 import type { Logger } from "../log/logger.js";
 import type { InteractionBroker } from "../session/interactions/types.js";
 import { SessionService, type OpenedSession } from "../session/session-service.js";
@@ -14,7 +14,8 @@ import { AUTH_METHOD_ID, initializeResponse } from "./initialize.js";
 import { answer, invalidParams } from "./request-errors.js";
 
 export interface ZcodeAgentOptions {
-  host: HostClient;
+  /** the typed native API of the install's release line */
+  native: NativeApi;
   logger: Logger;
   createBroker: (logger: Logger) => InteractionBroker;
   /** how long a cancelled turn may take to end natively (default 30 s) */
@@ -63,7 +64,7 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
       if (service) throw new Error("a zcode-acp agent app serves one connection");
       port = new AcpClientPort(connection.client);
       service = new SessionService({
-        host: options.host,
+        native: options.native,
         client: port,
         broker: options.createBroker(options.logger.child("interactions")),
         logger: options.logger.child("session"),

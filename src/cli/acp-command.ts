@@ -7,7 +7,8 @@ import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 import { createZcodeAgent } from "../acp/agent-app.js";
 import { diagnosticsEnabled, registerDiagnostics } from "../acp/diagnostics.js";
-import { LazyHostClient } from "./lazy-host.js";
+import { LazyHostClient } from "../host/lazy-host.js";
+import { LineApi } from "../native/line-api.js";
 import { stdoutMessages } from "./stdout-messages.js";
 import { timeoutOverridesFrom } from "./timeout-overrides.js";
 import { createLogger, type Logger } from "../log/logger.js";
@@ -49,7 +50,7 @@ export async function runAcpCommand(options: CliOptions, env: NodeJS.ProcessEnv 
     });
   });
   const agent = createZcodeAgent({
-    host,
+    native: new LineApi(host),
     logger,
     createBroker: (brokerLogger) => createInteractionBroker({ logger: brokerLogger }),
     cancelGraceMs: cancelGraceFrom(env, logger),

@@ -1,9 +1,10 @@
 /**
  * `ZCODE_ACP_TIMEOUTS_MS`: overrides of the host timeout table (src/host/timeouts.ts) as a JSON
- * object of positive milliseconds, e.g. `{"startup":500,"task.stopGeneration":300}`. Meant for
+ * object of positive milliseconds, e.g. `{"startup":500,"cancel":300}`. Meant for
  * fault tests and unusual machines; anything invalid is logged and ignored (the defaults stay).
  */
 import type { Logger } from "../log/logger.js";
+import { DEFAULT_TIMEOUTS_MS, isTimeoutKey } from "../host/timeouts.js";
 
 const MAX_MS = 3_600_000;
 
@@ -23,7 +24,8 @@ export function timeoutOverridesFrom(env: NodeJS.ProcessEnv, logger: Logger): Re
   }
   const overrides: Record<string, number> = {};
   for (const [key, value] of Object.entries(parsed)) {
-    if (typeof value === "number" && Number.isInteger(value) && value > 0 && value <= MAX_MS) overrides[key] = value;
+    if (!isTimeoutKey(key)) logger.warn("ZCODE_ACP_TIMEOUTS_MS: ignored an unknown timeout name", { key, known: Object.keys(DEFAULT_TIMEOUTS_MS).join(", ") });
+    else if (typeof value === "number" && Number.isInteger(value) && value > 0 && value <= MAX_MS) overrides[key] = value;
     else logger.warn("ZCODE_ACP_TIMEOUTS_MS: ignored an invalid timeout", { key, value: String(value) });
   }
   return overrides;

@@ -21,65 +21,11 @@ export interface AssessmentStep {
   evidence?: Record<string, { expected?: unknown; actual?: unknown }>;
 }
 
-/** Resolved absolute paths of a verified install. */
-export interface InstallPaths {
-  root: string;
-  platform: "darwin" | "linux" | "win32";
-  executable: string;
-  resourcesDir: string;
-  appArchive: string;
-  /** true when app.asar is a directory (simulated installs) */
-  appArchiveIsDirectory: boolean;
-  hostIndex: string;
-  rpcModule: string;
-  cli: string;
-  bundleMeta: string;
-  /** darwin only: Contents/Info.plist (app version and build) */
-  infoPlist?: string;
-}
+import type { InstallPaths } from "../install/types.js";
+import type { Manifest } from "../manifest/types.js";
 
-/** The protocol descriptor of a manifest (runtime contract §2). */
-/** Per-channel values: `agent` and `task` on every line, `modelSelection` on lines that have it. */
-export interface PerChannel<T> {
-  agent: T;
-  task: T;
-  modelSelection?: T;
-}
-
-export interface ProtocolDescriptor {
-  id: string;
-  channels: PerChannel<string>;
-  operations: Record<
-    "cancelGeneration" | "respondStructuredInput" | "respondPermission",
-    { service: "agent" | "task"; method: string; sessionKey: string }
-  >;
-  allowlist: PerChannel<string[]>;
-  /** allowlisted event names per channel, e.g. { agent: ["onDynamicSessionEvent"] } */
-  events: PerChannel<string[]>;
-}
-
-export interface ArtifactDescriptor {
-  id: string;
-  appVersion: string;
-  cliVersion: string;
-  cliSha256: string;
-  protocolId: string;
-  hostIndex: { path: string; sha256: string };
-  rpcModule: { path: string; sha256: string };
-  /** pinned export names; absent: found by shape (runtime contract §2.1) */
-  exports?: { protocol: string; client: string; service: string };
-  metadata: { runtime: string; entry: string; source: string };
-}
-
-export interface Manifest {
-  schemaVersion: 1;
-  /** absent: pinned (shipped with zcode-acp); "local": accepted with `zcode-acp onboard --accept` */
-  trust?: "local";
-  acceptedAt?: string;
-  acceptedBy?: string;
-  artifact: ArtifactDescriptor;
-  protocol: ProtocolDescriptor;
-}
+export type { InstallPaths } from "../install/types.js";
+export type { ArtifactDescriptor, Manifest, PerChannel, ProtocolDescriptor } from "../manifest/types.js";
 
 export interface Assessment {
   supported: boolean;

@@ -18,6 +18,7 @@ import { HostIncarnation } from "./incarnation.js";
 import { requireSupported } from "./launcher.js";
 import { buildTimeoutTable, timeoutFor, type TimeoutTable } from "./timeouts.js";
 import type {
+  CallOptions,
   HostClient,
   HostEventSink,
   HostSubscription,
@@ -55,8 +56,6 @@ export interface HostDiagnostics {
 }
 
 type ExitListener = (info: { incarnation: number; error: BridgeError }) => void;
-
-const SERVICES: readonly ServiceName[] = ["agent", "task"];
 
 export class HostConnection implements HostClient {
   private readonly options: HostConnectionOptions;
@@ -100,27 +99,33 @@ export class HostConnection implements HostClient {
     };
   }
 
-  async call<T = unknown>(service: ServiceName, method: string, params: Record<string, unknown>): Promise<T> {
-    if (!SERVICES.includes(service)) throw new BridgeError("METHOD_NOT_ALLOWED", `unknown host service ${String(service)}`);
+  async call<T = unknown>(service: ServiceName, method: string, params: Record<string, unknown>, options: CallOptions = {}): Promise<T> {
     if (typeof method !== "string" || method === "") throw new BridgeError("METHOD_NOT_ALLOWED", "a host method name is required");
     if (typeof params !== "object" || params === null || Array.isArray(params)) {
       throw new BridgeError("INTERNAL", `${service}.${method} needs one params object`);
     }
     const host = await this.ensureStarted();
+    if (host.install.manifest.protocol.channels[service] === undefined) {
+      throw new BridgeError("METHOD_NOT_ALLOWED", `the protocol ${host.install.manifest.protocol.id} has no ${String(service)} channel`);
+    }
     const label = `${service}.${method}`;
     const result = await host.channel.request(
       "__call",
       { service, method, params },
-      { timeoutMs: timeoutFor(this.timeouts, label), label },
+      { timeoutMs: timeoutFor(this.timeouts, options.timeout ?? "default"), label },
     );
     return result as T;
   }
 
-  async operate<T = unknown>(operation: SemanticOperation, sessionId: string, params: Record<string, unknown>): Promise<T> {
+  async operate<T = unknown>(operation: SemanticOperation, sessionId: string, params: Record<string, unknown>, options: CallOptions = {}): Promise<T> {
     const host = await this.ensureStarted();
     const descriptor = host.install.manifest.protocol.operations[operation];
     if (!descriptor) throw new BridgeError("METHOD_NOT_ALLOWED", `the protocol ${host.install.manifest.protocol.id} has no operation ${operation}`);
-    return this.call<T>(descriptor.service, descriptor.method, { ...params, [descriptor.sessionKey]: sessionId });
+    return this.call<T>(descriptor.service, descriptor.method, { ...params, [descriptor.sessionKey]: sessionId }, options);
+  }
+
+  async protocolId(): Promise<string> {
+    return (await this.ensureStarted()).install.manifest.protocol.id;
   }
 
   async subscribe(target: SessionEventTarget, sink: HostEventSink): Promise<HostSubscription> {

@@ -1,7 +1,7 @@
 /**
- * THE timeout table of the host client: every per-method timeout and every lifecycle budget,
- * in milliseconds, in one place. Keys are `<service>.<method>` for native calls, plus the
- * lifecycle keys below. `HostConnection` accepts partial overrides (tests use tiny values).
+ * THE timeout table of the host client: every per-operation timeout and every lifecycle budget,
+ * in milliseconds, in one place. Native calls are keyed by the native API's operation (the same
+ * key on every release line), plus the lifecycle keys below. `HostConnection` accepts partial overrides (tests use tiny values).
  */
 import { BridgeError } from "../util/errors.js";
 
@@ -20,37 +20,44 @@ export const DEFAULT_TIMEOUTS_MS = Object.freeze({
   unsubscribe: 10_000,
   /** any native call not listed below */
   default: 30_000,
-  // zcode-agent
-  "agent.initialize": 60_000,
-  "agent.readWorkspaceState": 30_000,
-  "agent.createSession": 120_000,
-  "agent.resumeSession": 120_000,
-  "agent.listSessions": 30_000,
-  "agent.readSession": 60_000,
-  "agent.readSessionMessages": 60_000,
-  "agent.readSessionEvents": 60_000,
+  // native API operations (src/native/), whatever the method each line calls for them
+  initialize: 60_000,
+  /** the provider / model catalogue read by the sign-in check */
+  signInState: 30_000,
+  workspacePresentation: 30_000,
+  createSession: 120_000,
+  resumeSession: 120_000,
+  listSessions: 30_000,
+  readSession: 60_000,
   /** an acknowledgement only; the turn arrives as events (browser requests are answered at once) */
-  "agent.sendPrompt": 60_000,
-  "agent.closeSession": 30_000,
-  "agent.setModel": 30_000,
-  "agent.setThoughtLevel": 30_000,
-  "agent.setMode": 30_000,
-  "agent.getTaskTokenUsage": 15_000,
-  "agent.respondProviderRuntimeHeaders": 15_000,
-  "agent.disposeWorkspace": 30_000,
-  // zcode-task
-  "task.stopGeneration": 15_000,
-  "task.respondPermission": 15_000,
-  "task.respondElicitation": 15_000,
+  sendPrompt: 60_000,
+  closeSession: 30_000,
+  setModel: 30_000,
+  setThoughtLevel: 30_000,
+  setMode: 30_000,
+  tokenUsage: 15_000,
+  cancel: 15_000,
+  answerPermission: 15_000,
+  answerQuestion: 15_000,
+  answerProviderHeaders: 15_000,
 } satisfies Record<string, number>);
 
 export type TimeoutTable = Readonly<Record<string, number>>;
+export type TimeoutKey = keyof typeof DEFAULT_TIMEOUTS_MS;
+export type OperationTimeout = Exclude<TimeoutKey, "startup" | "dispose" | "stopGrace" | "killGrace" | "subscribe" | "unsubscribe" | "default">;
+
+export function isTimeoutKey(key: string): key is TimeoutKey {
+  return Object.prototype.hasOwnProperty.call(DEFAULT_TIMEOUTS_MS, key);
+}
 
 /** The defaults with `overrides` applied; every value must be a positive finite number. */
 export function buildTimeoutTable(overrides: Partial<Record<string, number>> = {}): TimeoutTable {
   const table: Record<string, number> = { ...DEFAULT_TIMEOUTS_MS };
   for (const [key, value] of Object.entries(overrides)) {
     if (value === undefined) continue;
+    if (!isTimeoutKey(key)) {
+      throw new BridgeError("USAGE", `unknown timeout "${key}" (known: ${Object.keys(DEFAULT_TIMEOUTS_MS).join(", ")})`);
+    }
     if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
       throw new BridgeError("USAGE", `invalid timeout for ${key}: ${String(value)} (a positive number of milliseconds)`);
     }

@@ -6,8 +6,15 @@
  * protocol descriptor's semantic operations; it does not know ACP.
  */
 import type { BridgeError } from "../util/errors.js";
+import type { OperationTimeout } from "./timeouts.js";
 
-export type ServiceName = "agent" | "task";
+/** Channel keys of the manifest's protocol descriptor (which ones a line has: src/manifest/release-lines.ts). */
+export type ServiceName = "agent" | "task" | "modelSelection";
+
+/** Per-call options: the timeout is keyed by the native API's operation (src/host/timeouts.ts). */
+export interface CallOptions {
+  timeout?: OperationTimeout;
+}
 
 /** Target of zcode-agent.onDynamicSessionEvent (runtime contract §4). */
 export interface SessionEventTarget {
@@ -47,16 +54,14 @@ export interface HostClient {
    */
   readonly incarnation: number;
   /** Call an allowlisted native method. Starts the host lazily. Rejects with BridgeError. */
-  call<T = unknown>(service: ServiceName, method: string, params: Record<string, unknown>): Promise<T>;
+  call<T = unknown>(service: ServiceName, method: string, params: Record<string, unknown>, options?: CallOptions): Promise<T>;
   /**
    * Run a semantic operation. `sessionId` is mapped to the descriptor's key (`taskId` for 3.11.2);
    * the other params are passed as they are.
    */
-  operate<T = unknown>(
-    operation: SemanticOperation,
-    sessionId: string,
-    params: Record<string, unknown>,
-  ): Promise<T>;
+  operate<T = unknown>(operation: SemanticOperation, sessionId: string, params: Record<string, unknown>, options?: CallOptions): Promise<T>;
+  /** The release line (`protocol.id`) of the verified install; starts the host lazily. */
+  protocolId(): Promise<string>;
   /** Subscribe to onDynamicSessionEvent. Resolves once the host acknowledged the subscription. */
   subscribe(target: SessionEventTarget, sink: HostEventSink): Promise<HostSubscription>;
   /** Listen for host exits (crash or stop). Returns an unsubscribe function. */

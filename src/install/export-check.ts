@@ -5,7 +5,7 @@
  * running as Node can, so the import always happens in the install's own executable.
  */
 import { pathToFileURL } from "node:url";
-import type { ArtifactDescriptor } from "../compat/types.js";
+import type { ArtifactDescriptor } from "../manifest/types.js";
 import { excerpt, runElectronNode } from "./electron-node.js";
 
 export type ExportRole = keyof NonNullable<ArtifactDescriptor["exports"]>;

@@ -5,7 +5,7 @@
  * through the returned AppArchive, under the same confinement.
  */
 import { realpath, stat } from "node:fs/promises";
-import type { InstallPaths } from "../compat/types.js";
+import type { InstallPaths } from "./types.js";
 import { openAppArchive, type AppArchive, type MemberLocation } from "./app-archive.js";
 import { confinedEntry } from "./confine.js";
 import { errnoOf, installProblem } from "./install-problem.js";

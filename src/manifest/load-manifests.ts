@@ -7,7 +7,7 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BridgeError, describeError } from "../util/errors.js";
-import type { Manifest } from "../compat/types.js";
+import type { Manifest } from "./types.js";
 import { validateManifest } from "./validate-manifest.js";
 
 export interface LoadedManifest {

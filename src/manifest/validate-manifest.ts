@@ -5,8 +5,9 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { BridgeError } from "../util/errors.js";
-import type { Manifest } from "../compat/types.js";
+import type { Manifest } from "./types.js";
 import { MANIFEST_SCHEMA } from "./manifest-schema.js";
+import { findLine, implementedLineIds, type ChannelKey, type ReleaseLine } from "./release-lines.js";
 
 export interface ManifestProblem {
   /** dotted field path, e.g. "artifact.hostIndex.sha256" ("(root)" for the document) */
@@ -79,6 +80,15 @@ export function validateManifest(value: unknown, file: string): Manifest {
       problem: `is "${manifest.artifact.protocolId}" but the paired protocol descriptor is "${manifest.protocol.id}" (an artifact must name its own protocol)`,
     });
   }
+  const line = findLine(manifest.protocol.id);
+  if (line === undefined) {
+    problems.push({
+      field: "protocol.id",
+      problem: `is "${manifest.protocol.id}", a release line this zcode-acp does not implement (it implements ${implementedLineIds().join(", ")}); update zcode-acp`,
+    });
+  } else {
+    problems.push(...lineProblems(manifest, line));
+  }
   for (const [name, op] of Object.entries(manifest.protocol.operations)) {
     if (!manifest.protocol.allowlist[op.service].includes(op.method)) {
       problems.push({
@@ -89,4 +99,40 @@ export function validateManifest(value: unknown, file: string): Manifest {
   }
   if (problems.length > 0) throw invalid(file, problems);
   return manifest;
+}
+
+/** What the release line allows: its channels with their native names, known methods and events only, its required methods present. */
+function lineProblems(manifest: Manifest, line: ReleaseLine): ManifestProblem[] {
+  const problems: ManifestProblem[] = [];
+  const { protocol } = manifest;
+  const keys = new Set<ChannelKey>([
+    ...(Object.keys(protocol.channels) as ChannelKey[]),
+    ...(Object.keys(protocol.allowlist) as ChannelKey[]),
+    ...(Object.keys(protocol.events) as ChannelKey[]),
+    ...(Object.keys(line.channels) as ChannelKey[]),
+  ]);
+  for (const key of keys) {
+    const expected = line.channels[key];
+    const actual = protocol.channels[key];
+    if (expected === undefined) {
+      problems.push({ field: `protocol.channels.${key}`, problem: `is not a channel of the ${line.id} line` });
+      continue;
+    }
+    if (actual !== expected) {
+      problems.push({ field: `protocol.channels.${key}`, problem: actual === undefined ? `is missing (the ${line.id} line needs "${expected}")` : `is "${actual}" but the ${line.id} line uses "${expected}"` });
+    }
+    const known = line.methods[key] ?? [];
+    const allowed = protocol.allowlist[key] ?? [];
+    allowed.forEach((method, index) => {
+      if (!known.includes(method)) problems.push({ field: `protocol.allowlist.${key}[${index}]`, problem: `"${method}" is not a method the ${line.id} line uses; it cannot be allowed` });
+    });
+    for (const method of line.requiredMethods[key] ?? []) {
+      if (!allowed.includes(method)) problems.push({ field: `protocol.allowlist.${key}`, problem: `lacks "${method}", which the ${line.id} line needs` });
+    }
+    const knownEvents = line.events[key] ?? [];
+    (protocol.events[key] ?? []).forEach((event, index) => {
+      if (!knownEvents.includes(event)) problems.push({ field: `protocol.events.${key}[${index}]`, problem: `"${event}" is not an event the ${line.id} line uses` });
+    });
+  }
+  return problems;
 }

@@ -9,7 +9,7 @@ import { NO_OP_SESSION_EVENT_TYPES, parseHostEvent, parseSessionEventPayload } f
 import { BridgeError, describeError, isBridgeError } from "../util/errors.js";
 import type { InteractionContext } from "./interactions/types.js";
 import type { ActiveTurn } from "./active-turn.js";
-import type { SessionEngine, SessionEngineDeps } from "./session-engine.js";
+import type { SessionEngine, SessionDeps } from "./session-engine.js";
 import type { SnapshotState } from "./snapshot-state.js";
 import { StreamTranslator } from "./stream-translator.js";
 import { completedOutcome, failedOutcome } from "./stop-reason.js";
@@ -34,7 +34,7 @@ export class EventRouter {
 
   constructor(
     private readonly engine: SessionEngine,
-    private readonly deps: SessionEngineDeps,
+    private readonly deps: SessionDeps,
     private readonly state: SnapshotState,
     private lastSeq: number,
   ) {
@@ -235,7 +235,7 @@ export class EventRouter {
       workspacePath: engine.workspacePath,
       turnId: turn?.turnId ?? turnId,
       incarnation: engine.incarnation,
-      host: this.deps.host,
+      native: this.deps.native,
       client: this.deps.client,
       logger: engine.logger.child("interaction"),
       signal: turn ? turn.signal : AbortSignal.abort("no active prompt for this request"),

@@ -4,12 +4,12 @@
  * to the ACP client only through `ClientPort` and to the host only through `HostClient`.
  */
 import type { ContentBlock, SessionConfigOption, SessionModeState, SessionUpdate, StopReason } from "@agentclientprotocol/sdk";
-import type { HostClient, HostSubscription } from "../host/types.js";
+import type { HostSubscription } from "../host/types.js";
 import type { Logger } from "../log/logger.js";
+import type { NativeApi } from "../native/native-api.js";
 import type { InteractionBroker } from "./interactions/types.js";
 import type { ClientPort } from "./client-port.js";
 import type { SessionSnapshot } from "../protocol/native-types.js";
-import { parseSnapshot } from "../protocol/event-validation.js";
 import { BridgeError, describeError, isBridgeError } from "../util/errors.js";
 import { ActiveTurn } from "./active-turn.js";
 import { convertPrompt } from "./prompt-content.js";
@@ -19,10 +19,10 @@ import { EventRouter } from "./event-router.js";
 import { UpdateCoalescer } from "./update-coalescer.js";
 import { setSessionConfigOption, setSessionMode, type SettingsContext } from "./session-settings.js";
 import type { TurnOutcome } from "./stop-reason.js";
-import { SIGN_IN_MESSAGE } from "./sign-in.js";
 
-export interface SessionEngineDeps {
-  host: HostClient;
+/** What a session needs: the native API of the install's release line, the ACP client, the broker. */
+export interface SessionDeps {
+  native: NativeApi;
   client: ClientPort;
   broker: InteractionBroker;
   logger: Logger;
@@ -38,15 +38,6 @@ function isRunning(snapshot: SessionSnapshot): boolean {
 
 function toBridgeError(error: unknown, code: "HOST_CALL_FAILED" | "INTERNAL" = "HOST_CALL_FAILED"): BridgeError {
   return isBridgeError(error) ? error : new BridgeError(code, describeError(error), { cause: error });
-}
-
-/** A sendPrompt refusal; "no usable provider" (signed out meanwhile) becomes AUTH_REQUIRED. */
-function sendFailure(error: unknown): BridgeError {
-  const wrapped = toBridgeError(error);
-  if (wrapped.code === "HOST_CALL_FAILED" && /provider_not_ready|no usable provider/i.test(`${wrapped.message} ${JSON.stringify(wrapped.details ?? {})}`)) {
-    return new BridgeError("AUTH_REQUIRED", SIGN_IN_MESSAGE, { cause: error });
-  }
-  return wrapped;
 }
 
 export class SessionEngine {
@@ -65,7 +56,7 @@ export class SessionEngine {
 
   constructor(
     snapshot: SessionSnapshot,
-    private readonly deps: SessionEngineDeps,
+    private readonly deps: SessionDeps,
   ) {
     this.sessionId = snapshot.session.sessionId;
     this.workspacePath = snapshot.session.workspace.workspacePath;
@@ -83,8 +74,8 @@ export class SessionEngine {
   /** Subscribe to the session's events. Call before answering session/new, load or resume. */
   async attach(): Promise<void> {
     const generation = ++this.subscriptionGeneration;
-    this.subscription = await this.deps.host.subscribe(
-      { workspacePath: this.workspacePath, sessionId: this.sessionId, deliveryKind: "desktop-continuous", includeSnapshot: true },
+    this.subscription = await this.deps.native.subscribe(
+      { workspacePath: this.workspacePath, sessionId: this.sessionId },
       {
         onEvent: (event) => {
           if (!this.closed && generation === this.subscriptionGeneration) this.router.receive(event);
@@ -104,7 +95,7 @@ export class SessionEngine {
   }
 
   get incarnation(): number {
-    return this.subscription?.incarnation ?? this.deps.host.incarnation;
+    return this.subscription?.incarnation ?? this.deps.native.incarnation;
   }
 
   modes(): SessionModeState {
@@ -159,8 +150,8 @@ export class SessionEngine {
     this.subscription = undefined;
     this.subscriptionGeneration++;
     if (reason === "close" && !this.subscriptionLost) {
-      await this.deps.host
-        .call("agent", "closeSession", { workspacePath: this.workspacePath, sessionId: this.sessionId })
+      await this.deps.native
+        .closeSession(this.where)
         .catch((e) => this.logger.warn("closeSession failed", { error: describeError(e) }));
     }
     await subscription?.dispose().catch((e) => this.logger.warn("unsubscribe failed", { error: describeError(e) }));
@@ -197,14 +188,12 @@ export class SessionEngine {
     if (turn.settled) return turn.result;
     turn.sendIssued = true;
     this.logger.debug("sendPrompt", { turn: turn.number, attachments: input.attachments.length });
-    const params: Record<string, unknown> = { workspacePath: this.workspacePath, sessionId: this.sessionId, content: input.content };
-    if (input.attachments.length > 0) params.attachments = input.attachments;
     try {
-      await this.deps.host.call("agent", "sendPrompt", params);
+      await this.deps.native.sendPrompt({ ...this.where, content: input.content, attachments: input.attachments });
     } catch (error) {
       if (!turn.settled) {
         this.needsResync = true;
-        this.endTurn(turn, turn.cancelRequested ? { stopReason: "cancelled" } : { error: sendFailure(error) }, false);
+        this.endTurn(turn, turn.cancelRequested ? { stopReason: "cancelled" } : { error: toBridgeError(error) }, false);
       }
     }
     return turn.result;
@@ -268,15 +257,14 @@ export class SessionEngine {
   private requestStop(turn: ActiveTurn): void {
     if (turn.stopRequested) return;
     turn.stopRequested = true;
-    void this.deps.host
-      .operate("cancelGeneration", this.sessionId, { workspacePath: this.workspacePath })
+    void this.deps.native
+      .cancel(this.where)
       .catch((e) => this.logger.warn("stopGeneration failed", { error: describeError(e) }));
   }
 
   private async reportUsage(): Promise<void> {
-    const where = { workspacePath: this.workspacePath, sessionId: this.sessionId };
     const [tokens, snapshot] = await Promise.all([
-      this.deps.host.call<Record<string, unknown>>("agent", "getTaskTokenUsage", where).catch((e) => {
+      this.deps.native.tokenUsage(this.where).catch((e) => {
         this.logger.warn("getTaskTokenUsage failed", { error: describeError(e) });
         return undefined;
       }),
@@ -290,21 +278,19 @@ export class SessionEngine {
 
   // ---- resynchronisation ----
 
-  private async readSnapshot(): Promise<SessionSnapshot> {
-    const raw = await this.deps.host.call("agent", "readSession", {
-      workspacePath: this.workspacePath,
-      sessionId: this.sessionId,
-      deliveryKind: "desktop-continuous",
-    });
-    return parseSnapshot(raw, "readSession");
+  private readSnapshot(): Promise<SessionSnapshot> {
+    return this.deps.native.readSession(this.where);
+  }
+
+  private get where(): { workspacePath: string; sessionId: string } {
+    return { workspacePath: this.workspacePath, sessionId: this.sessionId };
   }
 
   /** Before a prompt after a lost host, an unfinished cancel, a protocol error or a background turn. */
   private async resync(turn: ActiveTurn): Promise<void> {
     this.logger.info("resynchronising the session", { subscriptionLost: this.subscriptionLost });
     if (this.subscriptionLost) {
-      const raw = await this.deps.host.call("agent", "resumeSession", { workspacePath: this.workspacePath, sessionId: this.sessionId });
-      const resumed = parseSnapshot(raw, "resumeSession");
+      const resumed = await this.deps.native.resumeSession({ ...this.where, expectedMode: this.state.options.currentMode });
       this.router.resetSeq(resumed.runtime?.eventSeq ?? -1);
       this.subscriptionLost = false;
       await this.attach();
@@ -340,8 +326,8 @@ export class SessionEngine {
 
   private settingsContext(): SettingsContext {
     return {
-      host: this.deps.host,
-      where: { workspacePath: this.workspacePath, sessionId: this.sessionId },
+      native: this.deps.native,
+      where: this.where,
       state: this.state,
       apply: (snapshot, how) => this.applySnapshot(snapshot, how),
     };

@@ -76,6 +76,12 @@ export class SessionOptions {
     return this.modeId;
   }
 
+  /** the current thinking level, if the model has levels */
+  get currentThoughtLevel(): string | undefined {
+    const thought = this.thought;
+    return thought?.enabled ? (thought.current ?? thought.defaultLevel ?? undefined) : undefined;
+  }
+
   modes(): SessionModeState {
     const availableModes = ACP_MODES.map((m) => ({ ...m }));
     if (!availableModes.some((m) => m.id === this.modeId)) {

@@ -3,23 +3,11 @@
  * native sessions, the sign-in check, and host exits. One `SessionEngine` per open session.
  */
 import type { McpServer, SessionConfigOption, SessionInfo, SessionModeState } from "@agentclientprotocol/sdk";
-import type { HostClient } from "../host/types.js";
-import type { Logger } from "../log/logger.js";
-import type { SessionListEntry, SessionSnapshot } from "../protocol/native-types.js";
-import { parseSnapshot } from "../protocol/event-validation.js";
-import { BridgeError, describeError, isBridgeError } from "../util/errors.js";
-import type { ClientPort } from "./client-port.js";
-import type { InteractionBroker } from "./interactions/types.js";
-import { SessionEngine } from "./session-engine.js";
-import { SIGN_IN_MESSAGE } from "./sign-in.js";
+import type { SessionSnapshot } from "../protocol/native-types.js";
+import { BridgeError, describeError } from "../util/errors.js";
+import { SessionEngine, type SessionDeps } from "./session-engine.js";
 
-export interface SessionServiceDeps {
-  host: HostClient;
-  client: ClientPort;
-  broker: InteractionBroker;
-  logger: Logger;
-  cancelGraceMs: number;
-}
+export type SessionServiceDeps = SessionDeps;
 
 export interface OpenedSession {
   sessionId: string;
@@ -29,22 +17,6 @@ export interface OpenedSession {
   afterResponse(): void;
 }
 
-export { SIGN_IN_MESSAGE };
-
-interface InitializeResult {
-  available?: boolean;
-  reason?: string;
-  reasonCode?: string;
-}
-
-/** A native "session not found" failure as SESSION_NOT_FOUND; anything else unchanged. */
-function notFound(error: unknown, sessionId: string): unknown {
-  if (isBridgeError(error, "HOST_CALL_FAILED") && /not found|unknown session|no such session/i.test(error.message)) {
-    return new BridgeError("SESSION_NOT_FOUND", `ZCode has no session ${sessionId} in this workspace.`, { cause: error, details: { sessionId } });
-  }
-  return error;
-}
-
 export class SessionService {
   private readonly sessions = new Map<string, SessionEngine>();
   /** workspace → host incarnation in which the sign-in check passed */
@@ -52,7 +24,7 @@ export class SessionService {
   private readonly stopListening: () => void;
 
   constructor(private readonly deps: SessionServiceDeps) {
-    this.stopListening = deps.host.onExit(({ error }) => {
+    this.stopListening = deps.native.onExit(({ error }) => {
       this.signedIn.clear();
       for (const engine of this.sessions.values()) engine.lostHost(error);
     });
@@ -64,34 +36,18 @@ export class SessionService {
     return engine;
   }
 
-  /** `zcode-agent.initialize` and the provider list must show a usable provider (else AUTH_REQUIRED). */
+  /** The workspace must have a usable provider (else AUTH_REQUIRED); checked once per host incarnation. */
   async ensureSignedIn(workspacePath: string): Promise<void> {
-    const { host } = this.deps;
-    if (this.signedIn.get(workspacePath) === host.incarnation && host.incarnation > 0) return;
-    const init = await host.call<InitializeResult>("agent", "initialize", { workspacePath });
-    if (!init || init.available !== true) {
-      if (init?.reasonCode === "provider_not_ready") throw new BridgeError("AUTH_REQUIRED", SIGN_IN_MESSAGE, { details: { reasonCode: init.reasonCode } });
-      const reason = init?.reason ? `: ${init.reason}` : "";
-      throw new BridgeError("HOST_CALL_FAILED", `ZCode is not available for ${workspacePath}${reason}.`, {
-        details: { reasonCode: init?.reasonCode },
-      });
-    }
-    const state = await host.call<{ modelCatalog?: { providers?: unknown[] } }>("agent", "readWorkspaceState", { workspacePath });
-    const providers = state?.modelCatalog?.providers;
-    if (Array.isArray(providers) && providers.length === 0) {
-      throw new BridgeError("AUTH_REQUIRED", SIGN_IN_MESSAGE, { details: { providers: 0 } });
-    }
-    this.signedIn.set(workspacePath, host.incarnation);
+    const { native } = this.deps;
+    if (this.signedIn.get(workspacePath) === native.incarnation && native.incarnation > 0) return;
+    await native.checkSignIn(workspacePath);
+    this.signedIn.set(workspacePath, native.incarnation);
   }
 
   async newSession(params: { cwd: string; mcpServers: McpServer[] }): Promise<OpenedSession> {
     await this.ensureSignedIn(params.cwd);
-    const raw = await this.deps.host.call("agent", "createSession", {
-      workspacePath: params.cwd,
-      mcpServers: params.mcpServers,
-      persistence: "immediate",
-    });
-    const snapshot = this.checkWorkspace(parseSnapshot(raw, "createSession"), params.cwd);
+    const created = await this.deps.native.createSession({ workspacePath: params.cwd, mcpServers: params.mcpServers, persistence: "immediate" });
+    const snapshot = this.checkWorkspace(created, params.cwd);
     const engine = await this.open(snapshot);
     return this.opened(engine);
   }
@@ -105,12 +61,10 @@ export class SessionService {
       if (params.replay) await existing.replay(await this.read(params.sessionId, params.cwd));
       return this.opened(existing);
     }
-    const resumeParams: Record<string, unknown> = { workspacePath: params.cwd, sessionId: params.sessionId };
-    if (params.mcpServers) resumeParams.mcpServers = params.mcpServers;
-    const raw = await this.deps.host.call("agent", "resumeSession", resumeParams).catch((error: unknown) => {
-      throw notFound(error, params.sessionId);
-    });
-    const resumed = this.checkWorkspace(parseSnapshot(raw, "resumeSession"), params.cwd);
+    const resumed = this.checkWorkspace(
+      await this.deps.native.resumeSession({ workspacePath: params.cwd, sessionId: params.sessionId, ...(params.mcpServers ? { mcpServers: params.mcpServers } : {}) }),
+      params.cwd,
+    );
     const engine = await this.open(resumed);
     if (params.replay) await engine.replay(await this.read(params.sessionId, params.cwd));
     return this.opened(engine);
@@ -118,16 +72,13 @@ export class SessionService {
 
   async listSessions(cwd: string | undefined): Promise<SessionInfo[]> {
     const workspacePath = cwd ?? process.cwd();
-    const raw = await this.deps.host.call<unknown>("agent", "listSessions", { workspacePath, includeArchived: false });
-    if (!Array.isArray(raw)) throw new BridgeError("NATIVE_PROTOCOL_ERROR", "ZCode returned a session list that is not an array.");
     const sessions: SessionInfo[] = [];
-    for (const item of raw as SessionListEntry[]) {
-      if (typeof item?.sessionId !== "string") throw new BridgeError("NATIVE_PROTOCOL_ERROR", "ZCode returned a session without an id.");
-      const path = item.workspace?.workspacePath ?? workspacePath;
+    for (const item of await this.deps.native.listSessions(workspacePath)) {
+      const path = item.workspacePath ?? workspacePath;
       if (cwd !== undefined && path !== cwd) continue;
       const info: SessionInfo = { sessionId: item.sessionId, cwd: path };
-      if (typeof item.title === "string" && item.title !== "") info.title = item.title;
-      if (typeof item.updatedAt === "number" && Number.isFinite(item.updatedAt)) info.updatedAt = new Date(item.updatedAt).toISOString();
+      if (item.title !== undefined) info.title = item.title;
+      if (item.updatedAt !== undefined) info.updatedAt = new Date(item.updatedAt).toISOString();
       sessions.push(info);
     }
     return sessions;
@@ -168,8 +119,7 @@ export class SessionService {
   }
 
   private async read(sessionId: string, workspacePath: string): Promise<SessionSnapshot> {
-    const raw = await this.deps.host.call("agent", "readSession", { workspacePath, sessionId, deliveryKind: "desktop-continuous" });
-    return this.checkWorkspace(parseSnapshot(raw, "readSession"), workspacePath);
+    return this.checkWorkspace(await this.deps.native.readSession({ workspacePath, sessionId }), workspacePath);
   }
 
   private opened(engine: SessionEngine): OpenedSession {

@@ -4,11 +4,12 @@ import { describe, expect, it } from "vitest";
 import { createZcodeAgent } from "../../src/acp/agent-app.js";
 import { silentLogger } from "../../src/log/logger.js";
 import { FakeHost } from "../support/fake-host.js";
+import { LineApi } from "../../src/native/line-api.js";
 import { StubBroker } from "../support/recording-client.js";
 
 function connect(host = new FakeHost()) {
   const order: string[] = [];
-  const agent = createZcodeAgent({ host, logger: silentLogger, createBroker: () => new StubBroker(), cancelGraceMs: 1000 });
+  const agent = createZcodeAgent({ native: new LineApi(host), logger: silentLogger, createBroker: () => new StubBroker(), cancelGraceMs: 1000 });
   const updates: acp.SessionNotification[] = [];
   const connection = acp
     .client({ name: "in-process" })

@@ -45,7 +45,7 @@ describe("faults: host start-up failures and hangs", () => {
     const client = await t.start({
       simProfile: { taskChannelNever: true },
       cancelGraceMs: 400,
-      env: { ZCODE_ACP_TIMEOUTS_MS: JSON.stringify({ "task.stopGeneration": 300 }), ZCODE_ACP_LOG_FILE: logFile, ZCODE_ACP_LOG_LEVEL: "debug" },
+      env: { ZCODE_ACP_TIMEOUTS_MS: JSON.stringify({ cancel: 300 }), ZCODE_ACP_LOG_FILE: logFile, ZCODE_ACP_LOG_LEVEL: "debug" },
     });
     await client.initialize();
     const { sessionId } = await client.newSession(await t.workspace());

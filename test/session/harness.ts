@@ -1,6 +1,7 @@
 /** Shared setup for session engine tests: a fake host, a recording client, a stub broker. */
 import { silentLogger } from "../../src/log/logger.js";
 import { SessionService } from "../../src/session/session-service.js";
+import { LineApi } from "../../src/native/line-api.js";
 import { FakeHost } from "../support/fake-host.js";
 import { RecordingClient, StubBroker } from "../support/recording-client.js";
 
@@ -10,7 +11,7 @@ export function setup(options: { cancelGraceMs?: number } = {}) {
   const host = new FakeHost();
   const client = new RecordingClient();
   const broker = new StubBroker();
-  const service = new SessionService({ host, client, broker, logger: silentLogger, cancelGraceMs: options.cancelGraceMs ?? 2000 });
+  const service = new SessionService({ native: new LineApi(host), client, broker, logger: silentLogger, cancelGraceMs: options.cancelGraceMs ?? 2000 });
   return { host, client, broker, service };
 }
 

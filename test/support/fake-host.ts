@@ -148,6 +148,13 @@ export class FakeHost implements HostClient {
     return (await this.builtin(method, params)) as T;
   }
 
+  /** the release line the fake host plays */
+  lineId = "zcode-task-v1";
+
+  async protocolId(): Promise<string> {
+    return this.lineId;
+  }
+
   async operate<T = unknown>(operation: SemanticOperation, sessionId: string, params: Record<string, unknown>): Promise<T> {
     this.operations.push({ operation, sessionId, params: structuredClone(params) });
     if (operation === "cancelGeneration") {

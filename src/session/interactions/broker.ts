@@ -29,12 +29,12 @@ export function createInteractionBroker(options: InteractionBrokerOptions): Inte
     ctx: InteractionContext,
     onMalformed: (requestId: string | undefined, problem: string) => void,
   ): T | undefined {
-    if (ctx.host.incarnation !== ctx.incarnation) {
+    if (ctx.native.incarnation !== ctx.incarnation) {
       logger.warn("request from an older host incarnation ignored", {
         family,
         sessionId: ctx.sessionId,
         incarnation: ctx.incarnation,
-        current: ctx.host.incarnation,
+        current: ctx.native.incarnation,
       });
       return undefined;
     }

@@ -78,7 +78,7 @@ export class PendingInteraction {
       init.ctx.signal.addEventListener("abort", onAbort, { once: true });
       this.cleanups.push(() => init.ctx.signal.removeEventListener("abort", onAbort));
     }
-    const stopListening = init.ctx.host.onExit(({ incarnation }) => {
+    const stopListening = init.ctx.native.onExit(({ incarnation }) => {
       if (incarnation === this.incarnation) this.drop("host exited");
     });
     this.cleanups.push(stopListening);
@@ -160,8 +160,8 @@ export class PendingInteraction {
       this.log("info", "ended without a host answer", { why });
       return;
     }
-    if (this.ctx.host.incarnation !== this.incarnation) {
-      this.log("warn", "host restarted; answer dropped", { why, current: this.ctx.host.incarnation });
+    if (this.ctx.native.incarnation !== this.incarnation) {
+      this.log("warn", "host restarted; answer dropped", { why, current: this.ctx.native.incarnation });
       return;
     }
     this.log("info", "answering host", { why, answer: describeAnswer(answer) });
@@ -196,14 +196,7 @@ function describeAnswer(answer: HostAnswer): string {
 }
 
 function sendAnswer(ctx: InteractionContext, requestId: string, answer: HostAnswer): Promise<unknown> {
-  if (answer.method === "permission") {
-    return ctx.host.operate("respondPermission", ctx.sessionId, {
-      requestId,
-      optionId: answer.optionId,
-      workspacePath: ctx.workspacePath,
-    });
-  }
-  const params: Record<string, unknown> = { requestId, action: answer.action, workspacePath: ctx.workspacePath };
-  if (answer.action === "accept" && answer.content !== undefined) params.content = answer.content;
-  return ctx.host.operate("respondStructuredInput", ctx.sessionId, params);
+  const where = { workspacePath: ctx.workspacePath, sessionId: ctx.sessionId, requestId };
+  if (answer.method === "permission") return ctx.native.answerPermission({ ...where, optionId: answer.optionId });
+  return ctx.native.answerQuestion({ ...where, answer: answer.action === "accept" ? { action: "accept", content: answer.content } : { action: answer.action } });
 }

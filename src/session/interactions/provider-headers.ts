@@ -19,15 +19,10 @@ export async function declineProviderHeaders(
   ctx: InteractionContext,
 ): Promise<void> {
   let sent: Promise<unknown> = Promise.resolve();
-  if (ctx.host.incarnation === ctx.incarnation) {
+  if (ctx.native.incarnation === ctx.incarnation) {
     // issued before failTurn (so the host sees it before stopGeneration), not awaited before it
-    sent = ctx.host
-      .call("agent", "respondProviderRuntimeHeaders", {
-        workspacePath: ctx.workspacePath,
-        sessionId: ctx.sessionId,
-        requestId: req.requestId,
-        response: { headersApplied: false, errorMessage: PROVIDER_HEADERS_HOST_MESSAGE },
-      })
+    sent = ctx.native
+      .declineProviderHeaders({ workspacePath: ctx.workspacePath, sessionId: ctx.sessionId, requestId: req.requestId, message: PROVIDER_HEADERS_HOST_MESSAGE })
       .catch((error: unknown) =>
         ctx.logger.warn("provider headers: answering host failed", {
           sessionId: ctx.sessionId,

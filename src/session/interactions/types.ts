@@ -4,7 +4,7 @@
  * structured questions, provider runtime headers. See adr/0006-interaction-boundary.md.
  */
 import type { SessionUpdate, ToolCallUpdate } from "@agentclientprotocol/sdk";
-import type { HostClient } from "../../host/types.js";
+import type { NativeApi } from "../../native/native-api.js";
 import type { Logger } from "../../log/logger.js";
 import type { BridgeError } from "../../util/errors.js";
 import type { ClientPort } from "../client-port.js";
@@ -14,7 +14,8 @@ export interface InteractionContext {
   workspacePath: string;
   turnId: string | undefined;
   incarnation: number;
-  host: HostClient;
+  /** the release line's native API: the answers go through it */
+  native: NativeApi;
   client: ClientPort;
   logger: Logger;
   /** turn-scoped abort: aborted when the turn ends / is cancelled / session closes */

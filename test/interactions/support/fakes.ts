@@ -15,6 +15,7 @@ import type {
 import type { HostClient, HostSubscription, SemanticOperation, ServiceName } from "../../../src/host/types.js";
 import { silentLogger } from "../../../src/log/logger.js";
 import type { ClientPort } from "../../../src/session/client-port.js";
+import { TaskV1Api } from "../../../src/native/zcode-task-v1/api.js";
 import type { InteractionContext } from "../../../src/session/interactions/types.js";
 import { BridgeError } from "../../../src/util/errors.js";
 
@@ -36,6 +37,13 @@ export class FakeHost implements HostClient {
   async call<T>(service: ServiceName, method: string, params: Record<string, unknown>): Promise<T> {
     this.records.push({ kind: "call", name: `${service}.${method}`, params, incarnation: this.incarnation });
     return null as T;
+  }
+
+  /** the release line the fake host plays */
+  lineId = "zcode-task-v1";
+
+  async protocolId(): Promise<string> {
+    return this.lineId;
   }
 
   async operate<T>(operation: SemanticOperation, sessionId: string, params: Record<string, unknown>): Promise<T> {
@@ -170,7 +178,7 @@ export function makeContext(
     workspacePath: "/w",
     turnId: options.turnId ?? "turn_1",
     incarnation: host.incarnation,
-    host,
+    native: new TaskV1Api(host),
     client,
     logger: silentLogger,
     signal: turn.signal,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LazyHostClient } from "../../src/cli/lazy-host.js";
+import { LazyHostClient } from "../../src/host/lazy-host.js";
 import { FakeHost } from "../support/fake-host.js";
 
 describe("LazyHostClient", () => {

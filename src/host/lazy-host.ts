@@ -2,7 +2,7 @@
  * A HostClient that loads the host modules (launcher, channel, install checks) on its first
  * use, so the ACP `initialize` answer does not wait for code it does not need.
  */
-import type { HostClient, HostEventSink, HostSubscription, SemanticOperation, ServiceName, SessionEventTarget } from "../host/types.js";
+import type { CallOptions, HostClient, HostEventSink, HostSubscription, SemanticOperation, ServiceName, SessionEventTarget } from "./types.js";
 import type { BridgeError } from "../util/errors.js";
 
 type ExitListener = (info: { incarnation: number; error: BridgeError }) => void;
@@ -18,12 +18,16 @@ export class LazyHostClient implements HostClient {
     return this.host?.incarnation ?? 0;
   }
 
-  async call<T = unknown>(service: ServiceName, method: string, params: Record<string, unknown>): Promise<T> {
-    return (await this.load()).call<T>(service, method, params);
+  async call<T = unknown>(service: ServiceName, method: string, params: Record<string, unknown>, options?: CallOptions): Promise<T> {
+    return (await this.load()).call<T>(service, method, params, options);
   }
 
-  async operate<T = unknown>(operation: SemanticOperation, sessionId: string, params: Record<string, unknown>): Promise<T> {
-    return (await this.load()).operate<T>(operation, sessionId, params);
+  async operate<T = unknown>(operation: SemanticOperation, sessionId: string, params: Record<string, unknown>, options?: CallOptions): Promise<T> {
+    return (await this.load()).operate<T>(operation, sessionId, params, options);
+  }
+
+  async protocolId(): Promise<string> {
+    return (await this.load()).protocolId();
   }
 
   async subscribe(target: SessionEventTarget, sink: HostEventSink): Promise<HostSubscription> {

@@ -1,0 +1,86 @@
+/**
+ * The release lines this build implements (docs/runtime-contract.md §2.1): what a manifest of each
+ * line may allow and what an install of the line must have. Pure data: manifest validation, the
+ * compatibility check and the launcher read it; the typed API of each line lives in src/native/.
+ * Adding a line is one entry here and one folder under src/native/ (adr/0008).
+ */
+import type { PerChannel } from "./types.js";
+
+export type ChannelKey = keyof PerChannel<unknown>;
+
+export interface ReleaseLine {
+  /** the manifest's `protocol.id` */
+  id: string;
+  /** the releases it was made for (documentation and `onboard`'s "nearest release") */
+  releases: readonly string[];
+  /** every channel the line uses, with the native channel name it must have */
+  channels: Readonly<Partial<Record<ChannelKey, string>>>;
+  /** every native method the line's API may call, per channel: an allowlist entry outside this is refused */
+  methods: Readonly<Partial<Record<ChannelKey, readonly string[]>>>;
+  /** every native event the line's API may subscribe to, per channel */
+  events: Readonly<Partial<Record<ChannelKey, readonly string[]>>>;
+  /** methods the line cannot work without (a manifest that does not allow them is refused) */
+  requiredMethods: Readonly<Partial<Record<ChannelKey, readonly string[]>>>;
+  /** the builtin provider config file must exist in the resources dir (contract §4.1) */
+  needsBuiltinProviderConfig: boolean;
+  /** host results the bootstrap reduces before they leave the Electron process, by `<channel>.<method>` */
+  projections: Readonly<Record<string, "model-selection-view">>;
+}
+
+const TASK_METHODS = ["stopGeneration", "respondPermission", "respondElicitation"] as const;
+const COMMON_AGENT_METHODS = [
+  "initialize",
+  "createSession",
+  "resumeSession",
+  "listSessions",
+  "readSession",
+  "readSessionMessages",
+  "readSessionEvents",
+  "sendPrompt",
+  "closeSession",
+  "setModel",
+  "setThoughtLevel",
+  "setMode",
+  "getTaskTokenUsage",
+  "respondProviderRuntimeHeaders",
+  "disposeWorkspace",
+] as const;
+const REQUIRED_AGENT_METHODS = ["initialize", "createSession", "resumeSession", "listSessions", "readSession", "sendPrompt", "closeSession", "setMode"] as const;
+
+export const RELEASE_LINES: readonly ReleaseLine[] = [
+  {
+    id: "zcode-task-v1",
+    releases: ["3.10.2", "3.11.2"],
+    channels: { agent: "zcode-agent", task: "zcode-task" },
+    methods: { agent: [...COMMON_AGENT_METHODS, "readWorkspaceState"], task: TASK_METHODS },
+    events: { agent: ["onDynamicSessionEvent"], task: [] },
+    requiredMethods: { agent: [...REQUIRED_AGENT_METHODS, "readWorkspaceState"], task: TASK_METHODS },
+    needsBuiltinProviderConfig: false,
+    projections: {},
+  },
+  {
+    id: "zcode-task-v2",
+    releases: ["3.12.3"],
+    channels: { agent: "zcode-agent", task: "zcode-task", modelSelection: "model-selection" },
+    methods: {
+      agent: [...COMMON_AGENT_METHODS, "readWorkspacePresentation", "syncAppRuntimePreferences"],
+      task: TASK_METHODS,
+      modelSelection: ["getView"],
+    },
+    events: { agent: ["onDynamicSessionEvent"], task: [], modelSelection: [] },
+    requiredMethods: { agent: [...REQUIRED_AGENT_METHODS, "readWorkspacePresentation"], task: TASK_METHODS, modelSelection: ["getView"] },
+    needsBuiltinProviderConfig: true,
+    projections: { "modelSelection.getView": "model-selection-view" },
+  },
+];
+
+export function implementedLineIds(): string[] {
+  return RELEASE_LINES.map((line) => line.id);
+}
+
+export function findLine(id: string): ReleaseLine | undefined {
+  return RELEASE_LINES.find((line) => line.id === id);
+}
+
+/** The builtin provider config of a v2 install, relative to the resources dir (contract §4.1). */
+export const BUILTIN_PROVIDER_CONFIG = "config/provider/zcode-builtin.json";

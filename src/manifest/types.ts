@@ -1,0 +1,43 @@
+/** The shape of a manifest (docs/runtime-contract.md §2): an artifact and a protocol descriptor. */
+/** Per-channel values: `agent` and `task` on every line, `modelSelection` on lines that have it. */
+export interface PerChannel<T> {
+  agent: T;
+  task: T;
+  modelSelection?: T;
+}
+
+/** The protocol descriptor of a manifest (runtime contract §2). */
+export interface ProtocolDescriptor {
+  id: string;
+  channels: PerChannel<string>;
+  operations: Record<
+    "cancelGeneration" | "respondStructuredInput" | "respondPermission",
+    { service: "agent" | "task"; method: string; sessionKey: string }
+  >;
+  allowlist: PerChannel<string[]>;
+  /** allowlisted event names per channel, e.g. { agent: ["onDynamicSessionEvent"] } */
+  events: PerChannel<string[]>;
+}
+
+export interface ArtifactDescriptor {
+  id: string;
+  appVersion: string;
+  cliVersion: string;
+  cliSha256: string;
+  protocolId: string;
+  hostIndex: { path: string; sha256: string };
+  rpcModule: { path: string; sha256: string };
+  /** pinned export names; absent: found by shape (runtime contract §2.1) */
+  exports?: { protocol: string; client: string; service: string };
+  metadata: { runtime: string; entry: string; source: string };
+}
+
+export interface Manifest {
+  schemaVersion: 1;
+  /** absent: pinned (shipped with zcode-acp); "local": accepted with `zcode-acp onboard --accept` */
+  trust?: "local";
+  acceptedAt?: string;
+  acceptedBy?: string;
+  artifact: ArtifactDescriptor;
+  protocol: ProtocolDescriptor;
+}

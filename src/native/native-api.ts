@@ -1,0 +1,78 @@
+/**
+ * The typed native API of one ZCode release line (docs/architecture.md): the ONLY interface the
+ * session layer uses to reach ZCode. Implementations (one folder per line under src/native/) are
+ * the only code that knows ZCode method names, parameter conventions (`deliveryKind`,
+ * `persistence`, …), result shapes and snapshot parsing. Snapshots come back in the bridge's
+ * session model (`SessionSnapshot` of src/protocol/native-types.ts), whatever the line's own shape.
+ */
+import type { HostEventSink, HostSubscription } from "../host/types.js";
+import type { BridgeError } from "../util/errors.js";
+import type { ModelRef, SessionSnapshot, TaskTokenUsage } from "../protocol/native-types.js";
+
+export interface SessionRef {
+  workspacePath: string;
+  sessionId: string;
+}
+
+export interface NewSession {
+  workspacePath: string;
+  /** ACP mcpServers, passed through */
+  mcpServers: readonly unknown[];
+  /** "deferred": nothing is persisted until the first prompt */
+  persistence: "immediate" | "deferred";
+}
+
+export interface ResumeSession extends SessionRef {
+  mcpServers?: readonly unknown[];
+  /** the mode the bridge believes the session is in (a line that loses plan on a cold resume re-applies it) */
+  expectedMode?: string;
+}
+
+export interface NativeSessionEntry {
+  sessionId: string;
+  workspacePath: string | undefined;
+  title: string | undefined;
+  /** ms since the epoch */
+  updatedAt: number | undefined;
+}
+
+export interface PromptInput {
+  /** the host's content convention (text) */
+  content: string;
+  attachments: readonly object[];
+}
+
+export type QuestionAnswer = { action: "accept"; content: unknown } | { action: "decline" | "cancel" };
+
+export type ExitListener = (info: { incarnation: number; error: BridgeError }) => void;
+
+export interface NativeApi {
+  /** the release line (manifest `protocol.id`) */
+  readonly lineId: string;
+  /** host incarnation: interactions are bound to it */
+  readonly incarnation: number;
+  onExit(listener: ExitListener): () => void;
+
+  /** throws AUTH_REQUIRED (not signed in / no provider) or HOST_CALL_FAILED */
+  checkSignIn(workspacePath: string): Promise<void>;
+  createSession(params: NewSession): Promise<SessionSnapshot>;
+  /** throws SESSION_NOT_FOUND for a session the host does not have */
+  resumeSession(params: ResumeSession): Promise<SessionSnapshot>;
+  readSession(params: SessionRef): Promise<SessionSnapshot>;
+  listSessions(workspacePath: string): Promise<NativeSessionEntry[]>;
+  closeSession(params: SessionRef & { persistence?: "immediate" | "deferred" }): Promise<void>;
+  /** the host acknowledged the prompt; the turn arrives as events */
+  sendPrompt(params: SessionRef & PromptInput): Promise<void>;
+  setMode(params: SessionRef & { mode: string }): Promise<SessionSnapshot>;
+  setModel(params: SessionRef & { model: ModelRef; thoughtLevel?: string | undefined }): Promise<SessionSnapshot>;
+  setThoughtLevel(params: SessionRef & { thoughtLevel: string }): Promise<SessionSnapshot>;
+  tokenUsage(params: SessionRef): Promise<TaskTokenUsage | undefined>;
+  /** stop generation of the running turn */
+  cancel(params: SessionRef): Promise<void>;
+  answerPermission(params: SessionRef & { requestId: string; optionId: string }): Promise<unknown>;
+  answerQuestion(params: SessionRef & { requestId: string; answer: QuestionAnswer }): Promise<unknown>;
+  /** provider runtime headers are never supplied: always a decline with this message */
+  declineProviderHeaders(params: SessionRef & { requestId: string; message: string }): Promise<unknown>;
+  /** the session's events (snapshot first), in the bridge's session model */
+  subscribe(params: SessionRef, sink: HostEventSink): Promise<HostSubscription>;
+}

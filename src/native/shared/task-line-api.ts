@@ -1,0 +1,167 @@
+/**
+ * What the zcode-task lines (v1 = 3.10.2/3.11.2, v2 = 3.12.3+) share: the legacy session calls of
+ * `zcode-agent` (sendPrompt, sessions, onDynamicSessionEvent) and the three `zcode-task` answers
+ * (docs/zcode-host.md §4, §6). A line subclass supplies what differs: the sign-in check, how its
+ * snapshots become the bridge's session model, model/mode setting and event normalisation.
+ */
+import type { HostClient, HostEventSink, HostSubscription } from "../../host/types.js";
+import type { ModelRef, SessionListEntry, SessionSnapshot, TaskTokenUsage } from "../../protocol/native-types.js";
+import { BridgeError, isBridgeError } from "../../util/errors.js";
+import { promptRefusal } from "./sign-in.js";
+import type {
+  ExitListener,
+  NativeApi,
+  NativeSessionEntry,
+  NewSession,
+  PromptInput,
+  QuestionAnswer,
+  ResumeSession,
+  SessionRef,
+} from "../native-api.js";
+
+/** The host's "no such session" error (-32004 on the wire, or its message). */
+export function isSessionMissing(error: unknown): boolean {
+  if (!isBridgeError(error, "HOST_CALL_FAILED")) return false;
+  const details = error.details ?? {};
+  return details.code === -32004 || details.data === "session_unavailable" || /not found|unknown session|no such session/i.test(error.message);
+}
+
+export function sessionNotFound(error: unknown, sessionId: string): BridgeError {
+  return new BridgeError("SESSION_NOT_FOUND", `ZCode has no session ${sessionId} in this workspace. Use session/list to see the sessions of this directory.`, {
+    cause: error,
+    details: { sessionId },
+  });
+}
+
+export abstract class TaskLineApi implements NativeApi {
+  abstract readonly lineId: string;
+
+  constructor(protected readonly host: HostClient) {}
+
+  get incarnation(): number {
+    return this.host.incarnation;
+  }
+
+  onExit(listener: ExitListener): () => void {
+    return this.host.onExit(listener);
+  }
+
+  abstract checkSignIn(workspacePath: string): Promise<void>;
+  abstract setModel(params: SessionRef & { model: ModelRef; thoughtLevel?: string | undefined }): Promise<SessionSnapshot>;
+
+  /** this line's snapshot (a result of createSession, readSession, …) in the bridge's session model */
+  protected abstract toSession(raw: unknown, what: string): SessionSnapshot;
+
+  /** this line's event in the bridge's session model (default: unchanged) */
+  protected normaliseEvent(event: unknown, _ref: SessionRef): unknown {
+    return event;
+  }
+
+  async createSession(params: NewSession): Promise<SessionSnapshot> {
+    const raw = await this.host.call(
+      "agent",
+      "createSession",
+      { workspacePath: params.workspacePath, mcpServers: params.mcpServers, persistence: params.persistence },
+      { timeout: "createSession" },
+    );
+    return this.toSession(raw, "createSession");
+  }
+
+  async resumeSession(params: ResumeSession): Promise<SessionSnapshot> {
+    const native: Record<string, unknown> = { workspacePath: params.workspacePath, sessionId: params.sessionId };
+    if (params.mcpServers) native.mcpServers = params.mcpServers;
+    const raw = await this.host.call("agent", "resumeSession", native, { timeout: "resumeSession" }).catch((error: unknown) => {
+      throw isSessionMissing(error) ? sessionNotFound(error, params.sessionId) : error;
+    });
+    return this.toSession(raw, "resumeSession");
+  }
+
+  async readSession(params: SessionRef): Promise<SessionSnapshot> {
+    const raw = await this.host.call("agent", "readSession", { ...ref(params), deliveryKind: "desktop-continuous" }, { timeout: "readSession" }).catch((error: unknown) => {
+      throw isSessionMissing(error) ? sessionNotFound(error, params.sessionId) : error;
+    });
+    return this.toSession(raw, "readSession");
+  }
+
+  async listSessions(workspacePath: string): Promise<NativeSessionEntry[]> {
+    const raw = await this.host.call<unknown>("agent", "listSessions", { workspacePath, includeArchived: false }, { timeout: "listSessions" });
+    if (!Array.isArray(raw)) throw new BridgeError("NATIVE_PROTOCOL_ERROR", "ZCode returned a session list that is not an array.");
+    return (raw as SessionListEntry[]).map((item) => {
+      if (typeof item?.sessionId !== "string" || item.sessionId === "") throw new BridgeError("NATIVE_PROTOCOL_ERROR", "ZCode returned a session without an id.");
+      const path = item.workspace?.workspacePath;
+      return {
+        sessionId: item.sessionId,
+        workspacePath: typeof path === "string" ? path : undefined,
+        title: typeof item.title === "string" && item.title !== "" ? item.title : undefined,
+        updatedAt: typeof item.updatedAt === "number" && Number.isFinite(item.updatedAt) ? item.updatedAt : undefined,
+      };
+    });
+  }
+
+  async closeSession(params: SessionRef & { persistence?: "immediate" | "deferred" }): Promise<void> {
+    const native: Record<string, unknown> = ref(params);
+    if (params.persistence) native.expectedPersistence = params.persistence;
+    await this.host.call("agent", "closeSession", native, { timeout: "closeSession" });
+  }
+
+  async sendPrompt(params: SessionRef & PromptInput): Promise<void> {
+    const native: Record<string, unknown> = { ...ref(params), content: params.content };
+    if (params.attachments.length > 0) native.attachments = params.attachments;
+    await this.host.call("agent", "sendPrompt", native, { timeout: "sendPrompt" }).catch((error: unknown) => {
+      throw promptRefusal(error);
+    });
+  }
+
+  async setMode(params: SessionRef & { mode: string }): Promise<SessionSnapshot> {
+    return this.toSession(await this.host.call("agent", "setMode", { ...ref(params), mode: params.mode }, { timeout: "setMode" }), "setMode");
+  }
+
+  async setThoughtLevel(params: SessionRef & { thoughtLevel: string }): Promise<SessionSnapshot> {
+    const raw = await this.host.call("agent", "setThoughtLevel", { ...ref(params), thoughtLevel: params.thoughtLevel }, { timeout: "setThoughtLevel" });
+    return this.toSession(raw, "setThoughtLevel");
+  }
+
+  async tokenUsage(params: SessionRef): Promise<TaskTokenUsage | undefined> {
+    const raw = await this.host.call<unknown>("agent", "getTaskTokenUsage", ref(params), { timeout: "tokenUsage" });
+    return typeof raw === "object" && raw !== null && !Array.isArray(raw) ? (raw as TaskTokenUsage) : undefined;
+  }
+
+  async cancel(params: SessionRef): Promise<void> {
+    await this.host.operate("cancelGeneration", params.sessionId, { workspacePath: params.workspacePath }, { timeout: "cancel" });
+  }
+
+  answerPermission(params: SessionRef & { requestId: string; optionId: string }): Promise<unknown> {
+    return this.host.operate(
+      "respondPermission",
+      params.sessionId,
+      { requestId: params.requestId, optionId: params.optionId, workspacePath: params.workspacePath },
+      { timeout: "answerPermission" },
+    );
+  }
+
+  answerQuestion(params: SessionRef & { requestId: string; answer: QuestionAnswer }): Promise<unknown> {
+    const native: Record<string, unknown> = { requestId: params.requestId, action: params.answer.action, workspacePath: params.workspacePath };
+    if (params.answer.action === "accept" && params.answer.content !== undefined) native.content = params.answer.content;
+    return this.host.operate("respondStructuredInput", params.sessionId, native, { timeout: "answerQuestion" });
+  }
+
+  declineProviderHeaders(params: SessionRef & { requestId: string; message: string }): Promise<unknown> {
+    return this.host.call(
+      "agent",
+      "respondProviderRuntimeHeaders",
+      { ...ref(params), requestId: params.requestId, response: { headersApplied: false, errorMessage: params.message } },
+      { timeout: "answerProviderHeaders" },
+    );
+  }
+
+  subscribe(params: SessionRef, sink: HostEventSink): Promise<HostSubscription> {
+    return this.host.subscribe(
+      { ...ref(params), deliveryKind: "desktop-continuous", includeSnapshot: true },
+      { onEvent: (event) => sink.onEvent(this.normaliseEvent(event, params)), onEnd: (error) => sink.onEnd(error) },
+    );
+  }
+}
+
+function ref(params: SessionRef): { workspacePath: string; sessionId: string } {
+  return { workspacePath: params.workspacePath, sessionId: params.sessionId };
+}
