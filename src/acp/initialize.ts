@@ -1,6 +1,6 @@
 /** The `initialize` answer: protocol 1 and the capabilities zcode-acp really has (acp.md §2.1). */
 import { PROTOCOL_VERSION, type InitializeResponse } from "@agentclientprotocol/sdk";
-import { PACKAGE_VERSION } from "../cli/version.js";
+import { PACKAGE_VERSION } from "../version.js";
 
 export const AUTH_METHOD_ID = "zcode-app";
 

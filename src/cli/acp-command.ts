@@ -15,7 +15,7 @@ import { createLogger, type Logger } from "../log/logger.js";
 import { createInteractionBroker } from "../session/interactions/index.js";
 import { describeError } from "../util/errors.js";
 import type { CliOptions } from "./options.js";
-import { PACKAGE_VERSION } from "./version.js";
+import { PACKAGE_VERSION } from "../version.js";
 
 export const DEFAULT_CANCEL_GRACE_MS = 30_000;
 /** After shutdown, a last resort in case something still holds the event loop. */

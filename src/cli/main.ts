@@ -4,7 +4,7 @@
  * In ACP mode stdout carries ACP JSON-RPC and nothing else.
  */
 import { parseCli, USAGE, type CliOptions } from "./options.js";
-import { PACKAGE_VERSION } from "./version.js";
+import { PACKAGE_VERSION } from "../version.js";
 import { isBridgeError, describeError } from "../util/errors.js";
 
 async function main(): Promise<number> {
@@ -25,6 +25,8 @@ async function main(): Promise<number> {
     // each command loads only its own modules: start-up time is part of the product
     case "check":
       return (await import("./check-command.js")).runCheckCommand(options);
+    case "onboard":
+      return (await import("./onboard-command.js")).runOnboardCommand(options);
     case "acp":
       return (await import("./acp-command.js")).runAcpCommand(options);
   }

@@ -5,13 +5,15 @@
 import { BridgeError } from "../util/errors.js";
 import { LOG_LEVELS, type LogLevel } from "../log/logger.js";
 
-export type CommandName = "acp" | "check" | "help" | "version";
+export type CommandName = "acp" | "check" | "onboard" | "help" | "version";
 
 export interface CliOptions {
   command: CommandName;
   zcodeInstall: string | undefined;
   manifest: string | undefined;
   json: boolean;
+  /** onboard only: write the candidate to the local manifest store */
+  accept: boolean;
   logFile: string | undefined;
   logLevel: LogLevel;
 }
@@ -26,12 +28,14 @@ const VALUE_FLAGS = {
 export const USAGE = `Usage:
   zcode-acp [options]              ACP agent on stdio (the default command)
   zcode-acp check [options]        fingerprint and compatibility check, no launch of the host
+  zcode-acp onboard [--accept]     review a ZCode build no pinned manifest covers; --accept pins it locally
   zcode-acp --version | --help
 
 Options (each also read from the environment):
   --zcode-install DIR   ZCODE_ACP_ZCODE_INSTALL  ZCode install root
   --manifest PATH       ZCODE_ACP_MANIFEST       manifest file or directory replacing the built-in ones
-  --json                                         (check only) machine-readable report on stdout
+  --json                                         (check, onboard) machine-readable report on stdout
+  --accept                                       (onboard only) write the local manifest
   --log-file FILE       ZCODE_ACP_LOG_FILE       diagnostic log (redacted); otherwise stderr
   --log-level LEVEL     ZCODE_ACP_LOG_LEVEL      error | warn | info | debug (default info)
 `;
@@ -49,6 +53,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliOp
   const raw: Partial<Record<(typeof VALUE_FLAGS)[keyof typeof VALUE_FLAGS], string>> = {};
   let command: CommandName | undefined;
   let json = false;
+  let accept = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const eq = arg.indexOf("=");
@@ -59,14 +64,17 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliOp
       if (value === undefined || value === "") throw usageError(`${flag} needs a value`);
       raw[key] = value;
     } else if (arg === "--json") json = true;
+    else if (arg === "--accept") accept = true;
     else if (arg === "--help" || arg === "-h") command = "help";
     else if (arg === "--version" || arg === "-v") command = command === "help" ? "help" : "version";
     else if (arg === "check" && command === undefined) command = "check";
+    else if (arg === "onboard" && command === undefined) command = "onboard";
     else if (arg.startsWith("-")) throw usageError(`Unknown option "${arg}"`);
     else throw usageError(`Unknown command "${arg}"`);
   }
   command ??= "acp";
-  if (json && command === "acp") throw usageError(`--json is only valid with "check"`);
+  if (json && command === "acp") throw usageError(`--json is only valid with "check" and "onboard"`);
+  if (accept && command !== "onboard") throw usageError(`--accept is only valid with "onboard"`);
   const logLevel = raw.logLevel
     ? parseLevel(raw.logLevel, "--log-level")
     : env.ZCODE_ACP_LOG_LEVEL
@@ -77,6 +85,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliOp
     zcodeInstall: raw.zcodeInstall ?? (env.ZCODE_ACP_ZCODE_INSTALL || undefined),
     manifest: raw.manifest ?? (env.ZCODE_ACP_MANIFEST || undefined),
     json,
+    accept,
     logFile: raw.logFile ?? (env.ZCODE_ACP_LOG_FILE || undefined),
     logLevel,
   };

@@ -1,16 +1,17 @@
 /**
- * Steps 5 and 6 (contract §3): host index and RPC module SHA-256 exactly as the manifest says,
- * then the required exports present with their shape (checked inside the install's Electron
- * executable, only after the hashes matched: unverified code is never imported); then the CLI
- * SHA-256, whose difference is the non-blocking diagnostic `modified`.
+ * Steps 5 and 6 (contract §3): host index SHA-256, the RPC module found by shape with its pinned
+ * path and SHA-256, then its roles (checked inside the install's Electron executable, only after
+ * the hashes matched: unverified code is never imported); then the CLI SHA-256, whose difference
+ * is the non-blocking diagnostic `modified`.
  */
 import type { Manifest } from "./types.js";
 import type { Evidence } from "../install/install-problem.js";
 import type { MemberLocation } from "../install/app-archive.js";
 import type { ResolvedInstall } from "../install/resolve-install.js";
-import { cachedFact, type FingerprintCache } from "../install/fingerprint-cache.js";
+import type { FingerprintCache } from "../install/fingerprint-cache.js";
 import { hashFile, hashMember } from "../install/cached-hash.js";
-import { expectedShape, exportShapeProblem, probeExports, type ExportReport, type ExportRole } from "../install/export-check.js";
+import { RPC_CLASS_NAMES, RPC_ROLES, ROLE_SHAPES, type RpcRole } from "../install/rpc-roles.js";
+import { describeFound, findRoles, scanRpcCandidates } from "./rpc-discovery.js";
 import { StepFailure } from "./step-recorder.js";
 
 export interface ArtifactContext {
@@ -24,76 +25,73 @@ export interface ArtifactContext {
 export interface HostArtifacts {
   hostIndex: MemberLocation;
   rpcModule: MemberLocation;
+  rpc: { path: string; exports: Record<RpcRole, string>; foundBy: "shape" };
   summary: string;
   evidence: Evidence;
 }
 
-const ROLES: readonly ExportRole[] = ["protocol", "client", "service"];
-
-function isPassedReport(value: unknown): value is ExportReport {
-  const report = value as ExportReport | null;
-  return typeof report === "object" && report !== null && report.imported === true && typeof report.findings === "object";
-}
-
+/**
+ * Step 5: the host index's SHA-256; the RPC module found by shape among its static imports, at the
+ * pinned path with the pinned SHA-256; then (only then) imported to find its roles, whose export
+ * names must be the pinned ones where the manifest pins them.
+ */
 export async function checkHostArtifacts(ctx: ArtifactContext): Promise<HostArtifacts> {
   const { artifact } = ctx.manifest;
   const version = `ZCode ${artifact.appVersion}`;
+  const reinstall = `reinstall ZCode ${artifact.appVersion} from the official download`;
   const hostIndex = await ctx.install.archive.locate(artifact.hostIndex.path);
-  const rpcModule = await ctx.install.archive.locate(artifact.rpcModule.path);
   const evidence: Evidence = {
     [`sha256 ${artifact.hostIndex.path}`]: { expected: artifact.hostIndex.sha256, actual: await hashMember(ctx.cache, hostIndex) },
-    [`sha256 ${artifact.rpcModule.path}`]: { expected: artifact.rpcModule.sha256, actual: await hashMember(ctx.cache, rpcModule) },
   };
-  const differing = Object.entries(evidence)
-    .filter(([, e]) => e.expected !== e.actual)
-    .map(([k]) => k.slice("sha256 ".length));
-  if (differing.length > 0) {
-    throw new StepFailure(
-      `The ${version} host files differ from the verified release (SHA-256 mismatch: ${differing.join(", ")}). The install was modified or is a different build; reinstall ZCode ${artifact.appVersion} from the official download.`,
-      evidence,
-    );
+  if (evidence[`sha256 ${artifact.hostIndex.path}`]!.actual !== artifact.hostIndex.sha256) {
+    throw new StepFailure(`The ${version} host files differ from the verified release (SHA-256 mismatch: ${artifact.hostIndex.path}). The install was modified or is a different build; ${reinstall}.`, evidence);
   }
 
-  // the export check imports the (now verified) RPC module inside the install's executable
-  const names = artifact.exports;
-  if (names === undefined) {
-    throw new StepFailure(`The RPC exports of ${version} are found by shape, which this build of zcode-acp does not do yet.`, evidence);
+  const scan = await scanRpcCandidates(ctx.install, artifact.hostIndex.path, hostIndex, ctx.cache);
+  evidence["RPC module (by shape)"] = { expected: artifact.rpcModule.path, actual: scan.matches.length === 1 ? scan.matches[0] : scan.matches };
+  if (scan.matches.length === 0) {
+    throw new StepFailure(`No RPC module found: none of the ${scan.imports.length} modules the host index imports defines ${RPC_CLASS_NAMES.join(" and ")}. The install is not the verified ${version}; ${reinstall}.`, evidence);
   }
-  const key = `exports\u0000${rpcModule.importPath}\u0000${rpcModule.offset}\u0000${rpcModule.size}\u0000${JSON.stringify(names)}`;
-  const passed = (report: ExportReport) => report.imported && ROLES.every((role) => exportShapeProblem(role, report.findings[role]) === undefined);
-  const report = await cachedFact(
-    ctx.cache,
-    key,
-    [rpcModule.file, ctx.install.executable],
-    isPassedReport,
-    () => probeExports({ executable: ctx.install.executable, modulePath: rpcModule.importPath, exports: names, cwd: ctx.install.resourcesDir, env: ctx.env, timeoutMs: ctx.childTimeoutMs }),
-    passed,
-  );
-  if (!report.imported) {
-    evidence["export check"] = { expected: `import of ${artifact.rpcModule.path} inside the ZCode executable`, actual: `import failed: ${report.error}` };
-    throw new StepFailure(
-      `The export check failed: the ZCode executable could not import the RPC module ${rpcModule.label} (${report.error}). The executable ${ctx.install.executable} must be the Electron of ZCode ${artifact.appVersion}; reinstall ZCode.`,
-      evidence,
-    );
+  if (scan.matches.length > 1) {
+    throw new StepFailure(`The RPC module is ambiguous: ${scan.matches.join(", ")} all define ${RPC_CLASS_NAMES.join(" and ")}. The install is not the verified ${version}; ${reinstall}.`, evidence);
   }
-  const problems: string[] = [];
-  for (const role of ROLES) {
-    const finding = report.findings[role];
-    const problem = exportShapeProblem(role, finding);
-    evidence[`export ${names[role]} (${role})`] = { expected: expectedShape(role), actual: finding?.present ? finding.type + (finding.hasToService ? " with toService()" : "") : "missing" };
-    if (problem !== undefined) problems.push(`"${names[role]}" (${role}) ${problem}`);
+  const found = scan.matches[0]!;
+  if (found !== artifact.rpcModule.path) {
+    throw new StepFailure(`The RPC module found by shape is ${found}, but the verified ${version} has ${artifact.rpcModule.path}. The install is a different build; ${reinstall}.`, evidence);
   }
-  if (problems.length > 0) {
-    throw new StepFailure(
-      `The RPC module ${artifact.rpcModule.path} does not provide the required exports: ${problems.join("; ")}. The install does not match the verified ZCode ${artifact.appVersion}; reinstall ZCode.`,
-      evidence,
-    );
+  const rpcModule = await ctx.install.archive.locate(found);
+  const rpcSha = await hashMember(ctx.cache, rpcModule);
+  evidence[`sha256 ${found}`] = { expected: artifact.rpcModule.sha256, actual: rpcSha };
+  if (rpcSha !== artifact.rpcModule.sha256) {
+    throw new StepFailure(`The ${version} host files differ from the verified release (SHA-256 mismatch: ${found}). The install was modified or is a different build; ${reinstall}.`, evidence);
   }
+
+  // only now, with its bytes verified, is the module imported (inside the install's executable)
+  const roles = await findRoles(ctx.install, rpcModule, ctx.cache, ctx.env, ctx.childTimeoutMs);
+  if (!roles.ok) {
+    evidence["RPC roles"] = { expected: RPC_ROLES.map((r) => ROLE_SHAPES[r]).join("; "), actual: roles.message };
+    const why =
+      roles.problem === "import-failed"
+        ? `the ZCode executable could not import it (${roles.message}). The executable ${ctx.install.executable} must be the Electron of ${version}`
+        : `its exports do not have the RPC roles (${roles.problem}: ${roles.message}). The install does not match the verified ${version}`;
+    throw new StepFailure(`The RPC module ${found} failed the role check: ${why}; reinstall ZCode.`, evidence);
+  }
+  for (const role of RPC_ROLES) evidence[`export ${role}`] = { expected: artifact.exports?.[role] ?? ROLE_SHAPES[role], actual: roles.exports[role] };
+  const pinned = artifact.exports;
+  if (pinned !== undefined) {
+    const differing = RPC_ROLES.filter((role) => pinned[role] !== roles.exports[role]);
+    if (differing.length > 0) {
+      const detail = differing.map((role) => `${role} is "${roles.exports[role]}", pinned "${pinned[role]}"`).join("; ");
+      throw new StepFailure(`The RPC module ${found} exports its roles under other names than the verified ${version} (${detail}); ${reinstall}.`, evidence);
+    }
+  }
+  const how = describeFound(found, roles.exports);
   return {
     hostIndex,
     rpcModule,
+    rpc: { path: found, exports: roles.exports, foundBy: "shape" },
     evidence,
-    summary: `${artifact.hostIndex.path} and ${artifact.rpcModule.path} match the verified SHA-256; exports ${ROLES.map((r) => names[r]).join(", ")} present with the expected shape`,
+    summary: `${artifact.hostIndex.path} and ${found} match the verified SHA-256; RPC module found ${how}${pinned ? " (the pinned export names)" : ""}`,
   };
 }
 

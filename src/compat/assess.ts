@@ -10,6 +10,7 @@
 import type { Assessment } from "./types.js";
 import { silentLogger, type Logger } from "../log/logger.js";
 import { loadManifests, type LoadedManifest } from "../manifest/load-manifests.js";
+import { localManifestDir } from "../manifest/local-store.js";
 import { defaultInstallRoot, isInstallPlatform, INSTALL_PLATFORMS } from "../install/layout.js";
 import { resolveInstall, installPaths } from "../install/resolve-install.js";
 import { readBundleMetadata } from "../install/bundle-metadata.js";
@@ -19,6 +20,8 @@ import { cachedFact, defaultCacheFile, FingerprintCache } from "../install/finge
 import { STEP_ORDER, StepFailure, StepRecorder } from "./step-recorder.js";
 import { checkCliIntegrity, checkHostArtifacts } from "./artifact-steps.js";
 import { expectedValues, metadataMatches, METADATA_FIELDS, selectManifest } from "./select-manifest.js";
+import { resolveLineLayout } from "./line-layout.js";
+import { describeFound } from "./rpc-discovery.js";
 
 export interface AssessOptions {
   /** install root; default: ZCODE_ACP_ZCODE_INSTALL, else the platform's default root */
@@ -62,7 +65,8 @@ export async function assessInstall(options: AssessOptions = {}): Promise<Assess
     });
     return finish();
   }
-  const set = await loadManifests(options.manifestPath ?? (env.ZCODE_ACP_MANIFEST || undefined));
+  const override = options.manifestPath ?? (env.ZCODE_ACP_MANIFEST || undefined);
+  const set = await loadManifests(override, override === undefined ? { localDir: localManifestDir(env) } : {});
   const root = options.installRoot ?? (env.ZCODE_ACP_ZCODE_INSTALL || undefined) ?? defaultInstallRoot(platform, env);
   if (root === undefined) {
     steps.fail("layout", "The default ZCode install location is unknown (LOCALAPPDATA is not set). Pass --zcode-install DIR (or set ZCODE_ACP_ZCODE_INSTALL).", {
@@ -83,7 +87,11 @@ export async function assessInstall(options: AssessOptions = {}): Promise<Assess
 
   async function runSteps(): Promise<void> {
     // 1. layout
-    const install = await steps.run("layout", () => resolveInstall(platform as "darwin" | "linux" | "win32", root!));
+    const install = await steps.run("layout", async () => {
+      const resolved = await resolveInstall(platform as "darwin" | "linux" | "win32", root!);
+      await resolveLineLayout(resolved, set.manifests);
+      return resolved;
+    });
     if (install === undefined) return;
     steps.record("layout", "pass", `ZCode install at ${install.rootReal} (${install.archive.kind === "asar" ? "packed app.asar" : "app.asar directory"}); executable, resources, app archive, CLI and bundle metadata present inside the root`);
 
@@ -125,12 +133,15 @@ export async function assessInstall(options: AssessOptions = {}): Promise<Assess
       const evidence = { appVersion: { expected: expectedValues(candidates, (m) => m.manifest.artifact.appVersion), actual: app.version }, cliVersion: { expected: expectedValues(candidates, (m) => m.manifest.artifact.cliVersion), actual: cliVersion } };
       switch (selection.kind) {
         case "unknown-app":
-          throw new StepFailure(`ZCode ${app.version} is not verified yet; verified releases: ${selection.verified.join(", ")}. Install a verified release, or update zcode-acp once it verifies ${app.version}.`, evidence);
+          throw new StepFailure(
+            `ZCode ${app.version} is not pinned by this zcode-acp (verified releases: ${selection.verified.join(", ")}). Run \`zcode-acp onboard\` to review this build and, if you accept it, pin it locally; zcode-acp may not work with builds it has not verified. Or install a verified release, or update zcode-acp.`,
+            evidence,
+          );
         case "cli-mismatch":
           evidence.cliVersion.expected = selection.expectedCli.length === 1 ? selection.expectedCli[0]! : selection.expectedCli;
           throw new StepFailure(`ZCode ${app.version} reports agent CLI ${cliVersion}, but the verified ZCode ${app.version} ships CLI ${selection.expectedCli.join(" or ")}. Reinstall ZCode ${app.version}.`, evidence);
         case "ambiguous":
-          throw new StepFailure(`ZCode ${app.version} with CLI ${cliVersion} matches several manifests (${selection.matches.map((m) => m.file).join(", ")}); keep exactly one per release.`, evidence);
+          throw new StepFailure(`ZCode ${app.version} with CLI ${cliVersion} matches several manifests (${selection.matches.map((m) => m.file).join(", ")}); this is ambiguous, so none is used. Keep exactly one per release (delete the extra local manifest files).`, evidence);
         case "selected":
           evidence.appVersion.expected = selection.manifest.manifest.artifact.appVersion;
           evidence.cliVersion.expected = selection.manifest.manifest.artifact.cliVersion;
@@ -141,12 +152,14 @@ export async function assessInstall(options: AssessOptions = {}): Promise<Assess
     const { manifest, file } = selected.selected;
     report.manifest = manifest;
     report.manifestFile = file;
+    report.manifestTrust = manifest.trust === "local" ? "local" : "pinned";
     steps.record("version", "pass", `ZCode ${report.appVersion} with CLI ${report.cliVersion} selects manifest ${manifest.artifact.id}`, selected.evidence);
 
     // 5. host index + RPC module SHA-256, then the exports
     const artifacts = await steps.run("host-artifacts", () => checkHostArtifacts({ install, manifest, cache, env, childTimeoutMs: options.childTimeoutMs ?? 15_000 }));
     if (artifacts === undefined) return;
     report.paths = installPaths(install, artifacts.hostIndex, artifacts.rpcModule);
+    report.rpc = artifacts.rpc;
     steps.record("host-artifacts", "pass", artifacts.summary, artifacts.evidence);
 
     // 6. CLI SHA-256: `modified` is a diagnostic, never a failure
@@ -154,7 +167,8 @@ export async function assessInstall(options: AssessOptions = {}): Promise<Assess
     report.cliIntegrity = cli.integrity;
     steps.record("cli-integrity", cli.integrity === "verified" ? "pass" : "diagnostic", cli.summary, cli.evidence);
     const note = cli.integrity === "modified" ? " Note: its agent CLI glm/zcode.cjs differs from the verified build (modified); this does not block, and reinstalling ZCode restores it." : "";
-    report.message = `ZCode ${report.appVersion} (CLI ${report.cliVersion}) at ${install.rootReal} is verified (${manifest.artifact.id}); zcode-acp can use it.${note}`;
+    const by = manifest.trust === "local" ? `by a local manifest you accepted on ${(manifest.acceptedAt ?? "").slice(0, 10) || "an unknown date"}` : `by the pinned manifest ${manifest.artifact.id}`;
+    report.message = `ZCode ${report.appVersion} (CLI ${report.cliVersion}) at ${install.rootReal} is verified ${by} (release line ${manifest.protocol.id}, RPC module found ${describeFound(artifacts.rpc.path, artifacts.rpc.exports)}); zcode-acp can use it.${note}`;
   }
 }
 

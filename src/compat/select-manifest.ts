@@ -41,6 +41,8 @@ export type Selection =
 export function selectManifest(candidates: readonly LoadedManifest[], appVersion: string, cliVersion: string): Selection {
   const byApp = candidates.filter((m) => m.manifest.artifact.appVersion === appVersion);
   if (byApp.length === 0) return { kind: "unknown-app", verified: verifiedReleases(candidates) };
+  const local = byApp.filter((m) => m.manifest.trust === "local");
+  if (local.length > 1) return { kind: "ambiguous", matches: local };
   const exact = byApp.filter((m) => m.manifest.artifact.cliVersion === cliVersion);
   if (exact.length === 0) {
     return { kind: "cli-mismatch", expectedCli: [...new Set(byApp.map((m) => m.manifest.artifact.cliVersion))].sort(compareVersions) };

@@ -36,6 +36,10 @@ export interface Assessment {
   steps: AssessmentStep[];
   manifest?: Manifest;
   manifestFile?: string;
+  /** "pinned" (shipped with zcode-acp) or "local" (accepted with `zcode-acp onboard --accept`) */
+  manifestTrust?: "pinned" | "local";
+  /** how the RPC module was found and the export names of its roles */
+  rpc?: { path: string; exports: { protocol: string; client: string; service: string }; foundBy: "shape" };
   /** the install root that was assessed (as given or defaulted), also when it failed early */
   installRoot?: string;
   /** "<platform>-<arch>" of this system */

@@ -1,41 +1,83 @@
 /**
  * The configuration the bridge hands to the bootstrap (src/runtime/config.js parses it).
- * Everything install-specific comes from the verified assessment: paths, export names,
- * channel names and the allowlists of the manifest's protocol descriptor.
+ * Everything install-specific comes from the verified assessment: paths, the SHA-256 the bootstrap
+ * checks again before importing, the RPC export names found by shape, the channel names and
+ * allowlists of the manifest's protocol descriptor, and what the release line adds to `init-local`.
  */
-import type { InstallPaths, Manifest } from "../compat/types.js";
+import type { InstallPaths } from "../install/types.js";
+import type { Manifest } from "../manifest/types.js";
+import { findLine } from "../manifest/release-lines.js";
+import { BridgeError } from "../util/errors.js";
 
 export const CHANNEL_FD = 3;
+/** the environment variable that overrides the builtin provider config path (contract §4.1) */
+export const BUILTIN_PROVIDER_CONFIG_ENV = "ZCODE_BUILTIN_PROVIDER_CONFIG_FILE";
+
+export type RpcExports = { protocol: string; client: string; service: string };
 
 export interface BootstrapConfig {
   schema: 1;
   hostIndex: string;
   rpcModule: string;
-  exports: { protocol: string; client: string; service: string };
-  channels: { agent: string; task: string };
-  allowlist: { agent: string[]; task: string[] };
-  events: { agent: string[]; task: string[] };
+  expectedSha256: { hostIndex: string; rpcModule: string };
+  exports: RpcExports;
+  channels: Record<string, string>;
+  allowlist: Record<string, string[]>;
+  events: Record<string, string[]>;
+  initLocal: Record<string, string>;
+  projections: Record<string, string>;
   agentSpawnFallbackCwd: string;
   frameLimitBytes: number;
   disposeTimeoutMs: number;
   channelFd: number;
 }
 
+export interface BootstrapInstall {
+  paths: InstallPaths;
+  manifest: Manifest;
+  /** the RPC export names the check found (by shape) */
+  rpcExports: RpcExports;
+}
+
+/** The builtin provider config the line needs: the environment override, else the install's file. */
+export function builtinProviderConfig(install: BootstrapInstall, env: NodeJS.ProcessEnv): string | undefined {
+  const line = findLine(install.manifest.protocol.id);
+  if (!line?.needsBuiltinProviderConfig) return undefined;
+  const path = env[BUILTIN_PROVIDER_CONFIG_ENV] || install.paths.builtinProviderConfig;
+  if (!path) throw new BridgeError("UNSUPPORTED_ZCODE", "This ZCode release needs its builtin provider config (resources/config/provider/zcode-builtin.json), which the install lacks. Reinstall ZCode.");
+  return path;
+}
+
 export function buildBootstrapConfig(
-  paths: InstallPaths,
-  manifest: Manifest,
-  options: { frameLimitBytes: number; disposeTimeoutMs: number },
+  install: BootstrapInstall,
+  options: { frameLimitBytes: number; disposeTimeoutMs: number; builtinProviderConfig: string | undefined },
 ): BootstrapConfig {
+  const { paths, manifest } = install;
   const { artifact, protocol } = manifest;
-  if (!artifact.exports) throw new Error("RPC exports found by shape are not supported yet");
+  const line = findLine(protocol.id);
+  if (!line) throw new BridgeError("UNSUPPORTED_ZCODE", `The manifest names the release line "${protocol.id}", which this zcode-acp does not implement.`);
+  const channels: Record<string, string> = {};
+  const allowlist: Record<string, string[]> = {};
+  const events: Record<string, string[]> = {};
+  for (const [key, name] of Object.entries(protocol.channels)) {
+    if (name === undefined) continue;
+    channels[key] = name;
+    allowlist[key] = [...(protocol.allowlist[key as keyof typeof protocol.allowlist] ?? [])];
+    events[key] = [...(protocol.events[key as keyof typeof protocol.events] ?? [])];
+  }
+  const initLocal: Record<string, string> = {};
+  if (options.builtinProviderConfig !== undefined) initLocal.zcodeBuiltinProviderConfigFilePath = options.builtinProviderConfig;
   return {
     schema: 1,
     hostIndex: paths.hostIndex,
     rpcModule: paths.rpcModule,
-    exports: { protocol: artifact.exports.protocol, client: artifact.exports.client, service: artifact.exports.service },
-    channels: { agent: protocol.channels.agent, task: protocol.channels.task },
-    allowlist: { agent: [...protocol.allowlist.agent], task: [...protocol.allowlist.task] },
-    events: { agent: [...protocol.events.agent], task: [...protocol.events.task] },
+    expectedSha256: { hostIndex: artifact.hostIndex.sha256, rpcModule: artifact.rpcModule.sha256 },
+    exports: { ...install.rpcExports },
+    channels,
+    allowlist,
+    events,
+    initLocal,
+    projections: { ...line.projections },
     agentSpawnFallbackCwd: paths.resourcesDir,
     frameLimitBytes: options.frameLimitBytes,
     disposeTimeoutMs: Math.round(options.disposeTimeoutMs),

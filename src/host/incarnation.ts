@@ -135,6 +135,12 @@ export class HostIncarnation {
           `The ZCode host failed to start (phase ${String(details.failedPhase ?? "unknown")}, code ${String(details.errorCode ?? "unknown")}).`,
           { details },
         );
+      case "integrity":
+        return new BridgeError(
+          "UNSUPPORTED_ZCODE",
+          `The ZCode host files changed after zcode-acp verified them (${innerMessage ?? "SHA-256 mismatch"}); nothing was started. Run \`zcode-acp check\`; reinstall ZCode if it fails.`,
+          { details },
+        );
       case "rpc-wiring":
         return new BridgeError("HOST_START_FAILED", `Cannot connect to the ZCode host's services: ${innerMessage ?? "unknown reason"}.`, { details });
       case "protocol": {

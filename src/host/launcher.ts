@@ -7,10 +7,10 @@
 import type { Duplex, Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
-import type { Assessment, InstallPaths, Manifest } from "../compat/types.js";
+import type { Assessment } from "../compat/types.js";
 import type { Logger } from "../log/logger.js";
 import { BridgeError, describeError } from "../util/errors.js";
-import { buildBootstrapConfig, CHANNEL_FD } from "./bootstrap-config.js";
+import { BUILTIN_PROVIDER_CONFIG_ENV, buildBootstrapConfig, builtinProviderConfig, CHANNEL_FD, type BootstrapInstall } from "./bootstrap-config.js";
 
 /** dist/runtime/bootstrap.js next to dist/host/ (src/runtime/bootstrap.js when run from sources) */
 export const DEFAULT_BOOTSTRAP_SCRIPT = fileURLToPath(new URL("../runtime/bootstrap.js", import.meta.url));
@@ -18,18 +18,15 @@ export const DEFAULT_BOOTSTRAP_SCRIPT = fileURLToPath(new URL("../runtime/bootst
 const MAX_LOG_LINE = 2000;
 const BOOTSTRAP_PREFIX = "[zcode-acp bootstrap";
 
-export interface SupportedInstall {
-  paths: InstallPaths;
-  manifest: Manifest;
-}
+export type SupportedInstall = BootstrapInstall;
 
-/** The paths and manifest of a supported assessment; anything else is UNSUPPORTED_ZCODE. */
+/** The paths, manifest and RPC exports of a supported assessment; anything else is UNSUPPORTED_ZCODE. */
 export function requireSupported(assessment: Assessment): SupportedInstall {
   if (!assessment.supported) throw new BridgeError("UNSUPPORTED_ZCODE", assessment.message, { details: { failedStep: assessment.failedStep } });
-  if (!assessment.paths || !assessment.manifest) {
-    throw new BridgeError("UNSUPPORTED_ZCODE", "the compatibility check passed without resolved install paths or a manifest");
+  if (!assessment.paths || !assessment.manifest || !assessment.rpc) {
+    throw new BridgeError("UNSUPPORTED_ZCODE", "the compatibility check passed without resolved install paths, a manifest or the RPC exports");
   }
-  return { paths: assessment.paths, manifest: assessment.manifest };
+  return { paths: assessment.paths, manifest: assessment.manifest, rpcExports: assessment.rpc.exports };
 }
 
 export interface HostProcessExit {
@@ -62,9 +59,11 @@ export interface LaunchOptions {
 
 export function launchHost(options: LaunchOptions): LaunchedHost {
   const { paths, manifest } = options.install;
-  const config = buildBootstrapConfig(paths, manifest, options);
+  const providerConfig = builtinProviderConfig(options.install, options.env);
+  const config = buildBootstrapConfig(options.install, { ...options, builtinProviderConfig: providerConfig });
   const script = options.bootstrapScript ?? DEFAULT_BOOTSTRAP_SCRIPT;
   const env: NodeJS.ProcessEnv = { ...options.env, ELECTRON_RUN_AS_NODE: "1" };
+  if (providerConfig !== undefined) env[BUILTIN_PROVIDER_CONFIG_ENV] = providerConfig;
   const logger = options.logger;
   logger.info("launching the ZCode host", { executable: paths.executable, bootstrap: script, manifest: manifest.artifact.id });
   const subprocess = execa(paths.executable, [script, JSON.stringify(config)], {

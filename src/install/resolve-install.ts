@@ -23,6 +23,8 @@ export interface ResolvedInstall {
   bundleMeta: string;
   /** darwin only */
   infoPlist?: string;
+  /** the builtin provider config, resolved for the release lines that need it */
+  builtinProviderConfig?: string;
 }
 
 export async function resolveInstall(platform: InstallPlatform, root: string): Promise<ResolvedInstall> {
@@ -71,5 +73,6 @@ export function installPaths(install: ResolvedInstall, hostIndex: MemberLocation
     bundleMeta: install.bundleMeta,
   };
   if (install.infoPlist !== undefined) paths.infoPlist = install.infoPlist;
+  if (install.builtinProviderConfig !== undefined) paths.builtinProviderConfig = install.builtinProviderConfig;
   return paths;
 }

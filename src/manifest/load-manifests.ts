@@ -17,9 +17,11 @@ export interface LoadedManifest {
 }
 
 export interface ManifestSet {
-  /** "built-in" or the absolute --manifest path */
+  /** "built-in" (the pinned manifests plus the local store) or the absolute --manifest path */
   source: string;
   manifests: LoadedManifest[];
+  /** local manifests left out, and why (a local manifest never replaces a pinned release) */
+  ignored: Array<{ file: string; reason: string }>;
 }
 
 const MAX_MANIFEST_BYTES = 1024 * 1024;
@@ -64,7 +66,7 @@ async function jsonFilesOf(dir: string): Promise<string[]> {
  * without it the built-in directory is used. Throws INVALID_MANIFEST (bad or empty set) or
  * USAGE (the override path does not exist).
  */
-export async function loadManifests(override?: string): Promise<ManifestSet> {
+export async function loadManifests(override?: string, options: { localDir?: string } = {}): Promise<ManifestSet> {
   const source = override === undefined ? "built-in" : resolve(override);
   const target = override === undefined ? builtInManifestDir() : resolve(override);
   let files: string[];
@@ -101,5 +103,33 @@ export async function loadManifests(override?: string): Promise<ManifestSet> {
     }
     seen.set(manifest.artifact.id, file);
   }
-  return { source, manifests };
+  if (override !== undefined || options.localDir === undefined) return { source, manifests, ignored: [] };
+  return withLocalManifests(manifests, options.localDir);
+}
+
+/** Pinned manifests plus the user's local ones; pinned wins a version, a local file must say trust "local". */
+async function withLocalManifests(pinned: LoadedManifest[], localDir: string): Promise<ManifestSet> {
+  let files: string[];
+  try {
+    files = (await stat(localDir)).isDirectory() ? await jsonFilesOf(localDir) : [];
+  } catch {
+    files = [];
+  }
+  const ignored: ManifestSet["ignored"] = [];
+  const manifests = [...pinned];
+  const pinnedVersions = new Set(pinned.map((m) => m.manifest.artifact.appVersion));
+  for (const file of files) {
+    const loaded = await loadFile(file);
+    if (loaded.manifest.trust !== "local") {
+      throw new BridgeError("INVALID_MANIFEST", `Invalid manifest ${file}: field "trust" must be "local" in the local manifest store. Remove the file, or accept the release again with "zcode-acp onboard --accept".`, {
+        details: { file, field: "trust" },
+      });
+    }
+    if (pinnedVersions.has(loaded.manifest.artifact.appVersion)) {
+      ignored.push({ file, reason: `ZCode ${loaded.manifest.artifact.appVersion} is pinned by this zcode-acp; the pinned manifest is used` });
+      continue;
+    }
+    manifests.push(loaded);
+  }
+  return { source: "built-in", manifests, ignored };
 }

@@ -1,6 +1,7 @@
 // zcode-acp bootstrap: the program the bridge starts as `<ZCode Electron> bootstrap.js <config JSON>`
 // with ELECTRON_RUN_AS_NODE=1 (runtime contract §4). Plain JavaScript, no Electron-only API.
 //
+// 0. the host index and RPC module are hashed again and must be the bytes the bridge verified;
 // 1. a worker thread installs process.parentPort (worker-shim.js) and imports the host index;
 // 2./3. init-local is posted with port2 of a MessageChannel (also in the transfer list);
 // 4. the install's RPC module is imported and connected on port1 (rpc-wiring.js);
@@ -18,6 +19,7 @@ import { createDispatcher } from "./dispatcher.js";
 import { createHostMessageHandler } from "./host-messages.js";
 import { openNdjsonPipe } from "./ndjson-pipe.js";
 import { connectServices } from "./rpc-wiring.js";
+import { verifyHostFiles } from "./integrity.js";
 
 const diag = (message) => {
   try {
@@ -61,13 +63,24 @@ function openChannelPipe() {
     fd: config.channelFd,
     frameLimitBytes: config.frameLimitBytes,
     maxBufferedBytes: 4 * config.frameLimitBytes,
-    onFrame: (frame) => dispatcher.handleFrame(frame),
+    // no dispatcher yet while the host files are re-verified: nothing is served before that
+    onFrame: (frame) => dispatcher?.handleFrame(frame),
     onFailure: (error) => protocolFailure(error.code, error.message),
     onClose: () => {
       if (phase !== "stopping") diag("the bridge closed the channel; disposing the host");
       shutdown(0);
     },
   });
+}
+
+// Only verified bytes run: the files about to be imported must still be the ones the bridge
+// verified (a file swapped after the check is refused before any host code runs).
+const integrityProblem = verifyHostFiles(config);
+if (integrityProblem !== undefined) {
+  diag(`refusing to start the host: ${integrityProblem}`);
+  pipe.send({ method: "host-exit", params: { reason: "integrity", error: { name: "IntegrityError", message: integrityProblem } } }, true);
+  await new Promise((resolve) => pipe.end(resolve));
+  process.exit(1);
 }
 
 const { port1, port2 } = new MessageChannel();
@@ -108,7 +121,7 @@ worker.on("error", (error) => {
 worker.on("exit", (exitCode) => hostGone({ reason: "worker-exit", exitCode }));
 
 worker.postMessage(
-  { data: { type: "init-local", deviceMid: "zcode-acp-headless", agentSpawnFallbackCwd: config.agentSpawnFallbackCwd }, ports: [port2] },
+  { data: { type: "init-local", deviceMid: "zcode-acp-headless", agentSpawnFallbackCwd: config.agentSpawnFallbackCwd, ...config.initLocal }, ports: [port2] },
   [port2],
 );
 

@@ -5,7 +5,7 @@
 // Only the manifest's allowlisted methods and event names are served; anything else is refused
 // with METHOD_NOT_ALLOWED BEFORE the service is touched. A frame that is not one of these
 // requests is a protocol failure: the caller fails closed.
-import { SERVICES } from "./config.js";
+import { project } from "./projections.js";
 
 const REQUEST_METHODS = new Set(["__call", "__subscribe", "__unsubscribe"]);
 const SUBSCRIPTION_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -40,7 +40,7 @@ function describeThrown(value) {
 
 /**
  * @param {{ config: ReturnType<import("./config.js").parseBootstrapConfig>,
- *   services: Promise<{ agent: object, task: object }>,
+ *   services: Promise<Record<string, object>>,
  *   send: (frame: object, force?: boolean) => "ok" | "too-large" | "invalid" | "overflow",
  *   isHostGone: () => boolean,
  *   onProtocolFailure: (code: string, message: string) => void }} options
@@ -73,7 +73,7 @@ export function createDispatcher(options) {
     send({ method: "subscription-end", params: { subscriptionId, error } }, true);
   };
 
-  const serviceKey = (value) => (typeof value === "string" && SERVICES.includes(value) ? value : undefined);
+  const serviceKey = (value) => (typeof value === "string" && config.services.includes(value) ? value : undefined);
 
   async function handleCall(id, params) {
     if (!onlyKeys(params, ["service", "method", "params"])) return refuse(id, "CHANNEL_PROTOCOL", "__call has unknown fields");
@@ -92,6 +92,15 @@ export function createDispatcher(options) {
       if (options.isHostGone()) return;
       const { message, data } = describeThrown(error);
       return refuse(id, "HOST_CALL_FAILED", message, data);
+    }
+    // results that hold secrets are reduced here, before anything leaves this process
+    const projection = config.projections[`${service}.${method}`];
+    if (projection !== undefined) {
+      try {
+        result = project(projection, result);
+      } catch (error) {
+        return refuse(id, "HOST_CALL_FAILED", `the host's ${service}.${method} answer has an unexpected shape (${describeThrown(error).message})`);
+      }
     }
     respond(id, result);
   }

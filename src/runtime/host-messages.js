@@ -1,11 +1,19 @@
 // Messages the host posts to process.parentPort, as they arrive raw on worker.on("message")
 // (runtime contract §4 step 5). The three reverse requests are refused at once. Of a
-// browser-execute-request only `type` and `requestId` are ever read: the rest of the payload
+// browser-execute-request (and of a plugin-sandbox request) only `type` and `requestId` are ever read: the rest of the payload
 // is not read, stored, forwarded or logged. database-startup-state is the readiness signal.
 
 const BROWSER_UNAVAILABLE = "Browser control is unavailable in zcode-acp (headless host)";
 const MEDIA_UNAVAILABLE = "Local media preview is unavailable in zcode-acp (headless host)";
 const FEEDBACK_UNAVAILABLE = "Feedback log archives are unavailable in zcode-acp (headless host)";
+const PLUGIN_SANDBOX_UNAVAILABLE = "Plugin UI sandboxes are unavailable in zcode-acp (headless host)";
+
+/**
+ * The plugin-sandbox registration request of 3.12+ (runtime contract §4.1). Public sources name
+ * only the result type; the request's name is pinned here, in one place.
+ */
+export const PLUGIN_SANDBOX_REQUEST = "plugin-sandbox-register-request";
+export const PLUGIN_SANDBOX_RESULT = "plugin-sandbox-register-result";
 
 function requestIdOf(message) {
   const requestId = message.requestId;
@@ -47,6 +55,13 @@ export function createHostMessageHandler(handlers) {
         const requestId = requestIdOf(message);
         if (requestId === undefined) return;
         handlers.answer({ type: "feedback-log-archive-result", requestId, ok: false, error: FEEDBACK_UNAVAILABLE });
+        return;
+      }
+      case PLUGIN_SANDBOX_REQUEST: {
+        // like the browser request: only type and requestId are read
+        const requestId = requestIdOf(message);
+        if (requestId === undefined) return;
+        handlers.answer({ type: PLUGIN_SANDBOX_RESULT, requestId, ok: false, error: PLUGIN_SANDBOX_UNAVAILABLE });
         return;
       }
       case "database-startup-state": {

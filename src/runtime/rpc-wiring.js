@@ -2,7 +2,6 @@
 // step 4). The module is opaque: only `new P(port)`, `new C(protocol)`, `client.getChannel(name)`
 // and `S.toService(channel)` are used, with the export names and channel names from the manifest.
 import { pathToFileURL } from "node:url";
-import { SERVICES } from "./config.js";
 
 export class RpcWiringError extends Error {
   constructor(message) {
@@ -18,7 +17,7 @@ function isClass(value) {
 /**
  * @param {ReturnType<import("./config.js").parseBootstrapConfig>} config
  * @param {import("node:worker_threads").MessagePort} port the bootstrap's end (port1)
- * @returns {Promise<{ agent: object, task: object }>} service proxies by service key
+ * @returns {Promise<Record<string, object>>} service proxies by channel key (agent, task, …)
  */
 export async function connectServices(config, port) {
   let mod;
@@ -41,7 +40,7 @@ export async function connectServices(config, port) {
   const client = new Client(protocol);
   if (typeof client.getChannel !== "function") throw new RpcWiringError(`export ${names.client} does not create a client with getChannel`);
   const services = {};
-  for (const key of SERVICES) {
+  for (const key of config.services) {
     const channel = client.getChannel(config.channels[key]);
     if (channel === null || typeof channel !== "object" || typeof channel.call !== "function" || typeof channel.listen !== "function") {
       throw new RpcWiringError(`channel ${config.channels[key]} has no call/listen`);

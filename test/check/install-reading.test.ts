@@ -9,7 +9,7 @@ import { resolveInstall } from "../../src/install/resolve-install.js";
 import { readMember } from "../../src/install/app-archive.js";
 import { sha256OfRange } from "../../src/install/sha256.js";
 import { firstSemver, readCliVersion } from "../../src/install/cli-version.js";
-import { probeExports, exportShapeProblem } from "../../src/install/export-check.js";
+import { probeRoles } from "../../src/install/rpc-roles.js";
 import { readAppVersionFromPlist } from "../../src/install/app-version.js";
 import { createHandInstall, HOST_INDEX, RPC_MODULE, type HandInstall } from "./hand-install.js";
 
@@ -150,21 +150,23 @@ describe("versions and exports", () => {
     await expect(readCliVersion(base)).rejects.toThrow(/exited with code 4 \(boom\)/);
   });
 
-  it("probes export names and shapes inside the executable", async () => {
+  it("finds the RPC roles by shape inside the executable", async () => {
     install = await createHandInstall();
-    const report = await probeExports({
-      executable: join(install.root, "zcode"),
-      modulePath: join(install.archive, "out", "host", "chunk-KGXW6KHC.js"),
-      exports: { protocol: "g", client: "i", service: "extra" },
-      cwd: install.resources,
-      env: process.env,
-    });
-    expect(report.imported).toBe(true);
-    if (!report.imported) return;
-    expect(report.findings.protocol).toEqual({ name: "g", present: true, type: "function", hasToService: false });
-    expect(exportShapeProblem("protocol", report.findings.protocol)).toBeUndefined();
-    expect(exportShapeProblem("service", report.findings.service)).toMatch(/is number/);
-    expect(exportShapeProblem("client", undefined)).toBe("missing");
+    const modulePath = join(install.archive, "out", "host", "roles.js");
+    await writeFile(
+      modulePath,
+      [
+        "export class MessagePortProtocol { send() {} disconnect() {} }",
+        "export const p2 = class ChannelClient { getChannel() {} dispose() {} };",
+        "export const svc = { toService() {}, fromService() {} };",
+        "export const notAClient = class ChannelClient { getChannel() {} };",
+        "export const extra = 3;",
+      ].join("\n"),
+    );
+    const report = await probeRoles({ executable: join(install.root, "zcode"), modulePath, cwd: install.resources, env: process.env });
+    expect(report).toEqual({ imported: true, roles: { protocol: ["MessagePortProtocol"], client: ["p2"], service: ["svc"] } });
+    const broken = await probeRoles({ executable: join(install.root, "zcode"), modulePath: join(install.archive, "missing.js"), cwd: install.resources, env: process.env });
+    expect(broken.imported).toBe(false);
   });
 
   it("reads the darwin app version and build from an XML Info.plist", async () => {

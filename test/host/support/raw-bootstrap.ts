@@ -25,8 +25,11 @@ export function startRawBootstrap(
   options: { env?: Record<string, string>; config?: (config: BootstrapConfig) => BootstrapConfig | Record<string, unknown>; rawConfigArg?: string } = {},
 ): RawBootstrap {
   const assessment = supportedAssessment(install);
-  if (!assessment.paths || !assessment.manifest) throw new Error("unreachable");
-  const base = buildBootstrapConfig(assessment.paths, assessment.manifest, { frameLimitBytes: 16 * 1024 * 1024, disposeTimeoutMs: 3500 });
+  if (!assessment.paths || !assessment.manifest || !assessment.rpc) throw new Error("unreachable");
+  const base = buildBootstrapConfig(
+    { paths: assessment.paths, manifest: assessment.manifest, rpcExports: assessment.rpc.exports },
+    { frameLimitBytes: 16 * 1024 * 1024, disposeTimeoutMs: 3500, builtinProviderConfig: undefined },
+  );
   const config = options.config ? options.config(base) : base;
   const child = spawn(install.executable, [DEFAULT_BOOTSTRAP_SCRIPT, options.rawConfigArg ?? JSON.stringify(config)], {
     env: { ...process.env, ...install.env, ...options.env, ELECTRON_RUN_AS_NODE: "1" },

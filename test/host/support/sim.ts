@@ -35,6 +35,7 @@ export function supportedAssessment(install: Pick<TestInstall, "root" | "executa
       cli: join(install.resourcesDir, "glm", "zcode.cjs"),
       bundleMeta: join(install.resourcesDir, "glm", ".node-bundle-meta.json"),
     },
+    rpc: { path: manifest.artifact.rpcModule.path, exports: manifest.artifact.exports!, foundBy: "shape" },
     appVersion: manifest.artifact.appVersion,
     cliVersion: manifest.artifact.cliVersion,
     cliIntegrity: "verified",

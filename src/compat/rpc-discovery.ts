@@ -1,0 +1,71 @@
+/**
+ * Finding the RPC module by shape (runtime contract §2.1), shared by the check and `onboard`:
+ *   1. candidates are the host index's static relative imports, resolved inside the app archive;
+ *   2. a candidate must mention both RPC class names (a text pre-filter: nothing is imported yet);
+ *   3. exactly one candidate may remain (none: missing; more: ambiguous);
+ *   4. only after its SHA-256 was checked (by the caller) is it imported, inside the install's
+ *      Electron, to find the export of each role — exactly one each.
+ * Stricter than "import every candidate": unverified code is never imported (adr/0008).
+ */
+import { readMember, type MemberLocation } from "../install/app-archive.js";
+import { cachedFact, type FingerprintCache } from "../install/fingerprint-cache.js";
+import { resolveInArchive, staticRelativeImports } from "../install/host-imports.js";
+import type { ResolvedInstall } from "../install/resolve-install.js";
+import { isRoles, probeRoles, RPC_CLASS_NAMES, RPC_ROLES, type RoleReport, type RpcRole } from "../install/rpc-roles.js";
+
+const MAX_MODULE_BYTES = 16 * 1024 * 1024;
+
+export interface CandidateScan {
+  /** archive paths of the host index's static relative imports */
+  imports: string[];
+  /** those of them that mention both RPC class names */
+  matches: string[];
+}
+
+const isScan = (value: unknown): value is CandidateScan => {
+  const scan = value as CandidateScan | null;
+  return typeof scan === "object" && scan !== null && Array.isArray(scan.imports) && Array.isArray(scan.matches);
+};
+
+export async function scanRpcCandidates(install: ResolvedInstall, hostIndexPath: string, hostIndex: MemberLocation, cache: FingerprintCache): Promise<CandidateScan> {
+  const key = `rpc-candidates\u0000${hostIndex.file}\u0000${hostIndex.offset}\u0000${hostIndex.size}`;
+  return cachedFact(cache, key, [hostIndex.file, install.archive.path], isScan, async () => {
+    const source = (await readMember(hostIndex, MAX_MODULE_BYTES)).toString("utf8");
+    const imports = (await staticRelativeImports(source, hostIndexPath)).map((spec) => resolveInArchive(hostIndexPath, spec));
+    const matches: string[] = [];
+    for (const path of imports) {
+      const text = (await readMember(await install.archive.locate(path), MAX_MODULE_BYTES)).toString("utf8");
+      if (RPC_CLASS_NAMES.every((name) => text.includes(name))) matches.push(path);
+    }
+    return { imports, matches };
+  });
+}
+
+export type RoleFinding =
+  | { ok: true; exports: Record<RpcRole, string> }
+  | { ok: false; problem: "import-failed" | "missing" | "ambiguous"; message: string; roles?: Record<RpcRole, string[]> };
+
+/** Import the (verified) module in the install's Electron and find each role's export, exactly one each. */
+export async function findRoles(install: ResolvedInstall, rpcModule: MemberLocation, cache: FingerprintCache, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<RoleFinding> {
+  const key = `rpc-roles\u0000${rpcModule.importPath}\u0000${rpcModule.offset}\u0000${rpcModule.size}`;
+  const report = await cachedFact(
+    cache,
+    key,
+    [rpcModule.file, install.executable],
+    (value): value is RoleReport => typeof value === "object" && value !== null && isRoles((value as { roles?: unknown }).roles),
+    () => probeRoles({ executable: install.executable, modulePath: rpcModule.importPath, cwd: install.resourcesDir, env, timeoutMs }),
+    (value) => value.imported,
+  );
+  if (!report.imported) return { ok: false, problem: "import-failed", message: report.error };
+  const missing = RPC_ROLES.filter((role) => report.roles[role].length === 0);
+  const several = RPC_ROLES.filter((role) => report.roles[role].length > 1);
+  if (missing.length > 0) return { ok: false, problem: "missing", message: `no export has the shape of the ${missing.join(", ")} role`, roles: report.roles };
+  if (several.length > 0) {
+    return { ok: false, problem: "ambiguous", message: several.map((role) => `${role}: ${report.roles[role].join(", ")}`).join("; "), roles: report.roles };
+  }
+  return { ok: true, exports: { protocol: report.roles.protocol[0]!, client: report.roles.client[0]!, service: report.roles.service[0]! } };
+}
+
+export function describeFound(path: string, exports: Record<RpcRole, string>): string {
+  return `by shape: ${path}, protocol ${exports.protocol}, client ${exports.client}, service ${exports.service}`;
+}

@@ -1,0 +1,42 @@
+/** The human-readable form of an onboarding report (`zcode-acp onboard` without --json). */
+import type { OnboardReport } from "./inspect.js";
+
+export function formatOnboardReport(report: OnboardReport, written?: string): string {
+  const lines: string[] = [];
+  const title = { candidate: "candidate found", verified: "already verified", refused: "NO candidate" }[report.outcome];
+  lines.push(`ZCode onboarding: ${title}`);
+  lines.push(`  ${report.message}`);
+  lines.push("");
+  const row = (label: string, value: string | undefined): void => {
+    if (value !== undefined) lines.push(`  ${label.padEnd(18)}${value}`);
+  };
+  row("install root:", report.installRoot);
+  row("this system:", report.systemPlatform);
+  row("app version:", report.appVersion && `${report.appVersion}${report.appBuild ? ` (build ${report.appBuild})` : ""}`);
+  row("CLI version:", report.cliVersion && `${report.cliVersion}${report.cliSha256 ? ` (SHA-256 ${report.cliSha256})` : ""}`);
+  row("host index:", report.hostIndex && `${report.hostIndex.path} (SHA-256 ${report.hostIndex.sha256})`);
+  row("RPC module:", report.rpcModule && `${report.rpcModule.path} (SHA-256 ${report.rpcModule.sha256})`);
+  row("RPC roles:", report.rpcModule?.foundBy);
+  if (report.line) {
+    row("release line:", report.line.id);
+    row("  why:", report.line.why);
+    for (const other of report.line.evidence.filter((e) => e.id !== report.line!.id)) row(`  not ${other.id}:`, other.missing.length > 0 ? `lacks ${other.missing.join(", ")}` : "also complete, less specific");
+  }
+  if (report.nearest) {
+    row("nearest pinned:", `${report.nearest.release} (${report.nearest.manifest})`);
+    for (const difference of report.nearest.differences) lines.push(`    - ${difference}`);
+  }
+  if (report.warning) {
+    lines.push("");
+    lines.push(`  WARNING: ${report.warning}`);
+  }
+  if (report.outcome === "candidate") {
+    lines.push("");
+    lines.push(
+      written
+        ? `  Accepted: written to ${written}. \`zcode-acp check\` now verifies this install by that local manifest; delete the file to undo.`
+        : "  Nothing was written. Run `zcode-acp onboard --accept` to pin this build in your local manifest store.",
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}

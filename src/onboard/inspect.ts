@@ -1,0 +1,241 @@
+/**
+ * `zcode-acp onboard` (runtime contract §6): for a build no pinned manifest covers, run the
+ * compatibility order up to the fingerprints, find the RPC module by shape, choose the release line
+ * the bundle shows, compare with the nearest pinned release, and build a candidate manifest with
+ * every fingerprint pinned exactly. Inspect only: the host is never launched and nothing is written
+ * under ZCode's data (writing the candidate, on --accept, is store.ts).
+ */
+import { silentLogger, type Logger } from "../log/logger.js";
+import { assessInstall } from "../compat/assess.js";
+import { compareVersions } from "../compat/select-manifest.js";
+import { findRoles, scanRpcCandidates, describeFound } from "../compat/rpc-discovery.js";
+import type { Assessment } from "../compat/types.js";
+import { readAppVersionFromArchive, readAppVersionFromPlist } from "../install/app-version.js";
+import { readBundleMetadata } from "../install/bundle-metadata.js";
+import { hashFile, hashMember } from "../install/cached-hash.js";
+import { readCliVersion } from "../install/cli-version.js";
+import { defaultCacheFile, FingerprintCache } from "../install/fingerprint-cache.js";
+import { defaultInstallRoot, isInstallPlatform, INSTALL_PLATFORMS, type InstallPlatform } from "../install/layout.js";
+import { resolveInstall, type ResolvedInstall } from "../install/resolve-install.js";
+import { loadManifests, type LoadedManifest } from "../manifest/load-manifests.js";
+import { BUILTIN_PROVIDER_CONFIG, findLine } from "../manifest/release-lines.js";
+import type { Manifest } from "../manifest/types.js";
+import { validateManifest } from "../manifest/validate-manifest.js";
+import { confinedEntry } from "../install/confine.js";
+import { joinLayout } from "../install/layout.js";
+import { BridgeError, describeError, isBridgeError } from "../util/errors.js";
+import { PACKAGE_VERSION } from "../version.js";
+import { chooseLine, hostBundleText, lineEvidence, type LineEvidence } from "./line-evidence.js";
+
+export const HOST_INDEX_PATH = "out/host/index.js";
+
+export const UNVERIFIED_WARNING =
+  "zcode-acp has NOT verified this ZCode build. Its files are pinned exactly as they are on this machine, but nobody has checked that this release behaves like the releases zcode-acp was tested with. Accept it only if you installed ZCode from the official download.";
+
+export interface OnboardReport {
+  /** candidate: a local manifest can be written; verified: a manifest already verifies the install; refused: no candidate */
+  outcome: "candidate" | "verified" | "refused";
+  message: string;
+  installRoot?: string;
+  systemPlatform: string;
+  appVersion?: string;
+  appBuild?: string;
+  cliVersion?: string;
+  cliSha256?: string;
+  hostIndex?: { path: string; sha256: string };
+  rpcModule?: { path: string; sha256: string; foundBy: string };
+  roles?: { protocol: string; client: string; service: string };
+  line?: { id: string; why: string; evidence: LineEvidence[] };
+  nearest?: { release: string; manifest: string; differences: string[] };
+  candidate?: Manifest;
+  warning?: string;
+}
+
+export interface OnboardOptions {
+  installRoot?: string;
+  env?: NodeJS.ProcessEnv;
+  platform?: NodeJS.Platform;
+  arch?: string;
+  logger?: Logger;
+  childTimeoutMs?: number;
+  /** for the acceptance date (tests) */
+  now?: () => Date;
+}
+
+class Refusal extends Error {}
+
+export async function inspectForOnboarding(options: OnboardOptions = {}): Promise<OnboardReport> {
+  const env = options.env ?? process.env;
+  const platform = options.platform ?? process.platform;
+  const arch = options.arch ?? process.arch;
+  const logger = options.logger ?? silentLogger;
+  const report: OnboardReport = { outcome: "refused", message: "", systemPlatform: `${platform}-${arch}` };
+  const refuse = (message: string): never => {
+    throw new Refusal(message);
+  };
+  try {
+    if (!isInstallPlatform(platform)) refuse(`zcode-acp supports ZCode on ${INSTALL_PLATFORMS.join(", ")}; this system is ${platform}.`);
+    const root = options.installRoot ?? (env.ZCODE_ACP_ZCODE_INSTALL || undefined) ?? defaultInstallRoot(platform as InstallPlatform, env);
+    if (root === undefined) refuse("The default ZCode install location is unknown (LOCALAPPDATA is not set). Pass --zcode-install DIR.");
+    report.installRoot = root;
+
+    // an install a manifest already verifies needs nothing
+    const assessment = await assessInstall({ ...(options.installRoot ? { installRoot: options.installRoot } : {}), env, platform, arch, logger, ...(options.childTimeoutMs ? { childTimeoutMs: options.childTimeoutMs } : {}) });
+    if (assessment.supported) return verified(report, assessment);
+
+    const cache = await FingerprintCache.load(defaultCacheFile(env, platform), logger);
+    try {
+      await buildCandidate(report, assessment, { root: root!, platform: platform as InstallPlatform, env, cache, childTimeoutMs: options.childTimeoutMs ?? 15_000, now: options.now ?? (() => new Date()) }, refuse);
+    } finally {
+      await cache.save();
+    }
+    return report;
+  } catch (error) {
+    if (error instanceof Refusal) {
+      report.outcome = "refused";
+      report.message = error.message;
+      return report;
+    }
+    if (isBridgeError(error, "UNSUPPORTED_ZCODE")) {
+      report.outcome = "refused";
+      report.message = error.message;
+      return report;
+    }
+    throw error;
+  }
+}
+
+function verified(report: OnboardReport, assessment: Assessment): OnboardReport {
+  report.outcome = "verified";
+  if (assessment.appVersion !== undefined) report.appVersion = assessment.appVersion;
+  if (assessment.cliVersion !== undefined) report.cliVersion = assessment.cliVersion;
+  const kind = assessment.manifestTrust === "local" ? "a local manifest you accepted earlier" : `the pinned manifest ${assessment.manifest?.artifact.id ?? ""}`.trim();
+  report.message = `ZCode ${assessment.appVersion ?? ""} is already verified by ${kind}; there is nothing to onboard and nothing was written.`;
+  return report;
+}
+
+interface Context {
+  root: string;
+  platform: InstallPlatform;
+  env: NodeJS.ProcessEnv;
+  cache: FingerprintCache;
+  childTimeoutMs: number;
+  now: () => Date;
+}
+
+async function buildCandidate(report: OnboardReport, assessment: Assessment, ctx: Context, refuse: (message: string) => never): Promise<void> {
+  const pinned = (await loadManifests()).manifests;
+  // 1. layout (the generic one; the line's own files are checked once the line is known)
+  const install = await resolveInstall(ctx.platform, ctx.root);
+  // 2./3. bundle metadata as on every pinned release, and for this system
+  const meta = await readBundleMetadata(install.bundleMeta);
+  const expected = pinned[0]!.manifest.artifact.metadata;
+  for (const field of ["runtime", "entry", "source"] as const) {
+    if (meta[field] !== expected[field]) {
+      refuse(`The bundle metadata glm/.node-bundle-meta.json says ${field} ${JSON.stringify(meta[field] ?? "missing")}, but ZCode builds say ${JSON.stringify(expected[field])}. This is not a ZCode build zcode-acp can drive; nothing was written.`);
+    }
+  }
+  if (meta.platform !== report.systemPlatform) refuse(`This ZCode build is for ${String(meta.platform ?? "an unknown platform")}, but this system is ${report.systemPlatform}. Install the ZCode build for ${report.systemPlatform}.`);
+  // 4. versions
+  const app = install.infoPlist !== undefined ? await readAppVersionFromPlist(install.infoPlist, "Contents/Info.plist") : await readAppVersionFromArchive(install.archive);
+  report.appVersion = app.version;
+  if (app.build !== undefined) report.appBuild = app.build;
+  const cliVersion = await readCliVersion({ executable: install.executable, cli: install.cli, cwd: install.resourcesDir, env: ctx.env, timeoutMs: ctx.childTimeoutMs });
+  report.cliVersion = cliVersion;
+  report.cliSha256 = await hashFile(ctx.cache, install.cli);
+  const samePinned = pinned.find((m) => m.manifest.artifact.appVersion === app.version);
+  if (samePinned) {
+    refuse(`ZCode ${app.version} is pinned by this zcode-acp, but this install does not match it: ${assessment.message} A local manifest never replaces a pinned release; reinstall ZCode ${app.version} from the official download.`);
+  }
+  // 5. fingerprints: host index, the RPC module by shape, its roles
+  const hostIndex = await install.archive.locate(HOST_INDEX_PATH);
+  report.hostIndex = { path: HOST_INDEX_PATH, sha256: await hashMember(ctx.cache, hostIndex) };
+  const scan = await scanRpcCandidates(install, HOST_INDEX_PATH, hostIndex, ctx.cache);
+  if (scan.matches.length === 0) refuse(`No RPC module found: none of the ${scan.imports.length} modules ${HOST_INDEX_PATH} imports defines MessagePortProtocol and ChannelClient. zcode-acp cannot drive this build; nothing was written.`);
+  if (scan.matches.length > 1) refuse(`The RPC module is ambiguous: ${scan.matches.join(", ")} all define MessagePortProtocol and ChannelClient. zcode-acp cannot tell which one the host uses; nothing was written.`);
+  const rpcPath = scan.matches[0]!;
+  const rpcModule = await install.archive.locate(rpcPath);
+  const rpcSha = await hashMember(ctx.cache, rpcModule);
+  const roles = await findRoles(install, rpcModule, ctx.cache, ctx.env, ctx.childTimeoutMs);
+  if (!roles.ok) refuse(`The RPC module ${rpcPath} failed the role check (${roles.problem}: ${roles.message}); nothing was written.`);
+  const exports = (roles as Extract<typeof roles, { ok: true }>).exports;
+  report.rpcModule = { path: rpcPath, sha256: rpcSha, foundBy: describeFound(rpcPath, exports) };
+  report.roles = exports;
+  // the line the bundle shows
+  const bundle = await hostBundleText(install, HOST_INDEX_PATH);
+  const evidence = lineEvidence(bundle.text);
+  const line = chooseLine(evidence);
+  if (!line) {
+    const detail = evidence.map((e) => `${e.id} lacks ${e.missing.join(", ")}`).join("; ");
+    refuse(`No release line this zcode-acp implements matches this build (${detail}). Update zcode-acp; nothing was written.`);
+  }
+  const chosen = line!;
+  report.line = { id: chosen.id, why: `the host bundle (${bundle.modules} modules) names every method and marker of ${chosen.id}: ${chosen.found.join(", ")}`, evidence };
+  const releaseLine = findLine(chosen.id)!;
+  if (releaseLine.needsBuiltinProviderConfig) await requireLineFile(install);
+  // the nearest pinned release of the line, and what differs
+  const nearest = nearestPinned(pinned, chosen.id, app.version);
+  if (!nearest) refuse(`No pinned release of the line ${chosen.id} exists to take its protocol descriptor from; update zcode-acp.`);
+  const base = nearest!.manifest;
+  report.nearest = { release: base.artifact.appVersion, manifest: base.artifact.id, differences: differences(base, { cliVersion, cliSha256: report.cliSha256, hostIndexSha: report.hostIndex.sha256, rpcPath, rpcSha, exports }, chosen) };
+  const candidate: Manifest = {
+    schemaVersion: 1,
+    trust: "local",
+    acceptedAt: ctx.now().toISOString(),
+    acceptedBy: `zcode-acp ${PACKAGE_VERSION}`,
+    artifact: {
+      id: `zcode-host-${app.version}-local`,
+      appVersion: app.version,
+      cliVersion,
+      cliSha256: report.cliSha256,
+      protocolId: chosen.id,
+      hostIndex: { path: HOST_INDEX_PATH, sha256: report.hostIndex.sha256 },
+      rpcModule: { path: rpcPath, sha256: rpcSha },
+      exports: { ...exports },
+      metadata: { ...expected },
+    },
+    protocol: structuredClone(base.protocol),
+  };
+  report.candidate = validateManifest(candidate, "(candidate)");
+  report.outcome = "candidate";
+  report.warning = UNVERIFIED_WARNING;
+  report.message = `ZCode ${app.version} (CLI ${cliVersion}) can be onboarded as a local manifest of the ${chosen.id} line. Review the report; run \`zcode-acp onboard --accept\` to pin it.`;
+}
+
+async function requireLineFile(install: ResolvedInstall): Promise<void> {
+  await confinedEntry(install.rootReal, joinLayout(install.resourcesDir, BUILTIN_PROVIDER_CONFIG), BUILTIN_PROVIDER_CONFIG, "file");
+}
+
+function nearestPinned(pinned: readonly LoadedManifest[], lineId: string, version: string): LoadedManifest | undefined {
+  const ofLine = pinned.filter((m) => m.manifest.protocol.id === lineId).sort((a, b) => compareVersions(a.manifest.artifact.appVersion, b.manifest.artifact.appVersion));
+  const older = ofLine.filter((m) => compareVersions(m.manifest.artifact.appVersion, version) <= 0);
+  return older.at(-1) ?? ofLine[0];
+}
+
+function differences(
+  base: Manifest,
+  found: { cliVersion: string; cliSha256: string; hostIndexSha: string; rpcPath: string; rpcSha: string; exports: { protocol: string; client: string; service: string } },
+  line: LineEvidence,
+): string[] {
+  const a = base.artifact;
+  const out: string[] = [];
+  if (found.cliVersion !== a.cliVersion) out.push(`agent CLI ${a.cliVersion} → ${found.cliVersion}`);
+  if (found.cliSha256 !== a.cliSha256) out.push("glm/zcode.cjs changed (SHA-256 differs)");
+  if (found.hostIndexSha !== a.hostIndex.sha256) out.push(`${a.hostIndex.path} changed (SHA-256 differs)`);
+  if (found.rpcPath !== a.rpcModule.path) out.push(`RPC chunk renamed: ${a.rpcModule.path} → ${found.rpcPath}`);
+  else if (found.rpcSha !== a.rpcModule.sha256) out.push(`${a.rpcModule.path} changed (SHA-256 differs)`);
+  if (a.exports) {
+    const renamed = (["protocol", "client", "service"] as const).filter((r) => a.exports![r] !== found.exports[r]);
+    if (renamed.length > 0) out.push(`RPC export letters ${renamed.map((r) => `${r} ${a.exports![r]} → ${found.exports[r]}`).join(", ")}`);
+  } else {
+    out.push(`RPC export letters (not pinned for ${a.appVersion}): protocol ${found.exports.protocol}, client ${found.exports.client}, service ${found.exports.service}`);
+  }
+  const allowed = Object.values(base.protocol.allowlist).flat();
+  const missing = line.missing.filter((m) => allowed.includes(m));
+  out.push(missing.length === 0 ? "every method of the line is named in the host bundle" : `methods of the line missing from the bundle: ${missing.join(", ")}`);
+  return out;
+}
+
+export function describeOnboardError(error: unknown): string {
+  return error instanceof BridgeError ? error.message : describeError(error);
+}

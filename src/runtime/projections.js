@@ -1,0 +1,85 @@
+// Reductions of host results that must not leave the Electron process whole (runtime contract
+// §4.1). `model-selection.getView` holds provider API keys and headers: only ids, names, context
+// windows and reasoning levels are copied out — by allow-list, field by field, so a new secret
+// field of a later release is never forwarded. Errors name the field, never a value.
+
+const MAX_PROVIDERS = 64;
+const MAX_MODELS = 512;
+const MAX_LEVELS = 32;
+const MAX_TEXT = 200;
+
+function isRecord(value) {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function text(value, field) {
+  if (typeof value !== "string" || value === "") throw new Error(`${field} is not a non-empty string`);
+  return value.slice(0, MAX_TEXT);
+}
+
+function optionalText(value) {
+  return typeof value === "string" && value !== "" ? value.slice(0, MAX_TEXT) : undefined;
+}
+
+function selection(value) {
+  if (!isRecord(value) || typeof value.providerId !== "string" || typeof value.modelId !== "string") return undefined;
+  const out = { providerId: value.providerId.slice(0, MAX_TEXT), modelId: value.modelId.slice(0, MAX_TEXT) };
+  const level = isRecord(value.options) ? optionalText(value.options.reasoningLevel) : undefined;
+  if (level !== undefined) out.options = { reasoningLevel: level };
+  return out;
+}
+
+function reasoningLevels(model) {
+  const spec = isRecord(model.config) && isRecord(model.config.optionSpecs) ? model.config.optionSpecs.reasoningLevel : undefined;
+  if (!isRecord(spec) || !Array.isArray(spec.values)) return [];
+  return spec.values.filter((v) => typeof v === "string" && v !== "").slice(0, MAX_LEVELS).map((v) => v.slice(0, MAX_TEXT));
+}
+
+function contextWindow(model) {
+  const properties = isRecord(model.config) ? model.config.properties : undefined;
+  const value = isRecord(properties) ? properties.contextWindow : undefined;
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : undefined;
+}
+
+/** getView → {revision?, providers:[{providerId, providerName, models:[{modelId, name, contextWindow?, reasoningLevels}]}], preferredSelection?, effectiveSelection?, selectionIssue?} */
+function modelSelectionView(view) {
+  if (!isRecord(view) || !Array.isArray(view.providers)) throw new Error("the view has no providers list");
+  const providers = view.providers.slice(0, MAX_PROVIDERS).map((provider, p) => {
+    if (!isRecord(provider) || !Array.isArray(provider.models)) throw new Error(`providers[${p}] has no models list`);
+    return {
+      providerId: text(provider.providerId, `providers[${p}].providerId`),
+      providerName: optionalText(provider.providerName) ?? text(provider.providerId, `providers[${p}].providerId`),
+      models: provider.models.slice(0, MAX_MODELS).flatMap((model, m) => {
+        if (!isRecord(model)) throw new Error(`providers[${p}].models[${m}] is not an object`);
+        if (isRecord(model.config) && model.config.enabled === false) return [];
+        const out = { modelId: text(model.modelId, `providers[${p}].models[${m}].modelId`), reasoningLevels: reasoningLevels(model) };
+        const name = optionalText(model.displayName) ?? optionalText(model.name);
+        if (name !== undefined) out.name = name;
+        const window = contextWindow(model);
+        if (window !== undefined) out.contextWindow = window;
+        return [out];
+      }),
+    };
+  });
+  const out = { providers };
+  if (typeof view.revision === "number" || typeof view.revision === "string") out.revision = view.revision;
+  const preferred = selection(view.preferredSelection);
+  if (preferred) out.preferredSelection = preferred;
+  const effective = selection(view.effectiveSelection);
+  if (effective) out.effectiveSelection = effective;
+  if (view.selectionIssue !== undefined && view.selectionIssue !== null) {
+    const issue = view.selectionIssue;
+    out.selectionIssue = isRecord(issue) ? { code: optionalText(issue.code) ?? optionalText(issue.kind) ?? "selection_issue" } : { code: "selection_issue" };
+  }
+  return out;
+}
+
+const PROJECTIONS = { "model-selection-view": modelSelectionView };
+export const PROJECTION_NAMES = Object.freeze(Object.keys(PROJECTIONS));
+
+/** Apply the named projection (the config parser accepts only names defined here). */
+export function project(name, value) {
+  const projection = PROJECTIONS[name];
+  if (projection === undefined) throw new Error(`unknown projection ${name}`);
+  return projection(value);
+}
