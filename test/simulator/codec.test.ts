@@ -5,7 +5,7 @@ import { createSimulatedInstall } from "../../fixtures/sim-install.js";
 
 let rpc: RpcModule;
 beforeAll(async () => {
-  const install = await createSimulatedInstall();
+  const install = await createSimulatedInstall({ release: "3.11.2" });
   rpc = await loadRpcModule(install);
   await install.cleanup(); // the module stays loaded
 });

@@ -18,12 +18,12 @@ const WORKER_ENTRY = fileURLToPath(new URL("./support/host-worker.mjs", import.m
 const STANDIN_LAUNCH = fileURLToPath(new URL("./support/standin-launch.mjs", import.meta.url));
 
 async function make(options: Parameters<typeof createSimulatedInstall>[0] = {}) {
-  const install = await createSimulatedInstall(options);
+  const install = await createSimulatedInstall({ release: "3.11.2", ...options });
   onCleanup(() => install.cleanup());
   return install;
 }
 
-describe("simulated install generator (runtime contract §1, §2)", () => {
+describe("simulated install generator, 3.11.2 (runtime contract §1, §2)", () => {
   it("writes the linux layout with a generated manifest whose fingerprints match the files", async () => {
     const install = await make();
     expect(install.platform).toBe("linux");
@@ -41,8 +41,11 @@ describe("simulated install generator (runtime contract §1, §2)", () => {
     expect(manifest.artifact.hostIndex).toEqual({ path: "out/host/index.js", sha256: sha256(await readFile(join(install.appArchive, "out/host/index.js"))) });
     expect(manifest.artifact.rpcModule).toEqual({ path: "out/host/chunk-KGXW6KHC.js", sha256: sha256(await readFile(join(install.appArchive, "out/host/chunk-KGXW6KHC.js"))) });
     expect(manifest.artifact.cliSha256).toBe(sha256(await readFile(join(install.resourcesDir, "glm", "zcode.cjs"))));
-    expect(Object.keys(install.env).sort()).toEqual(["HOME", "ZCODE_ACP_MANIFEST", "ZCODE_ACP_ZCODE_INSTALL", "ZCODE_DATA_BASE_DIR", "ZCODE_SIM_CALL_LOG"]);
+    expect(Object.keys(install.env).sort()).toEqual(["HOME", "ZCODE_ACP_CONFIG_DIR", "ZCODE_ACP_MANIFEST", "ZCODE_ACP_ZCODE_INSTALL", "ZCODE_DATA_BASE_DIR", "ZCODE_SIM_CALL_LOG"]);
     expect(install.env.ZCODE_ACP_ZCODE_INSTALL).toBe(install.root);
+    expect(install.env.ZCODE_ACP_CONFIG_DIR).toBe(install.configDir);
+    expect(await readdir(install.configDir)).toEqual([]);
+    expect({ release: install.release, line: install.line, builtin: install.builtinProviderConfigPath }).toEqual({ release: "3.11.2", line: "zcode-task-v1", builtin: undefined });
   });
 
   it("the Electron stand-in runs node only with ELECTRON_RUN_AS_NODE=1, and zcode.cjs answers version", async () => {
@@ -58,7 +61,7 @@ describe("simulated install generator (runtime contract §1, §2)", () => {
 
   it("the installed host runs under the stand-in (worker + parentPort shim + the install's RPC module)", async () => {
     const install = await make();
-    const { stdout } = await run(install.executable, [STANDIN_LAUNCH, WORKER_ENTRY, join(install.appArchive, "out/host/index.js"), join(install.appArchive, "out/host/chunk-KGXW6KHC.js")], { env: { ...process.env, ...install.env, ELECTRON_RUN_AS_NODE: "1" } });
+    const { stdout } = await run(install.executable, [STANDIN_LAUNCH, WORKER_ENTRY, join(install.appArchive, "out/host/index.js"), join(install.appArchive, "out/host/chunk-KGXW6KHC.js"), JSON.stringify(install.flavour.exports)], { env: { ...process.env, ...install.env, ELECTRON_RUN_AS_NODE: "1" } });
     const line = stdout.split("\n").find((l) => l.startsWith("{\"result\""));
     expect(JSON.parse(line ?? "{}")).toEqual({ result: expect.objectContaining({ available: true }), electronRunAsNode: "1" });
     const log = await install.readCallLog();
@@ -74,7 +77,7 @@ describe("simulated install generator (runtime contract §1, §2)", () => {
     await access(install.executable, constants.X_OK);
     const info = plist.parse(await readFile(join(install.root, "Contents/Info.plist"), "utf8")) as Record<string, unknown>;
     expect(info.CFBundleShortVersionString).toBe("3.11.2");
-    expect(typeof info.CFBundleVersion).toBe("string");
+    expect(info.CFBundleVersion).toBe("3.11.2.1105");
     await access(join(install.resourcesDir, "app.asar", "out/host/index.js"));
   });
 
@@ -93,7 +96,7 @@ describe("simulated install generator (runtime contract §1, §2)", () => {
   it("honours parentDir and arch; cleanup removes only what it created there", async () => {
     const parentDir = await mkdtemp(join(tmpdir(), "zcode-sim-parent-"));
     onCleanup(() => rm(parentDir, { recursive: true, force: true }));
-    const install = await createSimulatedInstall({ parentDir, arch: "arm64" });
+    const install = await createSimulatedInstall({ release: "3.11.2", parentDir, arch: "arm64" });
     expect(install.root).toBe(join(parentDir, "ZCode"));
     const meta = JSON.parse(await readFile(join(install.resourcesDir, "glm", ".node-bundle-meta.json"), "utf8"));
     expect(meta.platform).toBe(`${process.platform}-arm64`);
@@ -106,12 +109,12 @@ describe("simulated install generator (runtime contract §1, §2)", () => {
     const timings: number[] = [];
     for (let k = 0; k < 10; k++) {
       const started = performance.now();
-      const install = await createSimulatedInstall();
+      const install = await createSimulatedInstall({ release: "3.11.2" });
       timings.push(performance.now() - started);
       await install.cleanup();
     }
     const packedStarted = performance.now();
-    const packed = await createSimulatedInstall({ packed: true });
+    const packed = await createSimulatedInstall({ release: "3.11.2", packed: true });
     const packedMs = performance.now() - packedStarted;
     await packed.cleanup();
     timings.sort((a, b) => a - b);

@@ -183,8 +183,8 @@ describe("profiles: noise and late channels", () => {
     const snapshot = await conn.agent.createSession({ workspacePath: WS });
     const { port1, port2 } = new MessageChannel();
     host.post({ type: "attach-service-port", requestId: "rq", attachmentId: "extra", clientMode: "desktop-continuous", scope: { kind: "local" } }, [port2]);
-    const client = new conn.rpc.i(new conn.rpc.g(port1));
-    const agent = conn.rpc.j.toService(client.getChannel("zcode-agent"));
+    const client = new conn.rpc.ChannelClient(new conn.rpc.MessagePortProtocol(port1));
+    const agent = conn.rpc.ProxyChannel.toService(client.getChannel("zcode-agent"));
     const read = await agent.readSession({ workspacePath: WS, sessionId: snapshot.session.sessionId });
     expect(read.session.sessionId).toBe(snapshot.session.sessionId);
     port1.close();

@@ -6,7 +6,7 @@ import { loadRpcModule, pollUntil, waitUntil, type Any, type RpcModule } from ".
 let rpc: RpcModule;
 const ports: MessagePort[] = [];
 beforeAll(async () => {
-  const install = await createSimulatedInstall();
+  const install = await createSimulatedInstall({ release: "3.11.2" });
   rpc = await loadRpcModule(install);
   await install.cleanup();
 });
@@ -33,14 +33,14 @@ function rawFrames(port: MessagePort): { frames: Any[]; wait(n: number, what?: s
 }
 
 function serverWith(port: MessagePort, service: Any, options: Any = {}): Any {
-  const server = new rpc.ChannelServer(new rpc.g(port), "ctx-test", options);
-  server.registerChannel("svc", rpc.j.fromService(service));
+  const server = new rpc.ChannelServer(new rpc.MessagePortProtocol(port), "ctx-test", options);
+  server.registerChannel("svc", rpc.ProxyChannel.fromService(service));
   return server;
 }
 
 function clientOn(port: MessagePort): { client: Any; svc: Any } {
-  const client = new rpc.i(new rpc.g(port));
-  return { client, svc: rpc.j.toService(client.getChannel("svc")) };
+  const client = new rpc.ChannelClient(new rpc.MessagePortProtocol(port));
+  return { client, svc: rpc.ProxyChannel.toService(client.getChannel("svc")) };
 }
 
 describe("client (i) semantics", () => {
@@ -107,7 +107,7 @@ describe("client (i) semantics", () => {
   it("the proxy is not thenable and maps on* / onDynamic* to listens", async () => {
     const calls: Any[] = [];
     const fake = { call: (m: string, a: unknown) => { calls.push(["call", m, a]); return Promise.resolve(); }, listen: (e: string, a?: unknown) => { calls.push(["listen", e, a]); return () => ({ dispose() {} }); } };
-    const proxy = rpc.j.toService(fake);
+    const proxy = rpc.ProxyChannel.toService(fake);
     expect(proxy.then).toBeUndefined();
     await proxy.doThing({ x: 1 }, 2);
     proxy.onDidChange;
@@ -129,7 +129,7 @@ describe("server (ChannelServer + fromService) semantics", () => {
 
   it("times out a call on an unknown channel after 1000 ms; a parked listen never fires", async () => {
     const { port1, port2 } = channel();
-    new rpc.ChannelServer(new rpc.g(port2), "ctx");
+    new rpc.ChannelServer(new rpc.MessagePortProtocol(port2), "ctx");
     const { client } = clientOn(port1);
     const fired: Any[] = [];
     client.getChannel("ghost").listen("onDynamicX", {})((e: Any) => fired.push(e));
@@ -141,10 +141,10 @@ describe("server (ChannelServer + fromService) semantics", () => {
 
   it("replays parked requests when the channel is registered before the timeout", async () => {
     const { port1, port2 } = channel();
-    const server = new rpc.ChannelServer(new rpc.g(port2), "ctx");
+    const server = new rpc.ChannelServer(new rpc.MessagePortProtocol(port2), "ctx");
     const { svc } = clientOn(port1);
     const answer = svc.ping({});
-    setTimeout(() => server.registerChannel("svc", rpc.j.fromService({ async ping() { return "pong"; } })), 200);
+    setTimeout(() => server.registerChannel("svc", rpc.ProxyChannel.fromService({ async ping() { return "pong"; } })), 200);
     await expect(answer).resolves.toBe("pong");
   });
 

@@ -1,22 +1,27 @@
 /**
  * Drives a simulated host without the bridge: a worker_threads Worker with a parentPort shim
  * (host-worker.mjs) runs the install's out/host/index.js, and the test side connects with the
- * install's own RPC module (g / i / j) over a MessageChannel.
+ * install's own RPC module (its release's export letters, fixtures/sim-releases.ts) over a
+ * MessageChannel.
  */
 import { MessageChannel, Worker, type MessagePort } from "node:worker_threads";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { SimInstall } from "../../../fixtures/sim-install.js";
+import type { RpcName } from "../../../fixtures/sim-releases.js";
 
 const WORKER_ENTRY = fileURLToPath(new URL("./host-worker.mjs", import.meta.url));
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 export type Any = any;
 
+/** The install's RPC chunk by source name (whatever letters the release exports them under). */
 export interface RpcModule {
-  g: new (port: unknown) => Any;
-  i: new (protocol: unknown) => Any;
-  j: { toService(channel: unknown): Any; fromService(service: unknown): Any };
+  MessagePortProtocol: new (port: unknown) => Any;
+  ChannelClient: new (protocol: unknown) => Any;
+  ProxyChannel: { toService(channel: unknown): Any; fromService(service: unknown): Any };
+  /** exported by the v2 chunks only */
+  SocketProtocol?: new (socket: unknown) => Any;
   ChannelServer: new (protocol: unknown, ctx: unknown, options?: unknown) => Any;
   Emitter: new (options?: unknown) => Any;
   VSBuffer: new (bytes: Uint8Array) => { buffer: Uint8Array };
@@ -31,8 +36,15 @@ export function rpcModulePath(install: SimInstall): string {
   return join(install.appArchive, install.manifest.artifact.rpcModule.path);
 }
 
+/** Import the install's RPC chunk and name its exports as the source does. */
 export async function loadRpcModule(install: SimInstall): Promise<RpcModule> {
-  return (await import(pathToFileURL(rpcModulePath(install)).href)) as RpcModule;
+  const mod = (await import(pathToFileURL(rpcModulePath(install)).href)) as Record<string, unknown>;
+  const named: Record<string, unknown> = {};
+  for (const [name, exported] of Object.entries(install.flavour.rpcExports) as Array<[RpcName, string]>) {
+    if (!(exported in mod)) throw new Error(`${install.flavour.rpcModule} does not export ${exported} (${name})`);
+    named[name] = mod[exported];
+  }
+  return named as unknown as RpcModule;
 }
 
 /** Wait until `predicate` holds, re-checking whenever `subscribe`'s callback fires. */
@@ -63,6 +75,9 @@ export interface Connection {
   client: Any;
   agent: Any;
   task: Any;
+  /** v2 channels (on v1 a call parks and fails with Unknown channel after 1000 ms) */
+  modelSelection: Any;
+  session: Any;
 }
 
 export interface HarnessOptions {
@@ -121,6 +136,8 @@ export class HostHarness {
       this.post({ type: "local-media-preview-path-authorize-result", requestId: message.requestId, ok: false, error: "Local media preview is unavailable" });
     } else if (message.type === "feedback-log-archive-request") {
       this.post({ type: "feedback-log-archive-result", requestId: message.requestId, ok: false, error: "Feedback archives are unavailable" });
+    } else if (message.type === "plugin-sandbox-register-request") {
+      this.post({ type: "plugin-sandbox-register-result", requestId: message.requestId, ok: false, error: "Plugin sandboxes are unavailable headless" });
     }
   }
 
@@ -136,10 +153,19 @@ export class HostHarness {
     return this.messages.filter((m) => m.type === "database-startup-state").map((m) => m.state);
   }
 
-  /** Post init-local with a fresh port and return the bridge-side port. */
+  /**
+   * Post init-local with a fresh port and return the bridge-side port. On the v2 line it carries
+   * zcodeBuiltinProviderConfigFilePath as the bridge does; a key of `extra` set to undefined is left out.
+   */
   init(extra: Record<string, unknown> = {}): MessagePort {
     const { port1, port2 } = new MessageChannel();
-    this.post({ type: "init-local", deviceMid: "zcode-acp-headless", agentSpawnFallbackCwd: this.install.root, ...extra }, [port2]);
+    const data: Record<string, unknown> = { type: "init-local", deviceMid: "zcode-acp-headless", agentSpawnFallbackCwd: this.install.root };
+    if (this.install.builtinProviderConfigPath) data.zcodeBuiltinProviderConfigFilePath = this.install.builtinProviderConfigPath;
+    for (const [key, value] of Object.entries(extra)) {
+      if (value === undefined) delete data[key];
+      else data[key] = value;
+    }
+    this.post(data, [port2]);
     return port1;
   }
 
@@ -147,12 +173,13 @@ export class HostHarness {
   async connect(extra: Record<string, unknown> = {}): Promise<Connection> {
     const port = this.init(extra);
     const rpc = await loadRpcModule(this.install);
-    const protocol = new rpc.g(port);
-    const client = new rpc.i(protocol);
+    const protocol = new rpc.MessagePortProtocol(port);
+    const client = new rpc.ChannelClient(protocol);
+    const service = (name: string): Any => rpc.ProxyChannel.toService(client.getChannel(name));
     return {
       rpc, port, protocol, client,
-      agent: rpc.j.toService(client.getChannel("zcode-agent")),
-      task: rpc.j.toService(client.getChannel("zcode-task")),
+      agent: service("zcode-agent"), task: service("zcode-task"),
+      modelSelection: service("model-selection"), session: service("zcode-session"),
     };
   }
 

@@ -1,6 +1,6 @@
 /** Event collection and session helpers for simulator tests. */
 import { afterEach } from "vitest";
-import { createSimulatedInstall, type CallLogEntry, type SimInstall } from "../../../fixtures/sim-install.js";
+import { createSimulatedInstall, type CallLogEntry, type SimInstall, type SimRelease } from "../../../fixtures/sim-install.js";
 import { HostHarness, waitUntil, type Any, type Connection, type HarnessOptions } from "./host-harness.js";
 
 export const WS = "/work/project";
@@ -69,8 +69,9 @@ afterEach(async () => {
 /** Register a cleanup that runs after the current test. */
 export function onCleanup(fn: () => Promise<void>): void { cleanups.push(fn); }
 
-export async function newInstall(): Promise<SimInstall> {
-  const install = await createSimulatedInstall();
+/** A fresh install of `release` (explicit, so these tests do not follow ZCODE_ACP_SIM_RELEASE). */
+export async function newInstall(release: SimRelease = "3.11.2"): Promise<SimInstall> {
+  const install = await createSimulatedInstall({ release });
   onCleanup(() => install.cleanup());
   return install;
 }
@@ -82,8 +83,8 @@ export function startHost(install: SimInstall, options: HarnessOptions = {}): Ho
 }
 
 /** A fresh install, a running host, a connection, a session and a subscription (snapshot first). */
-export async function sessionRig(options: HarnessOptions & { install?: SimInstall; create?: Record<string, unknown> } = {}): Promise<SessionRig> {
-  const install = options.install ?? (await newInstall());
+export async function sessionRig(options: HarnessOptions & { install?: SimInstall; release?: SimRelease; create?: Record<string, unknown> } = {}): Promise<SessionRig> {
+  const install = options.install ?? (await newInstall(options.release));
   const host = startHost(install, options);
   const conn = await host.connect();
   await conn.agent.initialize({ workspacePath: WS });
