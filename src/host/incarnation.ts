@@ -191,7 +191,7 @@ export class HostIncarnation {
     this.endError = error;
     clearTimeout(this.startupTimer);
     this.logger.info("ZCode host incarnation ended", { code: error.code, reason: error.message });
-    if (!this.isReady) this.rejectReady(error.code === "HOST_START_FAILED" ? error : this.startError(error));
+    if (!this.isReady) this.rejectReady(error.code === "HOST_START_FAILED" || error.code === "UNSUPPORTED_ZCODE" ? error : this.startError(error));
     this.channel.close(error);
     this.resolveEnded(error);
     void this.escalate();

@@ -63,7 +63,7 @@ export const RELEASE_LINES: readonly ReleaseLine[] = [
     releases: ["3.12.3"],
     channels: { agent: "zcode-agent", task: "zcode-task", modelSelection: "model-selection" },
     methods: {
-      agent: [...COMMON_AGENT_METHODS, "readWorkspacePresentation", "syncAppRuntimePreferences"],
+      agent: [...COMMON_AGENT_METHODS, "readWorkspacePresentation"],
       task: TASK_METHODS,
       modelSelection: ["getView"],
     },

@@ -108,7 +108,8 @@ describe("e2e: session persistence, modes and config options", () => {
     const setModel = forSession(await t.calls("setModel"), sessionId)[0]!.params as { model: { modelId: string } };
     expect(otherModel.endsWith(setModel.model.modelId)).toBe(true);
 
-    const thought = created.configOptions!.find((o) => o.id === "thought_level")!;
+    // the levels of the model now current (on zcode-task-v2 each model has its own)
+    const thought = viaModel.configOptions.find((o) => o.id === "thought_level")!;
     const levels = thought.type === "select" ? (thought.options as Array<{ value: string }>).map((o) => o.value) : [];
     const level = levels.find((l) => l !== (thought as { currentValue: string }).currentValue)!;
     const viaThought = await client.agent.request("session/set_config_option", { sessionId, configId: "thought_level", value: level });

@@ -25,12 +25,14 @@ function expectFailedAt(report: Assessment, step: StepId, message?: RegExp): voi
 
 /** the packed form with the plain-Node stand-in: verified up to the hashes, then the export check cannot import */
 function expectPackedExportCheckFailure(report: Assessment): void {
-  expectFailedAt(report, "host-artifacts", /^The export check failed: the ZCode executable could not import the RPC module app\.asar\/out\/host\/chunk-KGXW6KHC\.js/);
+  expectFailedAt(report, "host-artifacts", /^The RPC module out\/host\/chunk-KGXW6KHC\.js failed the role check: the ZCode executable could not import it/);
   const evidence = report.steps[4]!.evidence!;
   for (const key of ["sha256 out/host/index.js", "sha256 out/host/chunk-KGXW6KHC.js"]) {
     expect(evidence[key]!.actual).toBe(evidence[key]!.expected);
   }
-  expect(String(evidence["export check"]!.actual)).toMatch(/^import failed: /);
+  // found by shape among the host index's static imports, then hash-checked, before any import
+  expect(evidence["RPC module (by shape)"]).toEqual({ expected: "out/host/chunk-KGXW6KHC.js", actual: "out/host/chunk-KGXW6KHC.js" });
+  expect(String(evidence["RPC roles"]!.actual)).toMatch(/Cannot find module|ERR_MODULE_NOT_FOUND/);
 }
 
 const forms = [
@@ -112,7 +114,9 @@ describe.each(forms)("assessment of a simulated install ($form)", ({ packed }) =
       await copyFile(new URL("../../manifests/zcode-3.10.2.json", import.meta.url), join(dir, "zcode-3.10.2.json"));
       const report = await assess({ installRoot: other.root, manifestPath: dir });
       expectFailedAt(report, "version");
-      expect(report.message).toBe("ZCode 3.12.0 is not verified yet; verified releases: 3.10.2, 3.11.2. Install a verified release, or update zcode-acp once it verifies 3.12.0.");
+      expect(report.message).toBe(
+        "ZCode 3.12.0 is not pinned by this zcode-acp (verified releases: 3.10.2, 3.11.2). Run `zcode-acp onboard` to review this build and, if you accept it, pin it locally; zcode-acp may not work with builds it has not verified. Or install a verified release, or update zcode-acp.",
+      );
       expect(report.steps[3]!.evidence!.appVersion).toEqual({ expected: ["3.10.2", "3.11.2"], actual: "3.12.0" });
     } finally {
       await other.cleanup();
@@ -265,22 +269,53 @@ describe("assessment of the directory form only (the stand-in can import it)", (
     expect(report.message).toMatch(/differs from the verified build \(modified\); this does not block/);
   });
 
-  it("a missing required export → host-artifacts fails naming the export", async () => {
+  it("a role without an export of its shape → host-artifacts fails naming the role", async () => {
     const m = structuredClone(sim.manifest);
     m.artifact.rpcModule.sha256 = await editMember(sim, rpcPath(), (t) => {
-      expect(t).toContain("export const j = {");
-      return t.replace("export const j = {", "const j = {");
+      expect(t).toContain("  fromService(service) {");
+      return t.replace("  fromService(service) {", "  fromServiceRenamed(service) {");
     });
     const report = await assess({ manifestPath: await writeManifest(work, "m.json", m) });
-    expectFailedAt(report, "host-artifacts", /does not provide the required exports: "j" \(service\) missing/);
-    expect(report.steps[4]!.evidence!["export j (service)"]).toEqual({ expected: "object with toService()", actual: "missing" });
+    expectFailedAt(report, "host-artifacts", /failed the role check: its exports do not have the RPC roles \(missing: no export has the shape of the service role\)/);
   });
 
-  it("an export of the wrong shape → host-artifacts fails", async () => {
+  it("two exports of one role's shape → host-artifacts fails as ambiguous", async () => {
+    const m = structuredClone(sim.manifest);
+    m.artifact.rpcModule.sha256 = await editMember(sim, rpcPath(), (t) => `${t}\nexport const proxyTwin = { toService() {}, fromService() {} };\n`);
+    const report = await assess({ manifestPath: await writeManifest(work, "m.json", m) });
+    expectFailedAt(report, "host-artifacts", /\(ambiguous: service: [a-z]+, proxyTwin\)/);
+  });
+
+  it("pinned export names other than the ones found → host-artifacts fails naming them", async () => {
     const m = structuredClone(sim.manifest);
     m.artifact.exports!.service = "g";
     const report = await assess({ manifestPath: await writeManifest(work, "m.json", m) });
-    expectFailedAt(report, "host-artifacts", /"g" \(service\) is function without toService\(\)/);
+    expectFailedAt(report, "host-artifacts", /exports its roles under other names than the verified ZCode 3\.11\.2 \(service is "j", pinned "g"\)/);
+  });
+
+  it("no static import of the host index defines the RPC classes → host-artifacts fails (missing)", async () => {
+    const m = structuredClone(sim.manifest);
+    m.artifact.rpcModule.sha256 = await editMember(sim, rpcPath(), (t) => t.replaceAll("ChannelClient", "ChanClient"));
+    expectFailedAt(await assess({ manifestPath: await writeManifest(work, "m.json", m) }), "host-artifacts", /^No RPC module found: none of the \d+ modules the host index imports defines MessagePortProtocol and ChannelClient/);
+  });
+
+  it("a second module defining the RPC classes → host-artifacts fails as ambiguous, nothing imported", async () => {
+    const m = structuredClone(sim.manifest);
+    await writeFile(join(sim.appArchive, "out", "host", "chunk-TWIN.js"), "export class MessagePortProtocol {}\nexport class ChannelClient {}\nprocess.exit(9);\n");
+    m.artifact.hostIndex.sha256 = await editMember(sim, m.artifact.hostIndex.path, (t) => `import "./chunk-TWIN.js";\n${t}`);
+    expectFailedAt(await assess({ manifestPath: await writeManifest(work, "m.json", m) }), "host-artifacts", /^The RPC module is ambiguous: .*chunk-TWIN\.js/);
+  });
+
+  it("the RPC module found at another path than the pinned one → host-artifacts fails naming both", async () => {
+    const m = structuredClone(sim.manifest);
+    m.artifact.rpcModule.path = "out/host/chunk-OTHER.js";
+    expectFailedAt(await assess({ manifestPath: await writeManifest(work, "m.json", m) }), "host-artifacts", /found by shape is out\/host\/chunk-KGXW6KHC\.js, but the verified ZCode 3\.11\.2 has out\/host\/chunk-OTHER\.js/);
+  });
+
+  it("a host index importing a module outside the archive → host-artifacts refuses it", async () => {
+    const m = structuredClone(sim.manifest);
+    m.artifact.hostIndex.sha256 = await editMember(sim, m.artifact.hostIndex.path, (t) => `import "../../../../escape.js";\n${t}`);
+    expectFailedAt(await assess({ manifestPath: await writeManifest(work, "m.json", m) }), "host-artifacts", /imports \.\.\/\.\.\/\.\.\/\.\.\/escape\.js, which lies outside the app archive/);
   });
 
   it("an RPC module symlinked outside the root → host-artifacts refuses it", async () => {

@@ -92,7 +92,7 @@ describe("zcode-acp check (built binary)", () => {
   it("packed archive with the stand-in: exit 1 with a clear export-check failure", async () => {
     const run = await runCheck(["check", ...flags(packedSim)], env);
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/^ZCode install check: NOT supported\n  The export check failed: the ZCode executable could not import the RPC module/);
+    expect(run.stdout).toMatch(/^ZCode install check: NOT supported\n  The RPC module out\/host\/chunk-KGXW6KHC\.js failed the role check: the ZCode executable could not import it/);
     expect(run.stdout).toMatch(/\[FAIL\] host files and exports/);
     expect(run.stdout).toMatch(/\[skip\] agent CLI integrity/);
   });

@@ -6,6 +6,7 @@ import { builtInManifestDir, loadManifests } from "../../src/manifest/load-manif
 import { validateManifest, fieldPath } from "../../src/manifest/validate-manifest.js";
 import { MANIFEST_SCHEMA } from "../../src/manifest/manifest-schema.js";
 import { BridgeError } from "../../src/util/errors.js";
+import type { Manifest } from "../../src/manifest/types.js";
 import { builtInManifest } from "./hand-install.js";
 
 function invalid(fn: () => unknown): BridgeError {
@@ -102,6 +103,31 @@ describe("manifest schema and validation", () => {
     expect(error.details).toMatchObject({ file: "/m/mismatch.json", field: "artifact.protocolId" });
     expect(error.message).toContain('"zcode-task-v2"');
     expect(error.message).toContain('"zcode-task-v1"');
+  });
+
+  it("refuses a release line this build does not implement, naming the implemented ones", async () => {
+    const bad = await builtInManifest();
+    bad.artifact.protocolId = bad.protocol.id = "zcode-task-v9";
+    const error = invalid(() => validateManifest(bad, "/m/v9.json"));
+    expect(error.details).toMatchObject({ file: "/m/v9.json", field: "protocol.id" });
+    expect(error.message).toMatch(/"zcode-task-v9", a release line this zcode-acp does not implement \(it implements zcode-task-v1, zcode-task-v2\)/);
+  });
+
+  it("refuses an allowlist entry, an event or a channel the line does not use, and a missing required method", async () => {
+    const cases: Array<[(m: Manifest) => void, string, RegExp]> = [
+      [(m) => m.protocol.allowlist.agent.push("deleteAllData"), "protocol.allowlist.agent[16]", /"deleteAllData" is not a method the zcode-task-v1 line uses/],
+      [(m) => m.protocol.events.agent.push("onDynamicEverything"), "protocol.events.agent[1]", /"onDynamicEverything" is not an event the zcode-task-v1 line uses/],
+      [(m) => { m.protocol.channels.modelSelection = "model-selection"; m.protocol.allowlist.modelSelection = ["getView"]; m.protocol.events.modelSelection = []; }, "protocol.channels.modelSelection", /is not a channel of the zcode-task-v1 line/],
+      [(m) => (m.protocol.channels.agent = "zcode-everything"), "protocol.channels.agent", /is "zcode-everything" but the zcode-task-v1 line uses "zcode-agent"/],
+      [(m) => (m.protocol.allowlist.agent = m.protocol.allowlist.agent.filter((x) => x !== "sendPrompt")), "protocol.allowlist.agent", /lacks "sendPrompt", which the zcode-task-v1 line needs/],
+    ];
+    for (const [edit, field, message] of cases) {
+      const bad = await builtInManifest();
+      edit(bad);
+      const error = invalid(() => validateManifest(bad, "/m/x.json"));
+      expect(error.details, field).toMatchObject({ file: "/m/x.json", field });
+      expect(error.message, field).toMatch(message);
+    }
   });
 
   it("refuses an operation whose method is not allowlisted", async () => {

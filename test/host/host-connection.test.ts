@@ -85,23 +85,23 @@ describe("HostConnection", () => {
   });
 
   it("times out one call from the timeout table, ignores its late answer and keeps the host", async () => {
-    const c = connect({ profile: { taskChannelDelayMs: 700 }, timeouts: { "task.stopGeneration": 200 } });
+    const c = connect({ profile: { taskChannelDelayMs: 700 }, timeouts: { cancel: 200 } });
     await c.host.call("agent", "initialize", W);
     const started = Date.now();
-    const error = await rejectionOf(c.host.call("task", "stopGeneration", { ...W, taskId: "t1" }));
+    const error = await rejectionOf(c.host.call("task", "stopGeneration", { ...W, taskId: "t1" }, { timeout: "cancel" }));
     expect(error.code).toBe("HOST_TIMEOUT");
     expect(Date.now() - started).toBeLessThan(650);
     // the parked call is served once the channel registers: its answer arrives late and is ignored
     await eventually(() => c.readLog().includes("late internal channel response ignored"), 10_000, "the late answer");
-    await expect(c.host.call("task", "stopGeneration", { ...W, taskId: "t2" })).resolves.toBeNull();
+    await expect(c.host.call("task", "stopGeneration", { ...W, taskId: "t2" }, { timeout: "cancel" })).resolves.toBeNull();
     expect(c.host.incarnation).toBe(1);
     expect(c.exits).toEqual([]);
   });
 
   it("waits for a slow start-up without timing out the first call", async () => {
-    const c = connect({ profile: { startupDelayMs: 2500 }, timeouts: { "agent.initialize": 1000 } });
+    const c = connect({ profile: { startupDelayMs: 2500 }, timeouts: { initialize: 1000 } });
     const started = Date.now();
-    await expect(c.host.call("agent", "initialize", W)).resolves.toMatchObject({ available: true });
+    await expect(c.host.call("agent", "initialize", W, { timeout: "initialize" })).resolves.toMatchObject({ available: true });
     expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
   });
 

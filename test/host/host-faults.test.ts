@@ -82,9 +82,9 @@ describe("host faults", () => {
   });
 
   it("escalates to SIGKILL when the runtime ignores its pipe closing and SIGTERM", async () => {
-    const c = connect({ bootstrapScript: ROGUE, env: { ROGUE_MODE: "stubborn" }, timeouts: { stopGrace: 300, killGrace: 300, "agent.initialize": 300 } });
+    const c = connect({ bootstrapScript: ROGUE, env: { ROGUE_MODE: "stubborn" }, timeouts: { stopGrace: 300, killGrace: 300, initialize: 300 } });
     // the stubborn runtime never answers: the call times out, the host stays
-    const error = await rejectionOf(c.host.call("agent", "initialize", W));
+    const error = await rejectionOf(c.host.call("agent", "initialize", W, { timeout: "initialize" }));
     expect(error.code).toBe("HOST_TIMEOUT");
     const pid = c.host.pid as number;
     const started = Date.now();

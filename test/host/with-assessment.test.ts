@@ -24,12 +24,15 @@ afterEach(async () => {
   await install.cleanup();
 });
 
-function connect(): HostConnection {
+function connect(afterCheck?: () => Promise<void>): HostConnection {
   host = new HostConnection({
     logger: silentLogger,
     env: { ...process.env, ...install.env },
-    resolveInstall: () =>
-      assessInstall({ installRoot: install.root, manifestPath: install.manifestPath, cacheFile: join(install.root, "..", "fingerprints.json"), env: { ...process.env, ...install.env } }),
+    resolveInstall: async () => {
+      const assessment = await assessInstall({ installRoot: install.root, manifestPath: install.manifestPath, cacheFile: join(install.root, "..", "fingerprints.json"), env: { ...process.env, ...install.env } });
+      await afterCheck?.();
+      return assessment;
+    },
   });
   return host;
 }
@@ -48,5 +51,15 @@ it("launches nothing when the check fails, and says why", async () => {
   expect(error.code).toBe("UNSUPPORTED_ZCODE");
   expect(error.message.length).toBeGreaterThan(0);
   expect(h.incarnation).toBe(0);
+  expect(readCallLog(install.callLogPath)).toEqual([]);
+});
+
+it.each(["index.js", "rpc"])("refuses a host file (%s) swapped after the check, before any host code runs", async (which) => {
+  const file = which === "index.js" ? join(install.appArchive, "out", "host", "index.js") : join(install.appArchive, ...install.flavour.rpcModule.split("/"));
+  // verification passes, then the file changes before the bootstrap imports it
+  const h = connect(() => writeFile(file, "\n// swapped after verification\n", { flag: "a" }));
+  const error = await rejectionOf(h.call("agent", "initialize", { workspacePath: "/w" }));
+  expect(error.code).toBe("UNSUPPORTED_ZCODE");
+  expect(error.message).toMatch(/changed after zcode-acp verified them/);
   expect(readCallLog(install.callLogPath)).toEqual([]);
 });

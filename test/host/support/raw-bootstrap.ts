@@ -28,7 +28,7 @@ export function startRawBootstrap(
   if (!assessment.paths || !assessment.manifest || !assessment.rpc) throw new Error("unreachable");
   const base = buildBootstrapConfig(
     { paths: assessment.paths, manifest: assessment.manifest, rpcExports: assessment.rpc.exports },
-    { frameLimitBytes: 16 * 1024 * 1024, disposeTimeoutMs: 3500, builtinProviderConfig: undefined },
+    { frameLimitBytes: 16 * 1024 * 1024, disposeTimeoutMs: 3500, builtinProviderConfig: assessment.paths.builtinProviderConfig },
   );
   const config = options.config ? options.config(base) : base;
   const child = spawn(install.executable, [DEFAULT_BOOTSTRAP_SCRIPT, options.rawConfigArg ?? JSON.stringify(config)], {

@@ -6,21 +6,21 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Assessment } from "../../../src/compat/types.js";
-import { createSimulatedInstall, type SimInstall } from "../../../fixtures/sim-install.js";
+import { createSimulatedInstall, type SimInstall, type SimInstallOptions } from "../../../fixtures/sim-install.js";
 
 export type TestInstall = SimInstall;
 
-/** A fresh simulated ZCode 3.11.2 install (linux layout, app.asar as a directory). */
-export function createTestInstall(): Promise<TestInstall> {
-  return createSimulatedInstall();
+/** A fresh simulated install (linux layout, app.asar as a directory; the release of ZCODE_ACP_SIM_RELEASE unless given). */
+export function createTestInstall(options: SimInstallOptions = {}): Promise<TestInstall> {
+  return createSimulatedInstall(options);
 }
 
 /** A supported Assessment for `install`, as the compatibility check would produce it. */
-export function supportedAssessment(install: Pick<TestInstall, "root" | "executable" | "resourcesDir" | "appArchive" | "manifest">): Assessment {
+export function supportedAssessment(install: Pick<TestInstall, "root" | "executable" | "resourcesDir" | "appArchive" | "manifest" | "flavour" | "builtinProviderConfigPath">): Assessment {
   const { manifest } = install;
   return {
     supported: true,
-    message: "ZCode 3.11.2 (simulated) is supported.",
+    message: `ZCode ${manifest.artifact.appVersion} (simulated) is supported.`,
     steps: [],
     manifest,
     paths: {
@@ -34,8 +34,9 @@ export function supportedAssessment(install: Pick<TestInstall, "root" | "executa
       rpcModule: join(install.appArchive, manifest.artifact.rpcModule.path),
       cli: join(install.resourcesDir, "glm", "zcode.cjs"),
       bundleMeta: join(install.resourcesDir, "glm", ".node-bundle-meta.json"),
+      ...(install.builtinProviderConfigPath ? { builtinProviderConfig: install.builtinProviderConfigPath } : {}),
     },
-    rpc: { path: manifest.artifact.rpcModule.path, exports: manifest.artifact.exports!, foundBy: "shape" },
+    rpc: { path: manifest.artifact.rpcModule.path, exports: install.flavour.exports, foundBy: "shape" },
     appVersion: manifest.artifact.appVersion,
     cliVersion: manifest.artifact.cliVersion,
     cliIntegrity: "verified",
