@@ -1,0 +1,159 @@
+/**
+ * `zcode-acp onboard` through the built CLI against a simulated ZCode 3.14.5 (a zcode-task-v2
+ * build no pinned manifest covers): check refuses and points to onboard; onboard reports the
+ * candidate and writes nothing; --accept writes it privately; check then verifies the install by
+ * the local manifest and a whole ACP session works; a host file changed afterwards is refused again.
+ */
+import { execFile } from "node:child_process";
+import { chmod, mkdir, mkdtemp, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createSimulatedInstall, SIM_RELEASES, type SimInstall } from "../../fixtures/sim-install.js";
+import { AcpTestClient, CLI_PATH } from "../support/acp-test-client.js";
+
+const execFileP = promisify(execFile);
+let sim: SimInstall;
+const clients: AcpTestClient[] = [];
+
+async function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await execFileP(process.execPath, [CLI_PATH, ...args], { env: { ...process.env, ...sim.env, ...env } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+const storeDir = () => join(sim.env.ZCODE_ACP_CONFIG_DIR!, "manifests");
+const storeFiles = async (): Promise<string[]> => readdir(storeDir()).catch(() => []);
+
+beforeAll(async () => {
+  sim = await createSimulatedInstall({ release: "3.14.5" });
+});
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close().catch(() => c.kill("SIGKILL"))));
+});
+afterAll(async () => {
+  await sim.cleanup();
+});
+
+describe("onboarding a build no pinned manifest covers (simulated ZCode 3.14.5)", () => {
+  it("check refuses it and names `zcode-acp onboard`", async () => {
+    expect(sim.env.ZCODE_ACP_MANIFEST).toBeUndefined();
+    const run = await cli(["check"]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("ZCode 3.14.5 is not pinned by this zcode-acp");
+    expect(run.stdout).toContain("Run `zcode-acp onboard`");
+    expect(run.stdout).toContain("zcode-acp may not work with builds it has not verified");
+  });
+
+  it("onboard reports the candidate, the line and the differences, and writes nothing", async () => {
+    const run = await cli(["onboard"]);
+    expect(run.code).toBe(0);
+    const flavour = SIM_RELEASES["3.14.5"];
+    expect(run.stdout).toContain("ZCode onboarding: candidate found");
+    expect(run.stdout).toContain(`by shape: ${flavour.rpcModule}, protocol ${flavour.exports.protocol}, client ${flavour.exports.client}, service ${flavour.exports.service}`);
+    expect(run.stdout).toMatch(/release line:\s+zcode-task-v2/);
+    expect(run.stdout).toContain(`RPC chunk renamed: out/host/chunk-PRPNU2MC.js → ${flavour.rpcModule}`);
+    expect(run.stdout).toContain("agent CLI 0.16.5 → 0.16.9");
+    expect(run.stdout).toContain("WARNING: zcode-acp has NOT verified this ZCode build");
+    expect(run.stdout).toContain("Nothing was written.");
+    expect(await storeFiles()).toEqual([]);
+
+    const json = JSON.parse((await cli(["onboard", "--json"])).stdout) as { outcome: string; accepted: boolean; candidate: { trust: string; artifact: { exports: unknown; rpcModule: { path: string } } } };
+    expect(json).toMatchObject({ outcome: "candidate", accepted: false, candidate: { trust: "local", artifact: { exports: flavour.exports, rpcModule: { path: flavour.rpcModule } } } });
+    expect(await storeFiles()).toEqual([]);
+  });
+
+  it("--accept pins it privately; check verifies it as local; a whole session works; a changed host file is refused again", async () => {
+    const accepted = await cli(["onboard", "--accept"]);
+    expect(accepted.code).toBe(0);
+    expect(accepted.stdout).toContain("Accepted: written to");
+    const [file] = await storeFiles();
+    expect(file).toBe("zcode-3.14.5.local.json");
+    const path = join(storeDir(), file!);
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+    expect((await stat(storeDir())).mode & 0o777).toBe(0o700);
+    const manifest = JSON.parse(await readFile(path, "utf8")) as { trust: string; acceptedAt: string; acceptedBy: string };
+    expect(manifest.trust).toBe("local");
+    expect(manifest.acceptedBy).toMatch(/^zcode-acp \d+\.\d+\.\d+/);
+    const today = new Date().toISOString().slice(0, 10);
+    expect(manifest.acceptedAt.slice(0, 10)).toBe(today);
+
+    const check = await cli(["check"]);
+    expect(check.code).toBe(0);
+    expect(check.stdout).toContain(`verified by a local manifest you accepted on ${today}`);
+    expect((await cli(["onboard"])).stdout).toContain("already verified by a local manifest you accepted earlier");
+
+    // a whole ACP session: prompt, tool, permission, plan approval, cancel
+    const client = await AcpTestClient.start({
+      env: sim.env,
+      onPermission: (params) => {
+        const allow = params.options.find((o) => o.kind === "allow_once") ?? params.options[0]!;
+        return { outcome: { outcome: "selected", optionId: allow.optionId } };
+      },
+    });
+    clients.push(client);
+    await client.initialize();
+    const workspace = await mkdtemp(join(dirname(sim.root), "ws-"));
+    const { sessionId } = await client.newSession(workspace);
+    await expect(client.prompt(sessionId, "hello")).resolves.toMatchObject({ stopReason: "end_turn" });
+    await expect(client.prompt(sessionId, "sim:tool-read")).resolves.toMatchObject({ stopReason: "end_turn" });
+    await expect(client.prompt(sessionId, "sim:permission")).resolves.toMatchObject({ stopReason: "end_turn" });
+    await expect(client.prompt(sessionId, "sim:plan-permission")).resolves.toMatchObject({ stopReason: "end_turn" });
+    const running = client.prompt(sessionId, "sim:stream-until-cancel");
+    await client.waitForUpdate(sessionId, (u) => u.sessionUpdate === "agent_message_chunk");
+    await client.cancel(sessionId);
+    await expect(running).resolves.toMatchObject({ stopReason: "cancelled" });
+    const calls = (await sim.readCallLog()).filter((e) => e.kind === "call").map((e) => e.method);
+    expect(calls).toEqual(expect.arrayContaining(["getView", "readWorkspacePresentation", "respondPermission", "stopGeneration"]));
+    expect(calls).not.toContain("readWorkspaceState");
+    client.expectValid();
+    await client.close();
+
+    // the accepted build's files change: refused like any modified install
+    await writeFile(join(sim.appArchive, ...SIM_RELEASES["3.14.5"].rpcModule.split("/")), "\n// changed after acceptance\n", { flag: "a" });
+    const after = await cli(["check"]);
+    expect(after.code).toBe(1);
+    expect(after.stdout).toMatch(/SHA-256 mismatch: out\/host\/chunk-/);
+  });
+});
+
+describe("onboard refuses bad input, writing nothing", () => {
+  it("an install a pinned (or --manifest) manifest verifies: says so, exit 0", async () => {
+    const pinned = await createSimulatedInstall({ release: "3.12.3" });
+    try {
+      const { stdout, code } = await execFileP(process.execPath, [CLI_PATH, "onboard"], { env: { ...process.env, ...pinned.env } }).then((r) => ({ ...r, code: 0 }));
+      expect(code).toBe(0);
+      expect(stdout).toContain("is already verified by the pinned manifest");
+      expect(await readdir(join(pinned.env.ZCODE_ACP_CONFIG_DIR!, "manifests")).catch(() => [])).toEqual([]);
+    } finally {
+      await pinned.cleanup();
+    }
+  });
+
+  it("--accept with a store that cannot be written: exit 1 with the path and the reason", async () => {
+    const other = await createSimulatedInstall({ release: "3.14.5" });
+    try {
+      const config = other.env.ZCODE_ACP_CONFIG_DIR!;
+      await mkdir(config, { recursive: true });
+      await writeFile(join(config, "manifests"), "a file where the store directory should be");
+      const run = await execFileP(process.execPath, [CLI_PATH, "onboard", "--accept"], { env: { ...process.env, ...other.env } }).then(
+        () => ({ code: 0, stderr: "" }),
+        (e: { code: number; stderr: string }) => e,
+      );
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`Cannot write the local manifest to ${join(config, "manifests", "zcode-3.14.5.local.json")}`);
+      expect(run.stderr).toMatch(/EEXIST|ENOTDIR/);
+    } finally {
+      await other.cleanup();
+    }
+  });
+
+  it("usage errors exit 2", async () => {
+    expect((await cli(["check", "--accept"])).code).toBe(2);
+    expect((await cli(["onboard", "--bogus"])).code).toBe(2);
+  });
+});
