@@ -192,6 +192,10 @@ describe("flavour options", () => {
     const report = JSON.parse(stdout);
     expect(report).toMatchObject({ release: "3.14.5", line: "zcode-task-v2", builtinProviderConfigPath: join(dir, "ZCode/resources/config/provider/zcode-builtin.json") });
     expect(report.env.ZCODE_ACP_MANIFEST).toBeUndefined();
+    // another process wrote the same host bytes
+    const written = JSON.parse(await readFile(report.manifestPath, "utf8"));
+    const here = await make("3.14.5");
+    expect([written.artifact.hostIndex, written.artifact.rpcModule]).toEqual([here.manifest.artifact.hostIndex, here.manifest.artifact.rpcModule]);
     await expect(run(tsx, [script, "--release", "9.9.9"])).rejects.toMatchObject({ code: 2 });
   });
 });
