@@ -1,0 +1,220 @@
+import { describe, expect, it } from "vitest";
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, relative } from "node:path";
+import { PassThrough } from "node:stream";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { promisify } from "node:util";
+import plist from "plist";
+import { createSimulatedInstall, SIM_RELEASES, type SimInstall, type SimRelease } from "../../fixtures/sim-install.js";
+import { loadRpcModule, waitUntil } from "./support/host-harness.js";
+import { onCleanup } from "./support/session-helpers.js";
+
+const run = promisify(execFile);
+const sha256 = (data: Buffer | string): string => createHash("sha256").update(data).digest("hex");
+const pinned = async (file: string) => JSON.parse(await readFile(fileURLToPath(new URL(`../../manifests/${file}`, import.meta.url)), "utf8"));
+const WORKER_ENTRY = fileURLToPath(new URL("./support/host-worker.mjs", import.meta.url));
+const STANDIN_LAUNCH = fileURLToPath(new URL("./support/standin-launch.mjs", import.meta.url));
+const RELEASES = Object.keys(SIM_RELEASES) as SimRelease[];
+
+async function make(release: SimRelease, options: Parameters<typeof createSimulatedInstall>[0] = {}): Promise<SimInstall> {
+  const install = await createSimulatedInstall({ release, ...options });
+  onCleanup(() => install.cleanup());
+  return install;
+}
+
+/** Static relative imports of a module's text (import … from, export … from, bare import). */
+function staticRelativeImports(text: string): string[] {
+  const found: string[] = [];
+  for (const match of text.matchAll(/^\s*(?:import|export)\s(?:[^;"']*?\sfrom\s*)?["'](\.\.?\/[^"']+)["']/gm)) found.push(match[1]!);
+  return found;
+}
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+}
+
+const bothClassNames = (text: string): boolean => text.includes("MessagePortProtocol") && text.includes("ChannelClient");
+
+describe("release flavours (fixtures/sim-releases.ts)", () => {
+  it("the table: lines, chunk names, letters and CLI versions as the brief and the public records say", () => {
+    expect(RELEASES).toEqual(["3.10.2", "3.11.2", "3.12.3", "3.14.5"]);
+    for (const release of ["3.10.2", "3.11.2"] as const) {
+      expect(SIM_RELEASES[release]).toMatchObject({ line: "zcode-task-v1", rpcModule: "out/host/chunk-KGXW6KHC.js", exports: { protocol: "g", client: "i", service: "j" }, cliVersion: "0.16.5" });
+    }
+    expect(SIM_RELEASES["3.12.3"]).toMatchObject({ line: "zcode-task-v2", rpcModule: "out/host/chunk-PRPNU2MC.js", cliVersion: "0.16.5", appBuild: "3.12.3.7463" });
+    expect(SIM_RELEASES["3.14.5"]).toMatchObject({ line: "zcode-task-v2", rpcModule: "out/host/chunk-BMP2VTTL.js", helper: { path: "out/host/chunk-HH7N2YVI.js" }, cliVersion: "0.16.9" });
+    for (const release of ["3.12.3", "3.14.5"] as const) {
+      const { exports, rpcExports } = SIM_RELEASES[release];
+      for (const letter of Object.values(exports)) expect(["g", "i", "j"]).not.toContain(letter);
+      expect(rpcExports).toMatchObject({ MessagePortProtocol: exports.protocol, ChannelClient: exports.client, ProxyChannel: exports.service, SocketProtocol: "c" });
+      expect(new Set(Object.values(rpcExports)).size).toBe(Object.keys(rpcExports).length);
+    }
+    expect(SIM_RELEASES["3.12.3"].exports).not.toEqual(SIM_RELEASES["3.14.5"].exports);
+  });
+
+  it("an unknown release is refused with the list of known ones", async () => {
+    await expect(createSimulatedInstall({ release: "3.13.0" as SimRelease })).rejects.toThrow(/Unknown simulated ZCode release "3\.13\.0".*3\.10\.2, 3\.11\.2, 3\.12\.3, 3\.14\.5/);
+  });
+});
+
+describe.each(RELEASES)("the %s install", (release) => {
+  const flavour = SIM_RELEASES[release];
+  const v2 = flavour.line === "zcode-task-v2";
+
+  it("holds the RPC chunk under the release's name: its exports have the release's letters and the role shapes", async () => {
+    const install = await make(release);
+    expect({ release: install.release, line: install.line }).toEqual({ release, line: flavour.line });
+    const mod = await import(pathToFileURL(join(install.appArchive, flavour.rpcModule)).href);
+    const protocol = mod[flavour.exports.protocol];
+    const client = mod[flavour.exports.client];
+    const service = mod[flavour.exports.service];
+    expect(protocol.name).toBe("MessagePortProtocol");
+    expect(typeof protocol.prototype.send === "function" && typeof protocol.prototype.disconnect === "function").toBe(true);
+    expect(client.name).toBe("ChannelClient");
+    expect(typeof client.prototype.getChannel === "function" && typeof client.prototype.dispose === "function").toBe(true);
+    expect(service !== null && typeof service === "object" && typeof service.toService === "function" && typeof service.fromService === "function").toBe(true);
+    expect(Object.keys(mod).sort()).toEqual(Object.values(flavour.rpcExports).sort());
+    const roles = Object.entries(mod as Record<string, unknown>).map(([, value]) => value);
+    expect(roles.filter((v) => typeof v === "function" && v.name === "MessagePortProtocol")).toHaveLength(1);
+    expect(roles.filter((v) => typeof v === "function" && v.name === "ChannelClient")).toHaveLength(1);
+    expect(roles.filter((v) => v !== null && typeof v === "object" && typeof (v as { toService?: unknown }).toService === "function")).toHaveLength(1);
+    if (v2) expect(mod.c.name).toBe("SocketProtocol");
+  });
+
+  it("index.js imports the RPC chunk directly, and exactly one of its static imports (indeed one file of the install) names both classes", async () => {
+    const install = await make(release);
+    const hostDir = join(install.appArchive, "out/host");
+    const imports = staticRelativeImports(await readFile(join(hostDir, "index.js"), "utf8"));
+    expect(imports).toContain(`./${flavour.rpcModule.split("/").at(-1)}`);
+    const candidates = await Promise.all(imports.map(async (spec) => ({ spec, text: await readFile(join(hostDir, spec), "utf8") })));
+    expect(candidates.filter((c) => bothClassNames(c.text)).map((c) => c.spec)).toEqual([`./${flavour.rpcModule.split("/").at(-1)}`]);
+    const all = await filesUnder(install.root);
+    const withBoth: string[] = [];
+    for (const file of all) if (bothClassNames(await readFile(file, "utf8"))) withBoth.push(relative(install.appArchive, file));
+    expect(withBoth).toEqual([flavour.rpcModule]);
+    if (flavour.helper) {
+      const chunkText = await readFile(join(install.appArchive, flavour.rpcModule), "utf8");
+      expect(staticRelativeImports(chunkText)).toEqual([`./${flavour.helper.path.split("/").at(-1)}`]);
+    }
+  });
+
+  it("writes the manifest of exactly these files, the protocol of the line's pinned manifest, exports only on v1", async () => {
+    const install = await make(release);
+    const reference = await pinned(flavour.protocolFrom);
+    const manifest = JSON.parse(await readFile(install.manifestPath, "utf8"));
+    expect(manifest).toEqual(install.manifest);
+    expect(manifest.protocol).toEqual(reference.protocol);
+    expect(manifest.artifact).toMatchObject({ appVersion: release, cliVersion: flavour.cliVersion, protocolId: flavour.line, metadata: reference.artifact.metadata });
+    expect(manifest.artifact.hostIndex).toEqual({ path: "out/host/index.js", sha256: sha256(await readFile(join(install.appArchive, "out/host/index.js"))) });
+    expect(manifest.artifact.rpcModule).toEqual({ path: flavour.rpcModule, sha256: sha256(await readFile(join(install.appArchive, flavour.rpcModule))) });
+    expect(manifest.artifact.cliSha256).toBe(sha256(await readFile(join(install.resourcesDir, "glm", "zcode.cjs"))));
+    if (v2) expect("exports" in manifest.artifact).toBe(false);
+    else expect(manifest.artifact.exports).toEqual({ protocol: "g", client: "i", service: "j" });
+    expect(install.env.ZCODE_ACP_CONFIG_DIR).toBe(join(dirname(install.manifestPath), "config"));
+    expect(install.env.ZCODE_ACP_MANIFEST).toBe(release === "3.14.5" ? undefined : install.manifestPath);
+  });
+
+  it("has the builtin provider config on v2 only (resources/config/provider/zcode-builtin.json), without secrets", async () => {
+    const install = await make(release);
+    const path = join(install.resourcesDir, "config/provider/zcode-builtin.json");
+    if (!v2) {
+      expect(install.builtinProviderConfigPath).toBeUndefined();
+      await expect(readFile(path)).rejects.toMatchObject({ code: "ENOENT" });
+      return;
+    }
+    expect(install.builtinProviderConfigPath).toBe(path);
+    const config = JSON.parse(await readFile(path, "utf8"));
+    expect(config.providers.map((p: { providerName: string }) => p.providerName)).toEqual(["Z.ai - Coding Plan", "BigModel - Start Plan"]);
+    expect(JSON.stringify(config)).not.toMatch(/sk-|apiKey|Authorization/);
+  });
+
+  it("writes the same host bytes every time (index.js, chunks, manifest fingerprints)", async () => {
+    const parentDir = await mkdtemp(join(tmpdir(), "zcode-sim-det-"));
+    onCleanup(() => rm(parentDir, { recursive: true, force: true }));
+    const [a, b] = await Promise.all([make(release), make(release, { parentDir })]);
+    const generated = ["out/host/index.js", flavour.rpcModule, ...(flavour.helper ? [flavour.helper.path] : [])];
+    for (const path of generated) expect(sha256(await readFile(join(a.appArchive, path)))).toBe(sha256(await readFile(join(b.appArchive, path))));
+    expect(a.manifest.artifact.hostIndex).toEqual(b.manifest.artifact.hostIndex);
+    expect(a.manifest.artifact.rpcModule).toEqual(b.manifest.artifact.rpcModule);
+  });
+
+  it("runs under the Electron stand-in (worker + parentPort shim + the install's own RPC chunk)", async () => {
+    const install = await make(release);
+    const args = [STANDIN_LAUNCH, WORKER_ENTRY, join(install.appArchive, "out/host/index.js"), join(install.appArchive, flavour.rpcModule), JSON.stringify(flavour.exports)];
+    if (install.builtinProviderConfigPath) args.push(install.builtinProviderConfigPath);
+    const { stdout } = await run(install.executable, args, { env: { ...process.env, ...install.env, ELECTRON_RUN_AS_NODE: "1" } });
+    const line = stdout.split("\n").find((l) => l.startsWith("{\"result\""));
+    expect(JSON.parse(line ?? "{}")).toEqual({ result: expect.objectContaining({ available: true }), electronRunAsNode: "1" });
+    const log = await install.readCallLog();
+    expect(log.find((e) => e.kind === "call")).toMatchObject({ service: "zcode-agent", method: "initialize" });
+    expect(log.at(-1)).toMatchObject({ kind: "exit", code: 0 });
+  });
+});
+
+describe("flavour options", () => {
+  it("appVersion / cliVersion still override; the darwin build follows the release (3.12.3.7463)", async () => {
+    const install = await make("3.12.3", { platform: "darwin" });
+    const info = plist.parse(await readFile(join(install.root, "Contents/Info.plist"), "utf8")) as Record<string, unknown>;
+    expect(info).toMatchObject({ CFBundleShortVersionString: "3.12.3", CFBundleVersion: "3.12.3.7463" });
+    expect(install.builtinProviderConfigPath).toBe(join(install.root, "Contents/Resources/config/provider/zcode-builtin.json"));
+    await readFile(install.builtinProviderConfigPath!);
+    const other = await make("3.14.5", { appVersion: "3.14.6", cliVersion: "0.17.0" });
+    expect(other.manifest.artifact).toMatchObject({ appVersion: "3.14.6", cliVersion: "0.17.0", protocolId: "zcode-task-v2", rpcModule: { path: "out/host/chunk-BMP2VTTL.js" } });
+    expect(JSON.parse(await readFile(join(other.appArchive, "package.json"), "utf8")).version).toBe("3.14.6");
+  });
+
+  it("the default release comes from ZCODE_ACP_SIM_RELEASE (else 3.11.2)", async () => {
+    const saved = process.env.ZCODE_ACP_SIM_RELEASE;
+    try {
+      process.env.ZCODE_ACP_SIM_RELEASE = "3.12.3";
+      const chosen = await createSimulatedInstall();
+      onCleanup(() => chosen.cleanup());
+      delete process.env.ZCODE_ACP_SIM_RELEASE;
+      const fallback = await createSimulatedInstall();
+      onCleanup(() => fallback.cleanup());
+      expect([chosen.release, fallback.release]).toEqual(["3.12.3", "3.11.2"]);
+    } finally {
+      if (saved === undefined) delete process.env.ZCODE_ACP_SIM_RELEASE;
+      else process.env.ZCODE_ACP_SIM_RELEASE = saved;
+    }
+  });
+
+  it("make-install --release writes that flavour and reports release and line", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "zcode-sim-cli-release-"));
+    onCleanup(() => rm(dir, { recursive: true, force: true }));
+    const script = fileURLToPath(new URL("../../fixtures/scripts/make-install.ts", import.meta.url));
+    const tsx = fileURLToPath(new URL("../../node_modules/.bin/tsx", import.meta.url));
+    const { stdout } = await run(tsx, [script, "--release", "3.14.5", "--dir", dir]);
+    const report = JSON.parse(stdout);
+    expect(report).toMatchObject({ release: "3.14.5", line: "zcode-task-v2", builtinProviderConfigPath: join(dir, "ZCode/resources/config/provider/zcode-builtin.json") });
+    expect(report.env.ZCODE_ACP_MANIFEST).toBeUndefined();
+    // another process wrote the same host bytes
+    const written = JSON.parse(await readFile(report.manifestPath, "utf8"));
+    const here = await make("3.14.5");
+    expect([written.artifact.hostIndex, written.artifact.rpcModule]).toEqual([here.manifest.artifact.hostIndex, here.manifest.artifact.rpcModule]);
+    await expect(run(tsx, [script, "--release", "9.9.9"])).rejects.toMatchObject({ code: 2 });
+  });
+});
+
+describe("SocketProtocol of the v2 chunks (zcode-host-3.12-3.15.md §5.3)", () => {
+  it("frames messages with the 13-byte header and delivers what arrives in pieces", async () => {
+    const install = await make("3.12.3");
+    const rpc = await loadRpcModule(install);
+    const wire = new PassThrough();
+    const written: Buffer[] = [];
+    const sender = new rpc.SocketProtocol!({ on() {}, off() {}, write: (b: Buffer) => { written.push(b); wire.write(b); }, end() {} });
+    const received: Uint8Array[] = [];
+    const receiver = new rpc.SocketProtocol!(wire);
+    receiver.onMessage((bytes: Uint8Array) => received.push(bytes));
+    sender.send(Uint8Array.of(1, 2, 3));
+    sender.send(Uint8Array.of(4));
+    expect(written[0]!.subarray(0, 13).toString("hex")).toBe("01" + "00000001" + "00000000" + "00000003");
+    await waitUntil(() => (received.length === 2 ? received : undefined), (w) => { wire.on("data", w); return () => wire.off("data", w); }, 2000, "two framed messages");
+    expect(received.map((b) => [...b])).toEqual([[1, 2, 3], [4]]);
+    receiver.disconnect();
+  });
+});
