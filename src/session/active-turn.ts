@@ -6,6 +6,13 @@
 import type { StopReason } from "@agentclientprotocol/sdk";
 import type { BridgeError } from "../util/errors.js";
 import type { TurnOutcome } from "./stop-reason.js";
+import type { PromptUsage } from "./prompt-usage.js";
+
+export interface TurnResult {
+  stopReason: StopReason;
+  /** the session's token totals at the end of a completed turn */
+  usage?: PromptUsage;
+}
 
 let nextTurnNumber = 1;
 
@@ -20,11 +27,13 @@ export class ActiveTurn {
   stopRequested = false;
   /** how the turn ended, once settled */
   outcome: TurnOutcome | undefined;
+  /** token totals to report with the answer (set before `deliver`) */
+  usage: PromptUsage | undefined;
   private readonly abort = new AbortController();
   private graceTimer: NodeJS.Timeout | undefined;
-  private resolveResult!: (value: { stopReason: StopReason }) => void;
+  private resolveResult!: (value: TurnResult) => void;
   private rejectResult!: (error: BridgeError) => void;
-  readonly result: Promise<{ stopReason: StopReason }>;
+  readonly result: Promise<TurnResult>;
 
   constructor() {
     this.result = new Promise((resolve, reject) => {
@@ -57,7 +66,7 @@ export class ActiveTurn {
     const outcome = this.outcome;
     if (!outcome) return;
     if ("error" in outcome) this.rejectResult(outcome.error);
-    else this.resolveResult({ stopReason: outcome.stopReason });
+    else this.resolveResult(this.usage ? { stopReason: outcome.stopReason, usage: this.usage } : { stopReason: outcome.stopReason });
   }
 
   abortSignal(reason: string): void {

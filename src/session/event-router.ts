@@ -63,6 +63,11 @@ export class EventRouter {
     }
   }
 
+  /** Final updates for the tool calls of the turn still open (it ended early). */
+  closeOpenTools(reason: string): import("@agentclientprotocol/sdk").SessionUpdate[] {
+    return this.translator.closeOpenTools(reason);
+  }
+
   /** Drop what is known about tool calls: they belong to an ended turn. */
   forgetTools(): void {
     this.translator = new StreamTranslator(this.engine.workspacePath, this.engine.logger);

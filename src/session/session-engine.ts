@@ -11,7 +11,8 @@ import type { InteractionBroker } from "./interactions/types.js";
 import type { ClientPort } from "./client-port.js";
 import type { SessionSnapshot } from "../protocol/native-types.js";
 import { BridgeError, describeError, isBridgeError } from "../util/errors.js";
-import { ActiveTurn } from "./active-turn.js";
+import { ActiveTurn, type TurnResult } from "./active-turn.js";
+import { promptUsage } from "./prompt-usage.js";
 import { convertPrompt } from "./prompt-content.js";
 import { replayMessages } from "./history-replay.js";
 import { SnapshotState, type ApplyOptions } from "./snapshot-state.js";
@@ -53,6 +54,10 @@ export class SessionEngine {
   private needsResync = false;
   private closed = false;
   private readonly updates: UpdateCoalescer;
+  /** the slash commands go out again when the first prompt starts */
+  private commandsAgainAtPrompt = false;
+  /** this engine was opened by session/load (its commands went out before the response) */
+  private replayed = false;
 
   constructor(
     snapshot: SessionSnapshot,
@@ -109,16 +114,23 @@ export class SessionEngine {
   /** Send the slash commands; call once the session/new, load or resume response is out. */
   announceCommands(): void {
     this.publish();
+    if (this.replayed) return; // a loaded session had them before its response
     const commands = this.state.commands();
     if (commands) this.post(commands);
+    // a client that learns the session id only once the response is handled (Paseo) drops
+    // these: they are sent once more when the first prompt starts
+    this.commandsAgainAtPrompt = commands !== undefined;
   }
 
-  /** session/load: replay the whole history (then title, plan, usage) before answering. */
+  /** session/load: replay the whole history (then title, plan, usage, commands) before answering. */
   async replay(snapshot: SessionSnapshot): Promise<void> {
     this.publish();
     this.state.apply(snapshot, { emit: false });
     for (const update of replayMessages(snapshot.messages ?? [], this.workspacePath, this.logger)) this.post(update);
     for (const update of this.state.metadata()) this.post(update);
+    const commands = this.state.commands();
+    if (commands) this.post(commands);
+    this.replayed = true;
     await this.drain();
   }
 
@@ -168,7 +180,7 @@ export class SessionEngine {
 
   // ---- prompt turn ----
 
-  async prompt(blocks: readonly ContentBlock[]): Promise<{ stopReason: StopReason }> {
+  async prompt(blocks: readonly ContentBlock[]): Promise<TurnResult> {
     if (this.closed) throw new BridgeError("SESSION_NOT_FOUND", `Session ${this.sessionId} is closed.`);
     if (this.turn) {
       throw new BridgeError("SESSION_BUSY", `Session ${this.sessionId} is already running a prompt. Wait for it to finish or cancel it first.`);
@@ -186,6 +198,11 @@ export class SessionEngine {
       }
     }
     if (turn.settled) return turn.result;
+    if (this.commandsAgainAtPrompt) {
+      this.commandsAgainAtPrompt = false;
+      const commands = this.state.commands();
+      if (commands) this.post(commands);
+    }
     turn.sendIssued = true;
     this.logger.debug("sendPrompt", { turn: turn.number, attachments: input.attachments.length });
     try {
@@ -242,13 +259,16 @@ export class SessionEngine {
   endTurn(turn: ActiveTurn, outcome: TurnOutcome, reportUsage: boolean): void {
     if (!turn.settle(outcome)) return;
     if (turn.turnId) this.router.turnEnded(turn.turnId);
+    // tools the client saw running get a final status before the prompt answers
+    const early = "error" in outcome ? `Not finished: ${outcome.error.message}` : outcome.stopReason === "cancelled" ? "Cancelled." : undefined;
+    if (early !== undefined) for (const update of this.router.closeOpenTools(early)) this.post(update);
     this.router.forgetTools();
     void this.deps.broker.withdrawAll(this.sessionId, "turn-end").catch((e) => this.logger.warn("withdrawAll failed", { error: describeError(e) }));
     void this.finishTurn(turn, reportUsage);
   }
 
   private async finishTurn(turn: ActiveTurn, reportUsage: boolean): Promise<void> {
-    if (reportUsage) await this.reportUsage().catch((e) => this.logger.warn("usage report failed", { error: describeError(e) }));
+    if (reportUsage) await this.reportUsage(turn).catch((e) => this.logger.warn("usage report failed", { error: describeError(e) }));
     await this.drain();
     if (this.turn === turn) this.turn = undefined;
     turn.deliver();
@@ -262,7 +282,7 @@ export class SessionEngine {
       .catch((e) => this.logger.warn("stopGeneration failed", { error: describeError(e) }));
   }
 
-  private async reportUsage(): Promise<void> {
+  private async reportUsage(turn: ActiveTurn): Promise<void> {
     const [tokens, snapshot] = await Promise.all([
       this.deps.native.tokenUsage(this.where).catch((e) => {
         this.logger.warn("getTaskTokenUsage failed", { error: describeError(e) });
@@ -273,6 +293,7 @@ export class SessionEngine {
     // usage first: it records the usage key, so applying the snapshot does not repeat it
     const usage = this.state.turnUsage(snapshot, tokens);
     if (usage) this.post(usage);
+    turn.usage = promptUsage(tokens);
     this.applySnapshot(snapshot, { emit: true });
   }
 

@@ -46,7 +46,8 @@ export class SessionService {
 
   async newSession(params: { cwd: string; mcpServers: McpServer[] }): Promise<OpenedSession> {
     await this.ensureSignedIn(params.cwd);
-    const created = await this.deps.native.createSession({ workspacePath: params.cwd, mcpServers: params.mcpServers, persistence: "immediate" });
+    // deferred: a session that never gets a prompt (a Paseo probe) leaves no trace in ZCode
+    const created = await this.deps.native.createSession({ workspacePath: params.cwd, mcpServers: params.mcpServers, persistence: "deferred" });
     const snapshot = this.checkWorkspace(created, params.cwd);
     const engine = await this.open(snapshot);
     return this.opened(engine);

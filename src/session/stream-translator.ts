@@ -21,6 +21,11 @@ export class StreamTranslator {
     return this.tools.describe(toolCallId);
   }
 
+  /** final `failed` updates for the tool calls still open when the turn ended early */
+  closeOpenTools(reason: string): SessionUpdate[] {
+    return this.tools.closeOpen(reason);
+  }
+
   /** true for the inner types this translator owns */
   static handles(type: string): boolean {
     return type === "model.streaming" || type === "tool.updated";

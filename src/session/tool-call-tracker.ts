@@ -42,6 +42,21 @@ export class ToolCallTracker {
     return description;
   }
 
+  /**
+   * The turn ended without these calls finishing (an error, a cancel): every call the client has
+   * seen that is not completed or failed gets a final `failed` update saying why, so no client
+   * keeps showing it as running.
+   */
+  closeOpen(reason: string): SessionUpdate[] {
+    const updates: SessionUpdate[] = [];
+    for (const tool of this.tools.values()) {
+      if (!tool.announced || tool.status === "completed" || tool.status === "failed") continue;
+      tool.status = "failed";
+      updates.push({ sessionUpdate: "tool_call_update", toolCallId: tool.id, status: "failed", content: [textContent(reason, "other")] });
+    }
+    return updates;
+  }
+
   inputStart(toolCallId: string, toolName: string | undefined): SessionUpdate[] {
     const tool = this.ensure(toolCallId, toolName);
     tool.inputText = "";

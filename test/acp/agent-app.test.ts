@@ -46,7 +46,7 @@ describe("ACP handlers (in process)", () => {
       data: { code: "SESSION_BUSY" },
     });
     host.session(sessionId).complete();
-    await expect(first).resolves.toEqual({ stopReason: "end_turn" });
+    await expect(first).resolves.toMatchObject({ stopReason: "end_turn" });
     host.handlers.set("agent.initialize", () => ({ available: false, reasonCode: "provider_not_ready" }));
     await expect(client.request(acp.methods.agent.session.new, { cwd: "/other", mcpServers: [] })).rejects.toMatchObject({ code: -32000 });
     await expect(client.request(acp.methods.agent.session.list, { cursor: "c1" })).rejects.toMatchObject({ code: -32602 });

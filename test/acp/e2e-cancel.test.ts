@@ -19,11 +19,11 @@ describe("e2e: cancel, host failures and interactions routing", () => {
     await client.waitForUpdate(sessionId, firstChunk);
     await client.cancel(sessionId);
     await client.cancel(sessionId);
-    await expect(turn).resolves.toEqual({ stopReason: "cancelled" });
+    await expect(turn).resolves.toMatchObject({ stopReason: "cancelled" });
     expect(forSession(await t.calls("stopGeneration"), sessionId)).toHaveLength(1);
     const stop = forSession(await t.calls("stopGeneration"), sessionId)[0]!;
     expect(stop.service).toBe("zcode-task");
-    await expect(client.prompt(sessionId, "after cancel")).resolves.toEqual({ stopReason: "end_turn" });
+    await expect(client.prompt(sessionId, "after cancel")).resolves.toMatchObject({ stopReason: "end_turn" });
     expect(client.text(sessionId)).toContain("You said: after cancel");
     client.expectValid();
   });
@@ -33,8 +33,8 @@ describe("e2e: cancel, host failures and interactions routing", () => {
     const turn = client.prompt(sessionId, "sim:stream-until-cancel interval=30");
     await client.waitForUpdate(sessionId, firstChunk);
     await client.cancel(sessionId);
-    await expect(turn).resolves.toEqual({ stopReason: "cancelled" });
-    await expect(client.prompt(sessionId, "next")).resolves.toEqual({ stopReason: "end_turn" });
+    await expect(turn).resolves.toMatchObject({ stopReason: "cancelled" });
+    await expect(client.prompt(sessionId, "next")).resolves.toMatchObject({ stopReason: "end_turn" });
     client.expectValid();
   });
 
@@ -44,11 +44,11 @@ describe("e2e: cancel, host failures and interactions routing", () => {
     await client.waitForUpdate(sessionId, firstChunk);
     const cancelledAt = Date.now();
     await client.cancel(sessionId);
-    await expect(turn).resolves.toEqual({ stopReason: "cancelled" });
+    await expect(turn).resolves.toMatchObject({ stopReason: "cancelled" });
     expect(Date.now() - cancelledAt).toBeGreaterThanOrEqual(350);
     expect(forSession(await t.calls("stopGeneration"), sessionId)).toHaveLength(1);
     const reads = forSession(await t.calls("readSession"), sessionId).length;
-    await expect(client.prompt(sessionId, "after the silent stop")).resolves.toEqual({ stopReason: "end_turn" });
+    await expect(client.prompt(sessionId, "after the silent stop")).resolves.toMatchObject({ stopReason: "end_turn" });
     expect(forSession(await t.calls("readSession"), sessionId).length).toBeGreaterThan(reads);
     expect(client.text(sessionId)).toContain("You said: after the silent stop");
     client.expectValid();
@@ -59,9 +59,9 @@ describe("e2e: cancel, host failures and interactions routing", () => {
     const turn = client.prompt(sessionId, "sim:stream-until-cancel interval=30");
     await client.waitForUpdate(sessionId, firstChunk);
     await client.cancel(sessionId);
-    await expect(turn).resolves.toEqual({ stopReason: "cancelled" });
+    await expect(turn).resolves.toMatchObject({ stopReason: "cancelled" });
     // the next prompt waits for the native turn to end, then runs normally
-    await expect(client.prompt(sessionId, "after the late stop")).resolves.toEqual({ stopReason: "end_turn" });
+    await expect(client.prompt(sessionId, "after the late stop")).resolves.toMatchObject({ stopReason: "end_turn" });
     client.expectValid();
   });
 
@@ -71,7 +71,7 @@ describe("e2e: cancel, host failures and interactions routing", () => {
     const turn = client.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "sim:stream-until-cancel interval=30" }] }, { cancellationSignal: controller.signal });
     await client.waitForUpdate(sessionId, firstChunk);
     controller.abort();
-    await expect(turn).resolves.toEqual({ stopReason: "cancelled" });
+    await expect(turn).resolves.toMatchObject({ stopReason: "cancelled" });
     expect(forSession(await t.calls("stopGeneration"), sessionId)).toHaveLength(1);
     client.expectValid();
   });
@@ -82,7 +82,7 @@ describe("e2e: cancel, host failures and interactions routing", () => {
       const error = await client.prompt(sessionId, `sim:crash how=${how}`).catch((e: { code?: number; data?: { code?: string } }) => e);
       expect(error).toMatchObject({ code: -32603 });
       expect(["HOST_EXITED", "CHANNEL_CLOSED"]).toContain((error as { data: { code: string } }).data.code);
-      await expect(client.prompt(sessionId, `back after ${how}`)).resolves.toEqual({ stopReason: "end_turn" });
+      await expect(client.prompt(sessionId, `back after ${how}`)).resolves.toMatchObject({ stopReason: "end_turn" });
       expect(client.text(sessionId)).toContain(`You said: back after ${how}`);
       client.expectValid();
     }
@@ -92,7 +92,7 @@ describe("e2e: cancel, host failures and interactions routing", () => {
     const { client, sessionId } = await session({
       onPermission: (params) => ({ outcome: { outcome: "selected", optionId: params.options.find((o) => o.kind === "allow_once")!.optionId } }),
     });
-    await expect(client.prompt(sessionId, "sim:permission")).resolves.toEqual({ stopReason: "end_turn" });
+    await expect(client.prompt(sessionId, "sim:permission")).resolves.toMatchObject({ stopReason: "end_turn" });
     const request = client.transcript.agentMessages().find((m) => m.method === "session/request_permission");
     expect(request.params.toolCall).toMatchObject({ kind: "execute" });
     expect(client.updates(sessionId)).toContainEqual(expect.objectContaining({ status: "completed" }));
@@ -108,12 +108,12 @@ describe("e2e: cancel, host failures and interactions routing", () => {
     const turn = second.client.prompt(second.sessionId, "sim:permission");
     await pending;
     await second.client.cancel(second.sessionId);
-    await expect(turn).resolves.toEqual({ stopReason: "cancelled" });
+    await expect(turn).resolves.toMatchObject({ stopReason: "cancelled" });
     const answers = forSession(await t.calls("respondPermission"), second.sessionId);
     expect(answers).toHaveLength(1);
     expect((answers[0]!.params as { optionId: string }).optionId).not.toMatch(/allow/);
     expect(forSession(await t.calls("stopGeneration"), second.sessionId)).toHaveLength(1);
-    await expect(second.client.prompt(second.sessionId, "next")).resolves.toEqual({ stopReason: "end_turn" });
+    await expect(second.client.prompt(second.sessionId, "next")).resolves.toMatchObject({ stopReason: "end_turn" });
     second.client.expectValid({ allowUnanswered: true });
   });
 
@@ -123,7 +123,7 @@ describe("e2e: cancel, host failures and interactions routing", () => {
     expect(error).toMatchObject({ code: -32603, data: { code: "PROVIDER_HEADERS_UNSUPPORTED" } });
     // the stop is sent without waiting for its answer; the next prompt travels the same ordered
     // channel, so once it has ended every earlier call is in the host's log
-    await expect(client.prompt(sessionId, "next")).resolves.toEqual({ stopReason: "end_turn" });
+    await expect(client.prompt(sessionId, "next")).resolves.toMatchObject({ stopReason: "end_turn" });
     expect(forSession(await t.calls("stopGeneration"), sessionId)).toHaveLength(1);
     expect(forSession(await t.calls("respondProviderRuntimeHeaders"), sessionId)).toHaveLength(1);
     client.expectValid();

@@ -10,7 +10,7 @@ describe("e2e: plan approval through the whole bridge, both client profiles", ()
     });
     await client.initialize({}, { name: "Paseo", version: "0.11.0" });
     const { sessionId } = await client.newSession(await t.workspace());
-    await expect(client.prompt(sessionId, "sim:plan-permission")).resolves.toEqual({ stopReason: "end_turn" });
+    await expect(client.prompt(sessionId, "sim:plan-permission")).resolves.toMatchObject({ stopReason: "end_turn" });
     const request = client.transcript.agentMessages().find((m) => m.method === "session/request_permission");
     expect(request.params.toolCall.kind).toBe("switch_mode");
     const modes = client.updates(sessionId).filter((u) => u.sessionUpdate === "current_mode_update").map((u) => u.currentModeId);
@@ -35,7 +35,7 @@ describe("e2e: plan approval through the whole bridge, both client profiles", ()
     });
     await client.initialize({ elicitation: { form: {} } });
     const { sessionId } = await client.newSession(await t.workspace());
-    await expect(client.prompt(sessionId, "sim:plan-userinput")).resolves.toEqual({ stopReason: "end_turn" });
+    await expect(client.prompt(sessionId, "sim:plan-userinput")).resolves.toMatchObject({ stopReason: "end_turn" });
     expect(client.transcript.agentMessages().some((m) => m.method === "elicitation/create")).toBe(true);
     const answers = forSession(await t.calls("respondElicitation"), sessionId);
     expect(answers).toHaveLength(1);

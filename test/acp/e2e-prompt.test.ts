@@ -14,7 +14,7 @@ async function session(options: Parameters<typeof t.start>[0] = {}) {
 describe("e2e: prompt turns against the simulated host", () => {
   it("streams text and thoughts with message ids, ends end_turn and reports usage after the turn", async () => {
     const { client, sessionId } = await session();
-    await expect(client.prompt(sessionId, "sim:reasoning")).resolves.toEqual({ stopReason: "end_turn" });
+    await expect(client.prompt(sessionId, "sim:reasoning")).resolves.toMatchObject({ stopReason: "end_turn" });
     const updates = client.updates(sessionId);
     const thoughts = updates.filter((u) => u.sessionUpdate === "agent_thought_chunk");
     const chunks = updates.filter((u) => u.sessionUpdate === "agent_message_chunk");
@@ -79,9 +79,9 @@ describe("e2e: prompt turns against the simulated host", () => {
 
   it("handles batches with omitted input, sub-agent tools and a large tool output", async () => {
     const { client, sessionId } = await session();
-    await expect(client.prompt(sessionId, "sim:tool-batch")).resolves.toEqual({ stopReason: "end_turn" });
-    await expect(client.prompt(sessionId, "sim:subagent")).resolves.toEqual({ stopReason: "end_turn" });
-    await expect(client.prompt(sessionId, "sim:large-output bytes=3000000")).resolves.toEqual({ stopReason: "end_turn" });
+    await expect(client.prompt(sessionId, "sim:tool-batch")).resolves.toMatchObject({ stopReason: "end_turn" });
+    await expect(client.prompt(sessionId, "sim:subagent")).resolves.toMatchObject({ stopReason: "end_turn" });
+    await expect(client.prompt(sessionId, "sim:large-output bytes=3000000")).resolves.toMatchObject({ stopReason: "end_turn" });
     const updates = client.updates(sessionId);
     expect(updates).toContainEqual(expect.objectContaining({ sessionUpdate: "tool_call", title: "Read missing.txt", rawInput: { file_path: "missing.txt" } }));
     expect(updates).toContainEqual(expect.objectContaining({ sessionUpdate: "tool_call", kind: "think", title: "Agent: Explore the repo" }));
@@ -118,12 +118,12 @@ describe("e2e: prompt turns against the simulated host", () => {
   it("maps limit results to max_turn_requests and fails turn.failed, error_during_execution and unknown results", async () => {
     const { client, sessionId } = await session();
     for (const result of ["error_max_turns", "error_max_tool_calls", "error_max_budget"]) {
-      await expect(client.prompt(sessionId, `sim:limit result=${result}`)).resolves.toEqual({ stopReason: "max_turn_requests" });
+      await expect(client.prompt(sessionId, `sim:limit result=${result}`)).resolves.toMatchObject({ stopReason: "max_turn_requests" });
     }
     await expect(client.prompt(sessionId, "sim:limit result=error_during_execution")).rejects.toMatchObject({ code: -32603, data: { code: "TURN_FAILED" } });
     await expect(client.prompt(sessionId, "sim:turn-failed message=Quota_exceeded")).rejects.toMatchObject({ code: -32603, message: expect.stringContaining("Quota exceeded") });
     await expect(client.prompt(sessionId, "sim:unknown-result result=weird")).rejects.toMatchObject({ data: { code: "NATIVE_PROTOCOL_ERROR" }, message: expect.stringContaining('"weird"') });
-    await expect(client.prompt(sessionId, "after the failures")).resolves.toEqual({ stopReason: "end_turn" });
+    await expect(client.prompt(sessionId, "after the failures")).resolves.toMatchObject({ stopReason: "end_turn" });
     client.expectValid();
   });
 
@@ -134,7 +134,7 @@ describe("e2e: prompt turns against the simulated host", () => {
     await expect(client.prompt(sessionId, "sim:seq-regression")).rejects.toMatchObject({ message: expect.stringMatching(/seq \d+ .*after seq \d+/) });
     await expect(client.prompt(sessionId, "sim:seq-regression mode=lower")).rejects.toMatchObject({ data: { code: "NATIVE_PROTOCOL_ERROR" } });
     await expect(client.prompt(sessionId, "sim:malformed-tool")).rejects.toMatchObject({ message: expect.stringContaining('"tool.updated"') });
-    await expect(client.prompt(sessionId, "still alive?")).resolves.toEqual({ stopReason: "end_turn" });
+    await expect(client.prompt(sessionId, "still alive?")).resolves.toMatchObject({ stopReason: "end_turn" });
     // each failure stops the native turn once; the stop is not awaited by the failed prompt, but
     // the next prompt travels the same ordered channel, so every stop is logged by now
     expect(forSession(await t.calls("stopGeneration"), sessionId)).toHaveLength(5);
@@ -147,7 +147,7 @@ describe("e2e: prompt turns against the simulated host", () => {
     const first = client.prompt(sessionId, "sim:stream-until-cancel interval=20 max=15");
     await client.waitForUpdate(sessionId, (u) => u.sessionUpdate === "agent_message_chunk");
     await expect(client.prompt(sessionId, "second")).rejects.toMatchObject({ code: -32600, data: { code: "SESSION_BUSY" }, message: expect.stringMatching(/already running a prompt/) });
-    await expect(first).resolves.toEqual({ stopReason: "end_turn" });
+    await expect(first).resolves.toMatchObject({ stopReason: "end_turn" });
     expect(forSession(await t.calls("sendPrompt"), sessionId)).toHaveLength(1);
     client.expectValid();
   });

@@ -20,7 +20,7 @@ describe("faults: duplicate terminal events", () => {
       s.event("turn.failed", { error: { message: "late failure" } }, { turnId });
       s.event("model.streaming", { kind: "text_delta", assistantMessageId: "m1", delta: " LATE" }, { turnId });
     };
-    await expect(engine.prompt([{ type: "text", text: "one" }])).resolves.toEqual({ stopReason: "end_turn" });
+    await expect(engine.prompt([{ type: "text", text: "one" }])).resolves.toMatchObject({ stopReason: "end_turn" });
     await engine.drain();
     expect(h.host.callsOf("getTaskTokenUsage")).toHaveLength(1);
     expect(joined(h.client.updates(opened.sessionId), "agent_message_chunk")).toBe("once");
@@ -36,7 +36,7 @@ describe("faults: duplicate terminal events", () => {
       firstTurn = s.startTurn();
       s.complete("success");
     };
-    await expect(engine.prompt([{ type: "text", text: "first" }])).resolves.toEqual({ stopReason: "end_turn" });
+    await expect(engine.prompt([{ type: "text", text: "first" }])).resolves.toMatchObject({ stopReason: "end_turn" });
     let finish!: () => void;
     h.host.script.onPrompt = (s) => {
       s.startTurn();
@@ -51,7 +51,7 @@ describe("faults: duplicate terminal events", () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(settled).toBe(false);
     finish();
-    await expect(second).resolves.toEqual({ stopReason: "end_turn" });
+    await expect(second).resolves.toMatchObject({ stopReason: "end_turn" });
     expect(joined(h.client.updates(opened.sessionId), "agent_message_chunk")).toBe("second turn");
   });
 
@@ -63,14 +63,14 @@ describe("faults: duplicate terminal events", () => {
       s.complete("success");
       s.event("turn.completed", { resultType: "success" }, { turnId, seq: s.seq });
     };
-    await expect(engine.prompt([{ type: "text", text: "one" }])).resolves.toEqual({ stopReason: "end_turn" });
+    await expect(engine.prompt([{ type: "text", text: "one" }])).resolves.toMatchObject({ stopReason: "end_turn" });
     const reads = h.host.callsOf("readSession").length;
     h.host.script.onPrompt = (s) => {
       s.startTurn();
       s.text("fine", "m3");
       s.complete("success");
     };
-    await expect(engine.prompt([{ type: "text", text: "two" }])).resolves.toEqual({ stopReason: "end_turn" });
+    await expect(engine.prompt([{ type: "text", text: "two" }])).resolves.toMatchObject({ stopReason: "end_turn" });
     expect(h.host.callsOf("readSession").length).toBeGreaterThan(reads + 1); // the resync read + the usage read
   });
 });

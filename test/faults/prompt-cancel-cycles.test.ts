@@ -50,7 +50,7 @@ describe("faults: prompt / cancel cycles", () => {
     const client = await t.start({ env: { ZCODE_ACP_DIAGNOSTICS: "1" } });
     await client.initialize();
     const { sessionId } = await client.newSession(await t.workspace());
-    await expect(client.prompt(sessionId, "warm up")).resolves.toEqual({ stopReason: "end_turn" });
+    await expect(client.prompt(sessionId, "warm up")).resolves.toMatchObject({ stopReason: "end_turn" });
     const baseline = counts(await diagnostics(client));
     expect(baseline).toMatchObject({ sessions: { sessions: 1, turns: 0, pendingInteractions: 0, queuedUpdates: 0, activityWaiters: 0 }, host: { running: true, pendingRequests: 0, pendingDeliveries: 0 } });
     const stopsBefore = forSession(await t.calls("stopGeneration"), sessionId).length;
@@ -62,10 +62,10 @@ describe("faults: prompt / cancel cycles", () => {
       await client.waitForLine((l, ) => l.from === "agent" && l.message.method === "session/update" && l.message.params.update.sessionUpdate === "agent_message_chunk" && client.transcript.lines.indexOf(l) >= seen);
       if (i % 2 === 0) await client.cancel(sessionId);
       else controller.abort();
-      await expect(turn).resolves.toEqual({ stopReason: "cancelled" });
+      await expect(turn).resolves.toMatchObject({ stopReason: "cancelled" });
     }
 
-    await expect(client.prompt(sessionId, "after the cycles")).resolves.toEqual({ stopReason: "end_turn" });
+    await expect(client.prompt(sessionId, "after the cycles")).resolves.toMatchObject({ stopReason: "end_turn" });
     expect(forSession(await t.calls("stopGeneration"), sessionId).length - stopsBefore).toBe(CYCLES);
     expect(await settlesTo(client, baseline)).toEqual(baseline);
     client.expectValid();

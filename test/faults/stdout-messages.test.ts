@@ -90,7 +90,7 @@ describe("stdout message writer", () => {
       .connectWith(acp.ndJsonStream(Writable.toWeb(toAgent), Readable.toWeb(toClient) as ReadableStream<Uint8Array>), async (agent) => {
         await agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
         const { sessionId } = await agent.request(acp.methods.agent.session.new, { cwd: "/", mcpServers: [] });
-        await expect(agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "go" }] })).resolves.toEqual({ stopReason: "end_turn" });
+        await expect(agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "go" }] })).resolves.toMatchObject({ stopReason: "end_turn" });
       });
     expect(updates.join("")).toBe(Array.from({ length: 50 }, (_, i) => `${i},`).join(""));
   });

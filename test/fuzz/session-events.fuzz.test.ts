@@ -64,7 +64,7 @@ describe("session event path fuzz", () => {
           s.text("still here", "m9");
           s.complete();
         };
-        await expect(engine.prompt([{ type: "text", text: "next" }])).resolves.toEqual({ stopReason: "end_turn" });
+        await expect(engine.prompt([{ type: "text", text: "next" }])).resolves.toMatchObject({ stopReason: "end_turn" });
         await engine.drain();
         for (const notification of h.client.notifications) {
           expect(validateDefinition("SessionNotification", notification)).toEqual([]);

@@ -15,7 +15,7 @@ describe("session engine: cancel", () => {
     await h.client.waitFor((n) => n.update.sessionUpdate === "agent_message_chunk");
     engine.cancel();
     engine.cancel();
-    await expect(turn).resolves.toEqual({ stopReason: "cancelled" });
+    await expect(turn).resolves.toMatchObject({ stopReason: "cancelled" });
     expect(stops(h)).toEqual([{ operation: "cancelGeneration", sessionId: opened.sessionId, params: { workspacePath: "/work/project" } }]);
     expect(h.broker.withdrawals).toContainEqual({ sessionId: opened.sessionId, reason: "cancel" });
   });
@@ -32,7 +32,7 @@ describe("session engine: cancel", () => {
     const turn = engine.prompt([{ type: "text", text: "go" }]);
     await until(() => h.host.callsOf("sendPrompt").length === 1);
     engine.cancel();
-    await expect(turn).resolves.toEqual({ stopReason: "cancelled" });
+    await expect(turn).resolves.toMatchObject({ stopReason: "cancelled" });
   });
 
   it("resolves cancelled after the grace period without a terminal event, then resynchronises before the next prompt", async () => {
@@ -47,7 +47,7 @@ describe("session engine: cancel", () => {
     const first = engine.prompt([{ type: "text", text: "go" }]);
     await h.client.waitFor((n) => n.update.sessionUpdate === "agent_message_chunk");
     engine.cancel();
-    await expect(first).resolves.toEqual({ stopReason: "cancelled" });
+    await expect(first).resolves.toMatchObject({ stopReason: "cancelled" });
     expect(stops(h)).toHaveLength(1);
 
     // the next prompt waits for the native session to become idle (here: the late terminal)
@@ -63,7 +63,7 @@ describe("session engine: cancel", () => {
     expect(h.host.callsOf("sendPrompt")).toHaveLength(1);
     native.event("model.streaming", { kind: "text_delta", delta: "late of the old turn" }, { turnId: stuckTurn });
     native.complete("cancelled");
-    await expect(second).resolves.toEqual({ stopReason: "end_turn" });
+    await expect(second).resolves.toMatchObject({ stopReason: "end_turn" });
     const texts = h.client.updates(opened.sessionId).flatMap((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : []));
     expect(texts).toEqual(["fresh"]);
   });
@@ -76,7 +76,7 @@ describe("session engine: cancel", () => {
     const first = engine.prompt([{ type: "text", text: "go" }]);
     await until(() => h.host.callsOf("sendPrompt").length === 1);
     engine.cancel();
-    await expect(first).resolves.toEqual({ stopReason: "cancelled" });
+    await expect(first).resolves.toMatchObject({ stopReason: "cancelled" });
     await expect(engine.prompt([{ type: "text", text: "again" }])).rejects.toMatchObject({ code: "SESSION_BUSY" });
     expect(h.host.callsOf("sendPrompt")).toHaveLength(1);
   });
@@ -101,7 +101,7 @@ describe("session engine: cancel", () => {
       s.startTurn();
       s.complete();
     };
-    await expect(engine.prompt([{ type: "text", text: "again" }])).resolves.toEqual({ stopReason: "end_turn" });
+    await expect(engine.prompt([{ type: "text", text: "again" }])).resolves.toMatchObject({ stopReason: "end_turn" });
   });
 
   it("gives interactions the live turn's context and an aborted signal when no prompt runs", async () => {
@@ -121,7 +121,7 @@ describe("session engine: cancel", () => {
     expect(ctx.describeToolCall("b1")).toMatchObject({ title: "Run `ls`", kind: "execute", rawInput: { command: "ls" } });
     await ctx.update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "from broker" } });
     native.complete();
-    await expect(turn).resolves.toEqual({ stopReason: "end_turn" });
+    await expect(turn).resolves.toMatchObject({ stopReason: "end_turn" });
     expect(ctx.signal.aborted).toBe(true);
     expect(h.broker.withdrawals).toContainEqual({ sessionId: opened.sessionId, reason: "turn-end" });
   });

@@ -34,6 +34,7 @@ describe("session service: load, resume, list, close, auth, host exit", () => {
       "session_info_update",
       "plan",
       "usage_update",
+      "available_commands_update",
     ]);
     expect(h.client.updates("old1")[2]).toEqual({
       sessionUpdate: "tool_call",
@@ -80,7 +81,7 @@ describe("session service: load, resume, list, close, auth, host exit", () => {
     const turn = engine.prompt([{ type: "text", text: "go" }]);
     await until(() => h.host.callsOf("sendPrompt").length === 1);
     await h.service.closeSession(opened.sessionId);
-    await expect(turn).resolves.toEqual({ stopReason: "cancelled" });
+    await expect(turn).resolves.toMatchObject({ stopReason: "cancelled" });
     expect(h.host.operations.filter((o) => o.operation === "cancelGeneration")).toHaveLength(1);
     expect(h.host.callsOf("closeSession")[0]!.params).toEqual({ workspacePath: CWD, sessionId: opened.sessionId });
     expect(native.sinks.size).toBe(0);
@@ -116,7 +117,7 @@ describe("session service: load, resume, list, close, auth, host exit", () => {
       { type: "http" as const, name: "paseo", url: "http://127.0.0.1:9/mcp", headers: [] },
     ];
     await h.service.newSession({ cwd: CWD, mcpServers });
-    expect(h.host.callsOf("createSession")[0]!.params).toEqual({ workspacePath: CWD, mcpServers, persistence: "immediate" });
+    expect(h.host.callsOf("createSession")[0]!.params).toEqual({ workspacePath: CWD, mcpServers, persistence: "deferred" });
   });
 
   it("fails the running prompt when the host exits and resumes the session on the next prompt", async () => {
@@ -133,7 +134,7 @@ describe("session service: load, resume, list, close, auth, host exit", () => {
       s.text("back");
       s.complete();
     };
-    await expect(engine.prompt([{ type: "text", text: "again" }])).resolves.toEqual({ stopReason: "end_turn" });
+    await expect(engine.prompt([{ type: "text", text: "again" }])).resolves.toMatchObject({ stopReason: "end_turn" });
     expect(h.host.callsOf("resumeSession")).toHaveLength(1);
   });
 });
