@@ -45,6 +45,7 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
   const logger = options.logger.child("acp");
   let service: SessionService | undefined;
   let port: AcpClientPort | undefined;
+  let broker: InteractionBroker | undefined;
   let shutdownPromise: Promise<void> | undefined;
 
   const sessions = (): SessionService => {
@@ -62,10 +63,11 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     .onConnect((connection) => {
       if (service) throw new Error("a zcode-acp agent app serves one connection");
       port = new AcpClientPort(connection.client);
+      broker = options.createBroker(options.logger.child("interactions"));
       service = new SessionService({
         host: options.host,
         client: port,
-        broker: options.createBroker(options.logger.child("interactions")),
+        broker,
         logger: options.logger.child("session"),
         cancelGraceMs: options.cancelGraceMs,
       });
@@ -153,5 +155,7 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
       }
     });
 
-  return { app, shutdown, diagnostics: () => service?.diagnostics() ?? {} };
+  const diagnostics = (): Record<string, number> =>
+    service ? { ...service.diagnostics(), clientRequests: broker?.clientRequestCount() ?? 0 } : {};
+  return { app, shutdown, diagnostics };
 }
