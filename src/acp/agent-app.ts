@@ -11,6 +11,7 @@ import { SessionService, type OpenedSession } from "../session/session-service.j
 import { describeError } from "../util/errors.js";
 import { AcpClientPort } from "./client-port.js";
 import { AUTH_METHOD_ID, initializeResponse } from "./initialize.js";
+import { answerPrompt } from "./prompt-failure.js";
 import { answer, invalidParams } from "./request-errors.js";
 
 export interface ZcodeAgentOptions {
@@ -136,7 +137,8 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
       }),
     )
     .onRequest(acp.methods.agent.session.prompt, ({ params, signal }) =>
-      answer(async () => {
+      // a failure is also explained in the session (clients that show String(error)): adr/0008
+      answerPrompt({ sessionUpdate: (n) => port!.sessionUpdate(n) }, params.sessionId, logger, async () => {
         const engine = sessions().get(params.sessionId);
         const onAbort = (): void => engine.cancel();
         signal.addEventListener("abort", onAbort, { once: true });
