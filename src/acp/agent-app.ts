@@ -12,6 +12,7 @@ import { describeError } from "../util/errors.js";
 import { AcpClientPort } from "./client-port.js";
 import { AUTH_METHOD_ID, initializeResponse } from "./initialize.js";
 import { answerPrompt } from "./prompt-failure.js";
+import { decodeCursor, listPage } from "./session-list-page.js";
 import { answer, invalidParams } from "./request-errors.js";
 
 export interface ZcodeAgentOptions {
@@ -111,9 +112,9 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     )
     .onRequest(acp.methods.agent.session.list, ({ params }) =>
       answer(async () => {
-        if (params.cursor) throw invalidParams("Unknown cursor: zcode-acp returns every session in one page.");
         const cwd = params.cwd ? absolute(params.cwd, "cwd") : undefined;
-        return { sessions: await sessions().listSessions(cwd) };
+        if (params.cursor) decodeCursor(params.cursor, cwd); // refuse a bad cursor before asking ZCode
+        return listPage(await sessions().listSessions(cwd), cwd, params.cursor);
       }),
     )
     .onRequest(acp.methods.agent.session.close, ({ params }) =>
