@@ -12,8 +12,8 @@ import { describeError } from "../util/errors.js";
 import { AcpClientPort } from "./client-port.js";
 import { AUTH_METHOD_ID, initializeResponse } from "./initialize.js";
 import { answerPrompt } from "./prompt-failure.js";
-import { decodeCursor, listPage } from "./session-list-page.js";
 import { answer, invalidParams } from "./request-errors.js";
+import { decodeCursor, listPage } from "./session-list-page.js";
 
 export interface ZcodeAgentOptions {
   host: HostClient;
