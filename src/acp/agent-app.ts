@@ -11,7 +11,9 @@ import { SessionService, type OpenedSession } from "../session/session-service.j
 import { describeError } from "../util/errors.js";
 import { AcpClientPort } from "./client-port.js";
 import { AUTH_METHOD_ID, initializeResponse } from "./initialize.js";
+import { answerPrompt } from "./prompt-failure.js";
 import { answer, invalidParams } from "./request-errors.js";
+import { decodeCursor, listPage } from "./session-list-page.js";
 
 export interface ZcodeAgentOptions {
   /** the typed native API of the install's release line */
@@ -46,6 +48,7 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
   const logger = options.logger.child("acp");
   let service: SessionService | undefined;
   let port: AcpClientPort | undefined;
+  let broker: InteractionBroker | undefined;
   let shutdownPromise: Promise<void> | undefined;
 
   const sessions = (): SessionService => {
@@ -63,10 +66,11 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     .onConnect((connection) => {
       if (service) throw new Error("a zcode-acp agent app serves one connection");
       port = new AcpClientPort(connection.client);
+      broker = options.createBroker(options.logger.child("interactions"));
       service = new SessionService({
         native: options.native,
         client: port,
-        broker: options.createBroker(options.logger.child("interactions")),
+        broker,
         logger: options.logger.child("session"),
         cancelGraceMs: options.cancelGraceMs,
       });
@@ -109,9 +113,9 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     )
     .onRequest(acp.methods.agent.session.list, ({ params }) =>
       answer(async () => {
-        if (params.cursor) throw invalidParams("Unknown cursor: zcode-acp returns every session in one page.");
         const cwd = params.cwd ? absolute(params.cwd, "cwd") : undefined;
-        return { sessions: await sessions().listSessions(cwd) };
+        if (params.cursor) decodeCursor(params.cursor, cwd); // refuse a bad cursor before asking ZCode
+        return listPage(await sessions().listSessions(cwd), cwd, params.cursor);
       }),
     )
     .onRequest(acp.methods.agent.session.close, ({ params }) =>
@@ -135,7 +139,8 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
       }),
     )
     .onRequest(acp.methods.agent.session.prompt, ({ params, signal }) =>
-      answer(async () => {
+      // a failure is also explained in the session (clients that show String(error)): adr/0008
+      answerPrompt({ sessionUpdate: (n) => port!.sessionUpdate(n) }, params.sessionId, logger, async () => {
         const engine = sessions().get(params.sessionId);
         const onAbort = (): void => engine.cancel();
         signal.addEventListener("abort", onAbort, { once: true });
@@ -154,5 +159,7 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
       }
     });
 
-  return { app, shutdown, diagnostics: () => service?.diagnostics() ?? {} };
+  const diagnostics = (): Record<string, number> =>
+    service ? { ...service.diagnostics(), clientRequests: broker?.clientRequestCount() ?? 0 } : {};
+  return { app, shutdown, diagnostics };
 }

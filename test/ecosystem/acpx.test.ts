@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSimulatedInstall, type SimInstall } from "../../fixtures/sim-install.js";
 import { CLI_PATH } from "../support/acp-test-client.js";
 import { Transcript } from "../support/acp-transcript.js";
+import { addQuestionScenarios } from "../interactions/support/question-scenarios.js";
 
 const ACPX_VERSION = "0.19.1";
 const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
@@ -30,6 +31,7 @@ const tempDir = (prefix: string): string => {
 };
 beforeAll(async () => {
   sim = await createSimulatedInstall();
+  await addQuestionScenarios(sim); // sim:question (one single-select question)
   const dir = tempDir("zcode-acp-acpx-install-");
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "acpx-smoke", version: "1.0.0", private: true }));
   await execa(NPM, ["install", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts", `acpx@${ACPX_VERSION}`], { cwd: dir, timeout: 150_000 });
@@ -87,5 +89,21 @@ describe("acpx smoke test", () => {
     const answers = (await sim.readCallLog()).filter((e) => e.kind === "call" && e.method === "respondPermission").slice(before);
     expect(answers).toHaveLength(1);
     expect((answers[0]!.params as { optionId: string }).optionId).toBe("deny");
+  });
+
+  it("a question (acpx has no elicitation) is a permission: approve-all answers the first choice, deny-all declines it", async () => {
+    const answers = async () => (await sim.readCallLog()).filter((e) => e.kind === "call" && e.method === "respondElicitation");
+    const before = (await answers()).length;
+    const approved = await runAcpx("--approve-all", "sim:question");
+    expect(approved.result.exitCode, approved.result.stderr).toBe(0);
+    expect(approved.problems).toEqual([]);
+    expect(approved.agentLines.some((l) => l.includes('"elicitation/create"'))).toBe(false);
+    const denied = await runAcpx("--deny-all", "sim:question");
+    expect(denied.problems).toEqual([]);
+    expect(denied.agentLines.some((l) => l.includes('"stopReason":"end_turn"'))).toBe(true);
+    const [first, second] = (await answers()).slice(before).map((e) => e.params as { action: string; content?: { answer?: string } });
+    expect(first).toMatchObject({ action: "accept", content: { answer: "vitest" } });
+    expect(second).toMatchObject({ action: "decline" });
+    expect(second).not.toHaveProperty("content");
   });
 });

@@ -1,14 +1,22 @@
 /**
- * The published package: `npm pack` holds the built bin, the bootstrap and the manifests, and the
- * packed tarball installed into an empty project runs `zcode-acp --help` and `zcode-acp check`.
+ * The way the README installs zcode-acp from a clone (it is not on the npm registry):
+ *  - `npm pack`, then a global install of the tarball into a temporary prefix: the tarball holds
+ *    the built bin, the bootstrap and the manifests; the installed `zcode-acp` prints its help,
+ *    checks a simulated install, answers `initialize` and runs a session against it;
+ *  - `npm link` into a temporary prefix: the linked `zcode-acp` answers `initialize`.
+ * Every ACP line is validated (test/support/acp-transcript.ts).
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PassThrough, Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
+import * as acp from "@agentclientprotocol/sdk";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSimulatedInstall, type SimInstall } from "../../fixtures/sim-install.js";
+import { Transcript } from "../support/acp-transcript.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
@@ -16,7 +24,13 @@ const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
 let sim: SimInstall;
 let work: string;
 let files: string[] = [];
-let tarball: string;
+let prefix: string;
+
+/** bin dir of a global prefix (npm puts bins in <prefix>/bin on POSIX, <prefix> on Windows) */
+const binOf = (p: string): string => (process.platform === "win32" ? join(p, "zcode-acp.cmd") : join(p, "bin", "zcode-acp"));
+
+/** npm with its global prefix (and cache of its own logs) redirected into `p` */
+const npmEnv = (p: string): Record<string, string> => ({ npm_config_prefix: p, npm_config_update_notifier: "false", npm_config_fund: "false" });
 
 beforeAll(async () => {
   sim = await createSimulatedInstall();
@@ -26,15 +40,62 @@ beforeAll(async () => {
   const packed = await execa(NPM, ["pack", "--ignore-scripts", "--json", "--pack-destination", work], { cwd: ROOT });
   const info = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
   files = info[0]!.files.map((f) => f.path);
-  tarball = join(work, info[0]!.filename);
-  writeFileSync(join(work, "package.json"), JSON.stringify({ name: "consumer", version: "1.0.0", private: true }));
-  await execa(NPM, ["install", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts", tarball], { cwd: work, timeout: 120_000 });
+  const tarball = join(work, info[0]!.filename);
+  prefix = join(work, "global");
+  mkdirSync(prefix);
+  // what the README says: npm install --global <tarball> (here into a temporary prefix)
+  await execa(NPM, ["install", "--global", "--no-audit", "--prefer-offline", "--ignore-scripts", tarball], {
+    cwd: work,
+    env: npmEnv(prefix),
+    timeout: 150_000,
+  });
 }, 180_000);
 
 afterAll(async () => {
   await sim?.cleanup();
   if (work) rmSync(work, { recursive: true, force: true });
 });
+
+/** start `command` as an ACP agent against the simulated install; the SDK client on top */
+function startAgent(command: string, cwd: string) {
+  const child = spawn(command, [], { cwd, env: { ...process.env, ...sim.env }, stdio: ["pipe", "pipe", "pipe"] });
+  const transcript = new Transcript();
+  let stderr = "";
+  child.stderr.setEncoding("utf8");
+  child.stderr.on("data", (t: string) => (stderr += t));
+  const tap = (from: "agent" | "client") => {
+    let buffer = "";
+    return (chunk: Buffer | string) => {
+      buffer += chunk.toString();
+      for (let i = buffer.indexOf("\n"); i >= 0; i = buffer.indexOf("\n")) {
+        transcript.record(from, buffer.slice(0, i));
+        buffer = buffer.slice(i + 1);
+      }
+    };
+  };
+  child.stdout.on("data", tap("agent"));
+  const toAgent = new PassThrough();
+  toAgent.on("data", tap("client"));
+  toAgent.pipe(child.stdin);
+  const connection = acp
+    .client({ name: "package-test" })
+    .onRequest(acp.methods.client.session.requestPermission, () => ({ outcome: { outcome: "cancelled" } }))
+    .connect(acp.ndJsonStream(Writable.toWeb(toAgent), Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return {
+    agent: connection.agent,
+    transcript,
+    stderr: () => stderr,
+    async stop(): Promise<number | null> {
+      toAgent.end();
+      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      const code = await exited;
+      clearTimeout(timer);
+      connection.close();
+      return code;
+    },
+  };
+}
 
 describe("npm package", () => {
   it("contains the built bin, the plain-JS bootstrap and the manifests, and no sources or tests", () => {
@@ -45,13 +106,13 @@ describe("npm package", () => {
     expect(files.filter((f) => f.startsWith("src/") || f.startsWith("test/") || f.startsWith("fixtures/"))).toEqual([]);
   });
 
-  it("the installed bin prints its help", async () => {
-    const result = await execa(join(work, "node_modules/.bin/zcode-acp"), ["--help"], { cwd: work });
+  it("the globally installed bin prints its help", async () => {
+    const result = await execa(binOf(prefix), ["--help"], { cwd: work });
     expect(result.stdout).toContain("zcode-acp check [options]");
   });
 
-  it("the installed bin checks a simulated install (supported, exit 0) and refuses a missing one (exit 1)", async () => {
-    const bin = join(work, "node_modules/.bin/zcode-acp");
+  it("the globally installed bin checks a simulated install (supported, exit 0) and refuses a missing one (exit 1)", async () => {
+    const bin = binOf(prefix);
     const ok = await execa(bin, ["check", "--json", "--zcode-install", sim.root, "--manifest", sim.manifestPath], {
       cwd: work,
       env: { HOME: sim.env.HOME },
@@ -62,5 +123,36 @@ describe("npm package", () => {
     const missing = await execa(bin, ["check", "--zcode-install", join(work, "nowhere")], { cwd: work, env: { HOME: sim.env.HOME }, reject: false });
     expect(missing.exitCode).toBe(1);
     expect(missing.stdout + missing.stderr).toMatch(/ZCode/);
+  });
+
+  it("the globally installed bin is an ACP agent: initialize, session/new, a prompt, exit 0 when stdin closes", async () => {
+    const ws = mkdtempSync(join(work, "ws-"));
+    const run = startAgent(binOf(prefix), ws);
+    const init = await run.agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+    expect(init).toMatchObject({ protocolVersion: 1, agentInfo: { name: "zcode-acp" } });
+    const { sessionId } = await run.agent.request(acp.methods.agent.session.new, { cwd: ws, mcpServers: [] });
+    const answer = await run.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "hello from the package" }] });
+    expect(answer.stopReason).toBe("end_turn");
+    const text = run.transcript.lines
+      .filter((l) => l.from === "agent" && l.message?.params?.update?.sessionUpdate === "agent_message_chunk")
+      .map((l) => l.message.params.update.content.text)
+      .join("");
+    expect(text).toContain("hello from the package");
+    expect(await run.stop(), run.stderr()).toBe(0);
+    expect(run.transcript.problems).toEqual([]);
+    expect(run.transcript.unanswered("client")).toEqual([]);
+  });
+});
+
+describe("npm link (from the clone)", () => {
+  it("the linked bin answers initialize", async () => {
+    const linkPrefix = join(work, "linked");
+    mkdirSync(linkPrefix);
+    await execa(NPM, ["link", "--ignore-scripts", "--no-audit"], { cwd: ROOT, env: npmEnv(linkPrefix), timeout: 60_000 });
+    const run = startAgent(binOf(linkPrefix), work);
+    const init = await run.agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+    expect(init).toMatchObject({ protocolVersion: 1, agentInfo: { name: "zcode-acp" } });
+    expect(await run.stop(), run.stderr()).toBe(0);
+    expect(run.transcript.problems).toEqual([]);
   });
 });

@@ -4,7 +4,8 @@ import { silentLogger } from "../../src/log/logger.js";
 import { createInteractionBroker } from "../../src/session/interactions/index.js";
 import { BASH_REQUEST, makeContext, settle, until } from "./support/fakes.js";
 
-const broker = () => createInteractionBroker({ logger: silentLogger });
+// grace 0: a withdrawn client request is cancelled at once (the cancel grace has its own tests, cancel-grace.test.ts)
+const broker = () => createInteractionBroker({ logger: silentLogger, clientCancelGraceMs: 0 });
 
 describe("binding, withdrawal and exactly-once", () => {
   it("deduplicates re-announcements: one client request, one host answer", async () => {

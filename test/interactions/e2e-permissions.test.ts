@@ -118,7 +118,7 @@ describe.each([
     expect(callsFor(log, "respondPermission", sessionId).map((c) => c.optionId)).toEqual(["allow_once"]);
   });
 
-  it("cancel while the permission is pending: $/cancel_request, a real deny once, stopGeneration once, then the next prompt works", async () => {
+  it("cancel while the permission is pending, a client that does not answer it: $/cancel_request (after the grace), a real deny once, stopGeneration once, then the next prompt works", async () => {
     const sessionId = await bridge.newSession();
     const before = bridge.permissionRequests.length;
     bridge.onPermission = holdPermission;
@@ -128,6 +128,7 @@ describe.each([
     const outcome = await turn;
     expect(outcome.response?.stopReason).toBe("cancelled");
     await bridge.waitFor(() => bridge.agentMethods().includes("$/cancel_request"), "$/cancel_request to the client");
+    await bridge.waitFor(() => bridge.transcript.unanswered("agent").length === 0, "the client's answer to it");
     await followUpWorks(sessionId);
     const log = await sim.readCallLog();
     expect(callsFor(log, "respondPermission", sessionId).map((c) => c.optionId)).toEqual(["deny"]);
@@ -146,14 +147,14 @@ describe.each([
     expect(callsFor(log, "stopGeneration", sessionId)).toHaveLength(1);
   });
 
-  it("no deny option and a session/cancel: cancelled, never allow, stopGeneration once", async () => {
+  it("no deny option and an interrupt: cancelled, never allow, stopGeneration once", async () => {
     const sessionId = await bridge.newSession();
     const before = bridge.permissionRequests.length;
     bridge.onPermission = holdPermission;
     const turn = bridge.promptOutcome(sessionId, "sim:permission-no-deny");
     await bridge.waitFor(() => bridge.permissionRequests.length > before, "the permission request");
     expect(bridge.permissionRequests.at(-1)!.options.map((o) => o.kind)).toEqual(["allow_once", "allow_always"]);
-    await bridge.cancel(sessionId);
+    await bridge.interrupt(sessionId);
     expect((await turn).response?.stopReason).toBe("cancelled");
     await followUpWorks(sessionId);
     const log = await sim.readCallLog();
@@ -174,7 +175,7 @@ describe.each([
     expect(callsFor(log, "stopGeneration", sessionId)).toHaveLength(1);
   });
 
-  it("repeated permission / cancel cycles: each answered exactly once, nothing left pending", async () => {
+  it("repeated permission / interrupt cycles: each answered exactly once, nothing left pending", async () => {
     const sessionId = await bridge.newSession();
     bridge.onPermission = holdPermission;
     const cycles = 6;
@@ -182,7 +183,7 @@ describe.each([
       const before = bridge.permissionRequests.length;
       const turn = bridge.promptOutcome(sessionId, "sim:permission");
       await bridge.waitFor(() => bridge.permissionRequests.length > before, `permission request ${i}`);
-      await bridge.cancel(sessionId);
+      await bridge.interrupt(sessionId);
       expect((await turn).response?.stopReason).toBe("cancelled");
     }
     await followUpWorks(sessionId);

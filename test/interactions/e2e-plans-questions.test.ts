@@ -135,7 +135,7 @@ describe("plan approval and questions end to end, form-capable client", () => {
     expect(answers[0]).not.toHaveProperty("content");
   });
 
-  it("cancel while the form is open: $/cancel_request, respondElicitation cancel once, stopGeneration once", async () => {
+  it("cancel while the form is open, a client that does not close it: $/cancel_request (after the grace), respondElicitation cancel once, stopGeneration once", async () => {
     const sessionId = await bridge.newSession();
     const before = bridge.elicitationRequests.length;
     bridge.onElicitation = holdElicitation;

@@ -3,7 +3,8 @@ import { createInteractionBroker } from "../../src/session/interactions/index.js
 import { silentLogger } from "../../src/log/logger.js";
 import { BASH_REQUEST, makeContext, settle, until } from "./support/fakes.js";
 
-const broker = () => createInteractionBroker({ logger: silentLogger });
+// grace 0: a withdrawn client request is cancelled at once (the cancel grace has its own tests, cancel-grace.test.ts)
+const broker = () => createInteractionBroker({ logger: silentLogger, clientCancelGraceMs: 0 });
 
 function withOptions(options: unknown[], extra: Record<string, unknown> = {}) {
   return { ...BASH_REQUEST, ...extra, options };

@@ -3,7 +3,8 @@ import { silentLogger } from "../../src/log/logger.js";
 import { createInteractionBroker } from "../../src/session/interactions/index.js";
 import { NO_ELICITATION, PLAN_PERMISSION, PLAN_USER_INPUT, makeContext, settle, until } from "./support/fakes.js";
 
-const broker = () => createInteractionBroker({ logger: silentLogger });
+// grace 0: a withdrawn client request is cancelled at once (the cancel grace has its own tests, cancel-grace.test.ts)
+const broker = () => createInteractionBroker({ logger: silentLogger, clientCancelGraceMs: 0 });
 const PLAN = "# Proposed plan\n\n1. Change it";
 
 describe("plan approval, permission form (ExitPlanMode), form-capable client", () => {

@@ -3,7 +3,8 @@ import { silentLogger } from "../../src/log/logger.js";
 import { createInteractionBroker } from "../../src/session/interactions/index.js";
 import { NO_ELICITATION, QUESTIONS, makeContext, settle, until } from "./support/fakes.js";
 
-const broker = () => createInteractionBroker({ logger: silentLogger });
+// grace 0: a withdrawn client request is cancelled at once (the cancel grace has its own tests, cancel-grace.test.ts)
+const broker = () => createInteractionBroker({ logger: silentLogger, clientCancelGraceMs: 0 });
 
 describe("structured questions → form elicitation → respondElicitation", () => {
   it("keeps every question: single-select oneOf, multi-select array with items.anyOf", async () => {

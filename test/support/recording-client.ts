@@ -76,6 +76,10 @@ export class StubBroker implements InteractionBroker {
     return 0;
   }
 
+  clientRequestCount(): number {
+    return 0;
+  }
+
   private record(call: BrokerCall): void {
     this.handled.push(call);
     this.onRequest?.(call);

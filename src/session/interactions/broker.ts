@@ -16,11 +16,11 @@ import { startPlanInput, startPlanPermission } from "./plan-flow.js";
 import { declineProviderHeaders } from "./provider-headers.js";
 import { startQuestions } from "./question-flow.js";
 import { PendingRegistry } from "./registry.js";
-import type { InteractionBroker, InteractionBrokerOptions, InteractionContext, WithdrawReason } from "./types.js";
+import { CLIENT_CANCEL_GRACE_MS, type InteractionBroker, type InteractionBrokerOptions, type InteractionContext, type WithdrawReason } from "./types.js";
 
 export function createInteractionBroker(options: InteractionBrokerOptions): InteractionBroker {
   const logger = options.logger.child("interactions");
-  const registry = new PendingRegistry();
+  const registry = new PendingRegistry({ clientCancelGraceMs: options.clientCancelGraceMs ?? CLIENT_CANCEL_GRACE_MS });
 
   /** common gate: stale host, malformed request, re-announcement. Returns the parsed request or undefined. */
   function admit<T extends { requestId: string }>(
@@ -119,6 +119,10 @@ export function createInteractionBroker(options: InteractionBrokerOptions): Inte
 
     pendingCount(sessionId?: string) {
       return registry.count(sessionId);
+    },
+
+    clientRequestCount() {
+      return registry.clientRequests();
     },
   };
 }

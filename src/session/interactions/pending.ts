@@ -10,8 +10,14 @@
  *  - `withdraw`: the engine withdrew it (cancel, close, turn end, disconnect) or the turn signal
  *    aborted → the fallback answer, never failTurn (the turn is ending anyway);
  *  - `drop`: the host that asked is gone → nothing is sent.
- * Every end aborts the outstanding client request (→ `$/cancel_request`) and removes the
- * listeners it registered (turn signal, host exit).
+ * Every end removes the listeners it registered (turn signal, host exit) and ends the outstanding
+ * client request: at once (→ `$/cancel_request`), except after the client's own `session/cancel`.
+ * Then ACP obliges the client to answer its pending permissions with `cancelled` itself (acp.md
+ * §4.1), and Paseo does so right before it sends the cancel — its answer can reach us after the
+ * cancel. A `$/cancel_request` then would name a request the client has already answered, which
+ * clients on older SDKs log as "Method not found". So the client gets `clientCancelGraceMs` to
+ * answer, and only a request still unanswered after that is cancelled. The host is answered at
+ * once either way; a late client answer is dropped.
  */
 import type { BridgeError } from "../../util/errors.js";
 import { BridgeError as BridgeErrorClass, describeError } from "../../util/errors.js";
@@ -35,6 +41,10 @@ export interface PendingInit {
   label: string;
   /** answer sent when withdrawn or when the client fails; undefined when no answer is safe */
   fallback: HostAnswer | undefined;
+  /** how long a client request may stay open after the client's own cancel (0: cancel it at once) */
+  clientCancelGraceMs?: number;
+  /** told when the outstanding client request opens and when it is over (answered or cancelled) */
+  onClientRequest?: (pending: PendingInteraction, open: boolean) => void;
 }
 
 export class PendingInteraction {
@@ -50,6 +60,9 @@ export class PendingInteraction {
   /** aborts the outstanding client request; pass `clientSignal` to the ClientPort */
   private readonly clientAbort = new AbortController();
   private clientOutstanding = false;
+  private clientGrace: NodeJS.Timeout | undefined;
+  private readonly clientCancelGraceMs: number;
+  private readonly onClientRequest: ((pending: PendingInteraction, open: boolean) => void) | undefined;
   private ended = false;
   private readonly cleanups: Array<() => void> = [];
 
@@ -65,6 +78,8 @@ export class PendingInteraction {
     this.requestId = init.requestId;
     this.incarnation = init.ctx.incarnation;
     this.fallback = init.fallback;
+    this.clientCancelGraceMs = init.clientCancelGraceMs ?? 0;
+    this.onClientRequest = init.onClientRequest;
     this.key = interactionKey(init.family, this.incarnation, this.sessionId, this.requestId);
 
     const onAbort = (): void => {
@@ -95,12 +110,27 @@ export class PendingInteraction {
 
   /** signal for the client request; marks the client request outstanding until `clientSettled` */
   clientSignal(): AbortSignal {
-    this.clientOutstanding = true;
+    if (!this.clientOutstanding) {
+      this.clientOutstanding = true;
+      this.onClientRequest?.(this, true);
+    }
     return this.clientAbort.signal;
   }
 
+  /** the client request is over: answered, failed, or rejected after `$/cancel_request` */
   clientSettled(): void {
+    if (this.clientGrace !== undefined) {
+      clearTimeout(this.clientGrace);
+      this.clientGrace = undefined;
+    }
+    if (!this.clientOutstanding) return;
     this.clientOutstanding = false;
+    this.onClientRequest?.(this, false);
+  }
+
+  /** true while a client request is open (also during the grace after the client's own cancel) */
+  get awaitingClient(): boolean {
+    return this.clientOutstanding;
   }
 
   /** the client produced a valid answer */
@@ -139,7 +169,7 @@ export class PendingInteraction {
   async withdraw(reason: WithdrawReason): Promise<void> {
     if (this.ended) return;
     if (reason === "host-exit") return this.drop("host exited");
-    await this.end(this.fallback, `withdrawn (${reason})`, false);
+    await this.end(this.fallback, `withdrawn (${reason})`, false, reason === "cancel");
   }
 
   drop(why: string): void {
@@ -147,13 +177,24 @@ export class PendingInteraction {
     void this.end(undefined, `dropped: ${why}`, false);
   }
 
-  private async end(answer: HostAnswer | undefined, why: string, failTurnOnSendError: boolean): Promise<void> {
+  /**
+   * `clientCancelled`: the client sent the cancel itself, so it answers the request on its own
+   * (see the file comment); the `$/cancel_request` waits for the grace.
+   */
+  private async end(answer: HostAnswer | undefined, why: string, failTurnOnSendError: boolean, clientCancelled = false): Promise<void> {
     if (this.ended) return;
     this.ended = true;
     for (const cleanup of this.cleanups.splice(0)) cleanup();
     if (this.clientOutstanding) {
-      this.clientOutstanding = false;
-      this.clientAbort.abort(new BridgeErrorClass("INTERNAL", `interaction ended: ${why}`));
+      if (clientCancelled && this.clientCancelGraceMs > 0) {
+        this.clientGrace = setTimeout(() => {
+          this.clientGrace = undefined;
+          this.log("info", "client did not answer after its cancel; cancelling the request", { graceMs: this.clientCancelGraceMs });
+          this.cancelClientRequest(why);
+        }, this.clientCancelGraceMs);
+      } else {
+        this.cancelClientRequest(why);
+      }
     }
     this.onEnded(this);
     if (answer === undefined) {
@@ -178,6 +219,13 @@ export class PendingInteraction {
         );
       }
     }
+  }
+
+  /** abort the client request (the SDK sends `$/cancel_request` for it unless its answer already arrived) */
+  private cancelClientRequest(why: string): void {
+    if (!this.clientOutstanding) return;
+    this.clientAbort.abort(new BridgeErrorClass("INTERNAL", `interaction ended: ${why}`));
+    this.clientSettled();
   }
 
   private log(level: "debug" | "info" | "warn", message: string, fields: Record<string, unknown> = {}): void {

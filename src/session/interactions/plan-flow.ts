@@ -7,13 +7,13 @@
  *  - client without (Paseo) → `session/request_permission` on the switch_mode tool call.
  * A missing plan or an unknown choice never approves.
  */
-import type { PermissionOption } from "@agentclientprotocol/sdk";
 import { BridgeError, describeError } from "../../util/errors.js";
 import { hasFormElicitation, planToolCall, publishPlan, tellUser } from "./client-updates.js";
 import { planMarkdownOf, type NativePermissionRequest, type NativeUserInputRequest } from "./native-requests.js";
 import { askPermission, noDenyError, openPermission } from "./permission-flow.js";
 import { findOffered } from "./permission-options.js";
-import { answerWithContent, askForm, askQuestionsForm } from "./question-flow.js";
+import { askChoiceAsPermission } from "./choice-permission.js";
+import { askForm, askQuestionsForm } from "./question-flow.js";
 import type { PendingRegistry } from "./registry.js";
 import type { InteractionContext } from "./types.js";
 
@@ -119,35 +119,8 @@ export function startPlanInput(req: NativeUserInputRequest, ctx: InteractionCont
       await pending.answerAndFailTurn({ method: "elicitation", action: "decline" }, unsupportedPlanForm());
       return;
     }
-    // Paseo path: one permission option per native choice (allow_once), plus a reject option.
-    const values = [...new Set(question.options.map((o) => o.value))];
-    let rejectId = "reject";
-    while (values.includes(rejectId)) rejectId = `${rejectId}_`;
-    const options: PermissionOption[] = [
-      ...values.map((value): PermissionOption => ({
-        optionId: value,
-        name: question.options.find((o) => o.value === value)?.label || value,
-        kind: "allow_once",
-      })),
-      { optionId: rejectId, name: "Reject", kind: "reject_once" },
-    ];
-    if (!pending.shouldAsk) return;
-    let response;
-    try {
-      response = await ctx.client.requestPermission({ sessionId: ctx.sessionId, toolCall: call, options }, pending.clientSignal());
-    } catch (error) {
-      pending.clientSettled();
-      if (!pending.isEnded) await pending.fallBack(`client request failed: ${describeError(error)}`, unsupportedPlanForm());
-      return;
-    }
-    pending.clientSettled();
-    const outcome = response?.outcome;
-    if (outcome?.outcome === "selected" && values.includes(outcome.optionId)) {
-      await answerWithContent(pending, questions, { answer_0: outcome.optionId });
-      return;
-    }
-    const cancelled = outcome?.outcome === "cancelled";
-    await pending.answer({ method: "elicitation", action: cancelled ? "cancel" : "decline" });
+    // Paseo path (choice-permission.ts): one allow_once option per native choice, plus a reject
+    await askChoiceAsPermission(pending, question, call, { rejected: "decline", cancelled: "cancel" }, unsupportedPlanForm());
   })().catch((error: unknown) => void pending.fallBack(`internal error: ${describeError(error)}`, unsupportedPlanForm()));
 }
 

@@ -1,15 +1,18 @@
 /**
  * `userInput.request` (AskUserQuestion and other structured questions) → form
  * `elicitation/create` → `respondElicitation` (zcode-host.md §6.2, acp.md §3.6).
- * Without the client capability elicitation.form: a real decline to the host, and the turn
- * fails with INTERACTION_UNSUPPORTED. Plan approvals go to plan-flow.ts.
+ * Without the client capability elicitation.form (adr/0009): one single-select question is asked
+ * as `session/request_permission` whose options are its choices (choice-permission.ts); anything
+ * else (several questions, multi-select) gets a real decline to the host, and the turn fails with
+ * INTERACTION_UNSUPPORTED. Plan approvals go to plan-flow.ts.
  */
-import type { CreateElicitationRequest, CreateElicitationResponse } from "@agentclientprotocol/sdk";
+import type { CreateElicitationRequest, CreateElicitationResponse, ToolCallUpdate } from "@agentclientprotocol/sdk";
 import { BridgeError, describeError } from "../../util/errors.js";
-import { hasFormElicitation } from "./client-updates.js";
+import { askChoiceAsPermission } from "./choice-permission.js";
+import { hasFormElicitation, permissionToolCall, showToolCall, textContent } from "./client-updates.js";
 import type { NativeQuestion, NativeUserInputRequest } from "./native-requests.js";
 import type { PendingInteraction } from "./pending.js";
-import { nativeAnswerContent, questionMessage, questionSchema } from "./question-form.js";
+import { answerWithContent, questionMessage, questionSchema } from "./question-form.js";
 import type { PendingRegistry } from "./registry.js";
 import type { InteractionContext } from "./types.js";
 
@@ -17,12 +20,28 @@ function questionLabel(req: NativeUserInputRequest): string {
   return req.toolName ? `a question (${req.toolName})` : "a question";
 }
 
-export function unsupportedQuestionError(req: NativeUserInputRequest): BridgeError {
+/** what a client without forms cannot be asked: several questions, or a multi-select one */
+function unmappable(questions: readonly NativeQuestion[]): string | undefined {
+  if (questions.length > 1) return `${questions.length} questions at once`;
+  if (questions[0]?.multiSelect === true) return "a multi-select question";
+  return undefined;
+}
+
+export function unsupportedQuestionError(req: NativeUserInputRequest, why?: string): BridgeError {
+  const subject = `${why ?? "a question"}${req.toolName ? ` (${req.toolName})` : ""}`;
   return new BridgeError(
     "INTERACTION_UNSUPPORTED",
-    `ZCode asked ${questionLabel(req)}, but this ACP client does not advertise the elicitation.form capability (clientCapabilities.elicitation.form), so it cannot be asked; the question was declined and the turn was stopped`,
+    `ZCode asked ${subject}, but this ACP client does not advertise the elicitation.form capability (clientCapabilities.elicitation.form); without it zcode-acp can only offer one single-choice question, as a permission. The question was declined and the turn was stopped: use a client with form elicitation, or answer in the ZCode app.`,
     { details: { requestId: req.requestId, missingCapability: "elicitation.form" } },
   );
+}
+
+/** the permission's tool call: the AskUserQuestion call as the engine knows it, titled with the question */
+function questionToolCall(ctx: InteractionContext, req: NativeUserInputRequest, question: NativeQuestion): ToolCallUpdate {
+  const call = permissionToolCall(ctx, req.toolCallId ?? `question-${req.requestId}`, { toolName: req.toolName, reason: undefined, input: req.input });
+  const choices = question.options.map((o) => `- ${o.label || o.value}${o.description ? `: ${o.description}` : ""}`).join("\n");
+  const header = question.header && question.header !== question.question ? `**${question.header}**\n\n` : "";
+  return { ...call, title: question.question, content: textContent(`${header}${question.question}\n\n${choices}`) };
 }
 
 export function startQuestions(req: NativeUserInputRequest, ctx: InteractionContext, registry: PendingRegistry): void {
@@ -47,7 +66,17 @@ export function startQuestions(req: NativeUserInputRequest, ctx: InteractionCont
       return;
     }
     if (!hasFormElicitation(ctx)) {
-      await pending.answerAndFailTurn({ method: "elicitation", action: "decline" }, unsupportedQuestionError(req));
+      const why = unmappable(questions);
+      const question = questions[0];
+      if (why !== undefined || question === undefined) {
+        await pending.answerAndFailTurn({ method: "elicitation", action: "decline" }, unsupportedQuestionError(req, why));
+        return;
+      }
+      if (!pending.shouldAsk) return;
+      const call = questionToolCall(ctx, req, question);
+      await showToolCall(ctx, call);
+      // reject and cancelled are a real decline: the user saw the question and did not answer it
+      await askChoiceAsPermission(pending, question, call, { rejected: "decline", cancelled: "decline" }, unsupportedQuestionError(req));
       return;
     }
     const toolCallId = req.toolCallId && ctx.describeToolCall(req.toolCallId) ? req.toolCallId : undefined;
@@ -114,19 +143,4 @@ export async function askQuestionsForm(
       ctx.logger.warn("question: unknown elicitation action; declined", { requestId: req.requestId, action: result.action });
       await pending.answer({ method: "elicitation", action: "decline" });
   }
-}
-
-/** accept with the rebuilt native content, or decline when an answer is missing or not offered */
-export async function answerWithContent(
-  pending: PendingInteraction,
-  questions: readonly NativeQuestion[],
-  content: unknown,
-): Promise<void> {
-  const rebuilt = nativeAnswerContent(questions, content);
-  if (!rebuilt.ok) {
-    pending.ctx.logger.warn("question: answer refused; declined", { requestId: pending.requestId, problem: rebuilt.problem });
-    await pending.answer({ method: "elicitation", action: "decline" });
-    return;
-  }
-  await pending.answer({ method: "elicitation", action: "accept", content: rebuilt.content });
 }

@@ -9,6 +9,7 @@
  */
 import type { ElicitationPropertySchema, ElicitationSchema, EnumOption } from "@agentclientprotocol/sdk";
 import type { NativeQuestion } from "./native-requests.js";
+import type { PendingInteraction } from "./pending.js";
 
 export function answerKey(index: number): string {
   return `answer_${index}`;
@@ -89,4 +90,19 @@ export function questionMessage(prompt: string | undefined, questions: readonly 
   if (prompt && prompt.trim()) return prompt;
   if (questions.length === 1 && questions[0]) return questions[0].question;
   return `ZCode asks ${questions.length} questions`;
+}
+
+/** accept with the rebuilt native content, or decline when an answer is missing or not offered */
+export async function answerWithContent(
+  pending: PendingInteraction,
+  questions: readonly NativeQuestion[],
+  content: unknown,
+): Promise<void> {
+  const rebuilt = nativeAnswerContent(questions, content);
+  if (!rebuilt.ok) {
+    pending.ctx.logger.warn("question: answer refused; declined", { requestId: pending.requestId, problem: rebuilt.problem });
+    await pending.answer({ method: "elicitation", action: "decline" });
+    return;
+  }
+  await pending.answer({ method: "elicitation", action: "accept", content: rebuilt.content });
 }

@@ -8,9 +8,18 @@ import { PendingInteraction, type PendingInit } from "./pending.js";
 /** how many handled request keys are remembered for de-duplication */
 const HANDLED_MEMORY = 4096;
 
+export interface RegistryOptions {
+  /** how long a client request may stay open after the client's own cancel (pending.ts) */
+  clientCancelGraceMs: number;
+}
+
 export class PendingRegistry {
   private readonly pending = new Map<string, PendingInteraction>();
   private readonly handled = new Set<string>();
+  /** interactions whose client request is open, ended ones included (during the cancel grace) */
+  private readonly awaitingClient = new Set<PendingInteraction>();
+
+  constructor(private readonly options: RegistryOptions = { clientCancelGraceMs: 0 }) {}
 
   /** true when this request is pending or was already handled (a re-announcement) */
   seen(key: string): boolean {
@@ -29,7 +38,11 @@ export class PendingRegistry {
   }
 
   open(init: PendingInit): PendingInteraction {
-    const pending = new PendingInteraction(init, (ended) => {
+    const onClientRequest = (p: PendingInteraction, open: boolean): void => {
+      if (open) this.awaitingClient.add(p);
+      else this.awaitingClient.delete(p);
+    };
+    const pending = new PendingInteraction({ clientCancelGraceMs: this.options.clientCancelGraceMs, onClientRequest, ...init }, (ended) => {
       if (this.pending.get(ended.key) === ended) this.pending.delete(ended.key);
       this.markHandled(ended.key);
     });
@@ -39,6 +52,11 @@ export class PendingRegistry {
 
   forSession(sessionId: string): PendingInteraction[] {
     return [...this.pending.values()].filter((p) => p.sessionId === sessionId);
+  }
+
+  /** client requests (permission, elicitation) still open, of pending and of just-ended interactions */
+  clientRequests(): number {
+    return this.awaitingClient.size;
   }
 
   count(sessionId?: string): number {

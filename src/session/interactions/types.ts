@@ -40,8 +40,20 @@ export interface InteractionBroker {
   /** answer every pending interaction of the session exactly once (deny / cancel); reason for logs */
   withdrawAll(sessionId: string, reason: WithdrawReason): Promise<void>;
   pendingCount(sessionId?: string): number;
+  /** client requests still open (pending interactions, and ended ones inside the cancel grace) */
+  clientRequestCount(): number;
 }
 
 export interface InteractionBrokerOptions {
   logger: Logger;
+  /**
+   * After the client's own `session/cancel`, how long its open permission / elicitation requests
+   * may stay open for the client's own answer before the broker cancels them with
+   * `$/cancel_request` (default CLIENT_CANCEL_GRACE_MS; 0 cancels at once). The host is answered
+   * at once either way.
+   */
+  clientCancelGraceMs?: number;
 }
+
+/** default of `InteractionBrokerOptions.clientCancelGraceMs` */
+export const CLIENT_CANCEL_GRACE_MS = 2_000;

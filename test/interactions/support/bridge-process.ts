@@ -63,6 +63,8 @@ export class BridgeProcess {
   onPermission: PermissionAnswer = holdPermission;
   onElicitation: ElicitationAnswer = holdElicitation;
   stderr = "";
+  /** client requests of the agent not answered yet, by session: answering one `cancelled` (interrupt) */
+  private readonly open = new Set<{ sessionId: string; cancel: () => void }>();
   private connection!: acp.ClientConnection;
   private exited: Promise<number | null>;
   private readonly listeners = new Set<() => void>();
@@ -110,18 +112,28 @@ export class BridgeProcess {
       .onRequest(acp.methods.client.session.requestPermission, ({ params, signal }) => {
         this.permissionRequests.push(params);
         this.changed();
-        return this.onPermission(params, signal);
+        return this.answerable(params.sessionId, this.onPermission(params, signal), { outcome: { outcome: "cancelled" } });
       })
       .onRequest(acp.methods.client.elicitation.create, ({ params, signal }) => {
         this.elicitationRequests.push(params);
         this.changed();
-        return this.onElicitation(params, signal);
+        const sessionId = "sessionId" in params && typeof params.sessionId === "string" ? params.sessionId : "";
+        return this.answerable(sessionId, this.onElicitation(params, signal), { action: "cancel" });
       })
       .onNotification(acp.methods.client.session.update, ({ params }) => {
         this.updates.push(params);
         this.changed();
       })
       .connect(stream);
+  }
+
+  /** the scripted answer, or `cancelled` if the test interrupts the session first */
+  private answerable<T>(sessionId: string, answer: Promise<T>, cancelled: T): Promise<T> {
+    return new Promise<T>((resolveAnswer, reject) => {
+      const entry = { sessionId, cancel: () => resolveAnswer(cancelled) };
+      this.open.add(entry);
+      answer.then(resolveAnswer, reject).finally(() => this.open.delete(entry));
+    });
   }
 
   private record(from: "agent" | "client", line: string): void {
@@ -172,6 +184,26 @@ export class BridgeProcess {
 
   cancel(sessionId: string): Promise<void> {
     return this.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+  }
+
+  /**
+   * What Paseo's interrupt does: answer every open request of the session `cancelled` (ACP
+   * requires the client to), then send `session/cancel` at once. The cancel can reach the agent
+   * before those answers.
+   */
+  interrupt(sessionId: string): Promise<void> {
+    for (const entry of [...this.open]) {
+      if (entry.sessionId !== sessionId) continue;
+      this.open.delete(entry);
+      entry.cancel();
+    }
+    return this.cancel(sessionId);
+  }
+
+  /** `_zcode/diagnostics` counts (the bridge must run with ZCODE_ACP_DIAGNOSTICS=1) */
+  async diagnostics(): Promise<Record<string, number>> {
+    const result = (await this.agent.request("_zcode/diagnostics" as never, {} as never)) as { sessions: Record<string, number> };
+    return result.sessions;
   }
 
   sessionUpdates(sessionId: string): SessionNotification["update"][] {
@@ -251,12 +283,16 @@ export function firesFor(log: CallLogEntry[], type: string, sessionId: string): 
  * them checked (every line valid, no agent request left unanswered), stopped and cleaned up.
  * `use` receives them once they exist.
  */
-export function useBridge(capabilities: ClientCapabilities, use: (sim: SimInstall, bridge: BridgeProcess) => void): void {
+export function useBridge(
+  capabilities: ClientCapabilities,
+  use: (sim: SimInstall, bridge: BridgeProcess) => void,
+  env: Record<string, string> = {},
+): void {
   let sim: SimInstall | undefined;
   let bridge: BridgeProcess | undefined;
   beforeAll(async () => {
     sim = await createSimulatedInstall();
-    bridge = await BridgeProcess.start(sim, capabilities);
+    bridge = await BridgeProcess.start(sim, capabilities, env);
     use(sim, bridge);
   });
   afterAll(async () => {
