@@ -139,7 +139,7 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
       }),
     )
     .onRequest(acp.methods.agent.session.prompt, ({ params, signal }) =>
-      // a failure is also explained in the session (clients that show String(error)): adr/0008
+      // a failure is also explained in the session (clients that show String(error)): adr/0010
       answerPrompt({ sessionUpdate: (n) => port!.sessionUpdate(n) }, params.sessionId, logger, async () => {
         const engine = sessions().get(params.sessionId);
         const onAbort = (): void => engine.cancel();

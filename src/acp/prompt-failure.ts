@@ -1,5 +1,5 @@
 /**
- * A failed `session/prompt` that any client can show (adr/0008-readable-prompt-failures.md).
+ * A failed `session/prompt` that any client can show (adr/0010-readable-prompt-failures.md).
  * Paseo renders a rejected prompt with `String(error)`, which makes "[object Object]" of a
  * JSON-RPC error. So before the error goes out, the reason is streamed into the session as one
  * `agent_message_chunk` of its own message. The JSON-RPC error itself is not changed.

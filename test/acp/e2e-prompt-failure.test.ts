@@ -1,5 +1,5 @@
 /**
- * A failed prompt reads well in any client (adr/0008): before the JSON-RPC error, the reason is
+ * A failed prompt reads well in any client (adr/0010): before the JSON-RPC error, the reason is
  * streamed into the session as one agent_message_chunk of its own message; the error itself is
  * unchanged. Through the built CLI, raw transcript checked.
  */
