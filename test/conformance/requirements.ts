@@ -37,7 +37,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
   req("ACP-CANCEL-001", "MANDATORY"),
   req("ACP-CANCEL-002", "MANDATORY"),
   req("ACP-LOAD-001", "CAPABILITY"),
-  req("ACP-LOAD-002", "CAPABILITY", true, "known failure: available_commands_update after the load response"),
+  req("ACP-LOAD-002", "CAPABILITY"),
   req("ACP-LOAD-003", "ADVISORY"),
   req("ACP-RESUME-001", "CAPABILITY"),
   req("ACP-RESUME-002", "CAPABILITY"),

@@ -29,7 +29,7 @@ describe("acp-tck v1 MANDATORY: cancellation", () => {
     const { response, cancelAt } = await cancelledTurn(agent, sessionId);
     expect(response.index).toBeGreaterThan(cancelAt); // the cancel was in flight, not raced
     expect(response.message.error).toBeUndefined();
-    expect(response.message.result).toEqual({ stopReason: "cancelled" });
+    expect(response.message.result).toMatchObject({ stopReason: "cancelled" });
   });
 
   it("ACP-CANCEL-002: every session/update of the cancelled session arrives before the prompt response, none after it", async () => {
