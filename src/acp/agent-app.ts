@@ -12,6 +12,7 @@ import { describeError } from "../util/errors.js";
 import { AcpClientPort } from "./client-port.js";
 import { AUTH_METHOD_ID, initializeResponse } from "./initialize.js";
 import { answer, invalidParams } from "./request-errors.js";
+import type { InteractionTracker } from "./wire-order.js";
 
 export interface ZcodeAgentOptions {
   host: HostClient;
@@ -19,6 +20,8 @@ export interface ZcodeAgentOptions {
   createBroker: (logger: Logger) => InteractionBroker;
   /** how long a cancelled turn may take to end natively (default 30 s) */
   cancelGraceMs: number;
+  /** told about every interaction request sent to the client (wire order, ./wire-order.ts) */
+  tracker?: InteractionTracker;
 }
 
 export interface ZcodeAgent {
@@ -27,6 +30,8 @@ export interface ZcodeAgent {
   shutdown(): Promise<void>;
   /** session counts for leak checks (`_zcode/diagnostics`) */
   diagnostics(): Record<string, number>;
+  /** session/cancel as soon as the transport reads it (./wire-order.ts); unknown sessions are ignored */
+  cancelSession(sessionId: string): void;
 }
 
 function absolute(path: string, what: string): string {
@@ -61,7 +66,7 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     .agent({ name: "zcode-acp" })
     .onConnect((connection) => {
       if (service) throw new Error("a zcode-acp agent app serves one connection");
-      port = new AcpClientPort(connection.client);
+      port = new AcpClientPort(connection.client, options.tracker);
       service = new SessionService({
         host: options.host,
         client: port,
@@ -145,13 +150,16 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
         }
       }),
     )
-    .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
-      try {
-        sessions().get(params.sessionId).cancel();
-      } catch {
-        logger.debug("session/cancel for an unknown session ignored", { sessionId: params.sessionId });
-      }
-    });
+    // usually a no-op: the transport already cancelled when it read the line (cancelSession)
+    .onNotification(acp.methods.agent.session.cancel, ({ params }) => cancelSession(params.sessionId));
 
-  return { app, shutdown, diagnostics: () => service?.diagnostics() ?? {} };
+  function cancelSession(sessionId: string): void {
+    try {
+      sessions().get(sessionId).cancel();
+    } catch {
+      logger.debug("session/cancel for an unknown session ignored", { sessionId });
+    }
+  }
+
+  return { app, shutdown, diagnostics: () => service?.diagnostics() ?? {}, cancelSession };
 }

@@ -3,9 +3,9 @@
  * go to stderr or --log-file. The host starts lazily on the first request that needs it and is
  * stopped when stdin closes or on SIGTERM / SIGINT.
  */
-import { Readable, Writable } from "node:stream";
-import * as acp from "@agentclientprotocol/sdk";
 import { createZcodeAgent } from "../acp/agent-app.js";
+import { incomingMessages } from "../acp/incoming-messages.js";
+import { WireOrder } from "../acp/wire-order.js";
 import { diagnosticsEnabled, registerDiagnostics } from "../acp/diagnostics.js";
 import { LazyHostClient } from "./lazy-host.js";
 import { stdoutMessages } from "./stdout-messages.js";
@@ -48,17 +48,31 @@ export async function runAcpCommand(options: CliOptions, env: NodeJS.ProcessEnv 
       timeouts: timeoutOverridesFrom(env, logger),
     });
   });
+  // wire order of cancels and interaction answers (src/acp/wire-order.ts); `agent` is bound below
+  const wire = new WireOrder((sessionId) => agent.cancelSession(sessionId), logger.child("wire"));
   const agent = createZcodeAgent({
     host,
     logger,
     createBroker: (brokerLogger) => createInteractionBroker({ logger: brokerLogger }),
     cancelGraceMs: cancelGraceFrom(env, logger),
+    tracker: wire,
   });
   if (diagnosticsEnabled(env)) registerDiagnostics(agent.app, { sessions: () => agent.diagnostics(), host: () => host.diagnostics() });
-  const stdio = acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
-  // the SDK's reader; our writer (one string write per message, same bytes, far less garbage)
-  const stream = { readable: stdio.readable, writable: stdoutMessages(process.stdout) };
-  const connection = agent.app.connect(stream);
+  // our writer (one string write per message, same bytes, far less garbage) and our reader
+  // (a line over the limit is answered and skipped, not fatal; every line passes the wire gate)
+  const writable = stdoutMessages(process.stdout, (message) => wire.outgoing(message));
+  const replies = writable.getWriter();
+  let inputFailure: Error | undefined;
+  const readable = incomingMessages({
+    input: process.stdin,
+    reply: (message) => void replies.write(message).catch((e) => logger.warn("transport answer not written", { error: describeError(e) })),
+    gate: (message) => wire.incoming(message),
+    logger: logger.child("transport"),
+    onEnd: (how) => {
+      if (how !== "eof") inputFailure = how;
+    },
+  });
+  const connection = agent.app.connect({ readable, writable });
 
   let stopping: Promise<void> | undefined;
   const shutdown = (reason: string): Promise<void> => {
@@ -84,8 +98,9 @@ export async function runAcpCommand(options: CliOptions, env: NodeJS.ProcessEnv 
   process.on("SIGINT", onSignal);
 
   await connection.closed.catch((e) => logger.warn("ACP connection failed", { error: describeError(e) }));
-  await shutdown("stdin closed");
+  if (inputFailure) logger.error("reading stdin failed; the ACP connection ended", { error: describeError(inputFailure) });
+  await shutdown(inputFailure ? "stdin failed" : "stdin closed");
   process.off("SIGTERM", onSignal);
   process.off("SIGINT", onSignal);
-  return 0;
+  return inputFailure ? 1 : 0;
 }
