@@ -2,7 +2,6 @@
  * The ACP agent: thin handlers on the SDK app API that validate ACP-level input, call the
  * session service and map errors. One app serves one connection (the CLI has exactly one).
  */
-import { isAbsolute } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import type { HostClient } from "../host/types.js";
 import type { Logger } from "../log/logger.js";
@@ -12,6 +11,7 @@ import { describeError } from "../util/errors.js";
 import { AcpClientPort } from "./client-port.js";
 import { AUTH_METHOD_ID, initializeResponse } from "./initialize.js";
 import { answer, invalidParams } from "./request-errors.js";
+import { workspaceDirectory } from "./session-params.js";
 import type { InteractionTracker } from "./wire-order.js";
 
 export interface ZcodeAgentOptions {
@@ -32,11 +32,6 @@ export interface ZcodeAgent {
   diagnostics(): Record<string, number>;
   /** session/cancel as soon as the transport reads it (./wire-order.ts); unknown sessions are ignored */
   cancelSession(sessionId: string): void;
-}
-
-function absolute(path: string, what: string): string {
-  if (!isAbsolute(path)) throw invalidParams(`${what} must be an absolute path, got "${path}".`);
-  return path;
 }
 
 /** Queue work to run once the response of the current request has been written. */
@@ -90,14 +85,14 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     )
     .onRequest(acp.methods.agent.session.new, ({ params }) =>
       answer(async () => {
-        const opened = await sessions().newSession({ cwd: absolute(params.cwd, "cwd"), mcpServers: params.mcpServers });
+        const opened = await sessions().newSession({ cwd: await workspaceDirectory(params.cwd), mcpServers: params.mcpServers });
         afterResponse(opened);
         return { sessionId: opened.sessionId, modes: opened.modes, configOptions: opened.configOptions };
       }),
     )
     .onRequest(acp.methods.agent.session.load, ({ params }) =>
       answer(async () => {
-        const cwd = absolute(params.cwd, "cwd");
+        const cwd = await workspaceDirectory(params.cwd);
         const opened = await sessions().resumeSession({ sessionId: params.sessionId, cwd, mcpServers: params.mcpServers, replay: true });
         afterResponse(opened);
         return { modes: opened.modes, configOptions: opened.configOptions };
@@ -105,7 +100,7 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     )
     .onRequest(acp.methods.agent.session.resume, ({ params }) =>
       answer(async () => {
-        const cwd = absolute(params.cwd, "cwd");
+        const cwd = await workspaceDirectory(params.cwd);
         const opened = await sessions().resumeSession({ sessionId: params.sessionId, cwd, mcpServers: params.mcpServers ?? undefined, replay: false });
         afterResponse(opened);
         return { modes: opened.modes, configOptions: opened.configOptions };
@@ -114,7 +109,7 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     .onRequest(acp.methods.agent.session.list, ({ params }) =>
       answer(async () => {
         if (params.cursor) throw invalidParams("Unknown cursor: zcode-acp returns every session in one page.");
-        const cwd = params.cwd ? absolute(params.cwd, "cwd") : undefined;
+        const cwd = params.cwd === undefined || params.cwd === null ? undefined : await workspaceDirectory(params.cwd);
         return { sessions: await sessions().listSessions(cwd) };
       }),
     )
