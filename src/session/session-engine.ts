@@ -182,7 +182,7 @@ export class SessionEngine {
     if (this.turn) {
       throw new BridgeError("SESSION_BUSY", `Session ${this.sessionId} is already running a prompt. Wait for it to finish or cancel it first.`);
     }
-    const input = convertPrompt(blocks);
+    const input = convertPrompt(blocks, this.workspacePath);
     const turn = new ActiveTurn();
     this.turn = turn;
     try {
