@@ -37,9 +37,14 @@ interface InitializeResult {
   reasonCode?: string;
 }
 
-/** A native "session not found" failure as SESSION_NOT_FOUND; anything else unchanged. */
+/** the host's error code for a missing session (zcode-host.md, "Errors seen": -32004 session unavailable) */
+const NATIVE_SESSION_NOT_FOUND = -32004;
+
+/** A native "session not found" failure (by its code, else its words) as SESSION_NOT_FOUND; anything else unchanged. */
 function notFound(error: unknown, sessionId: string): unknown {
-  if (isBridgeError(error, "HOST_CALL_FAILED") && /not found|unknown session|no such session/i.test(error.message)) {
+  if (!isBridgeError(error, "HOST_CALL_FAILED")) return error;
+  const code = error.details?.code ?? error.details?.remoteCode;
+  if (code === NATIVE_SESSION_NOT_FOUND || code === String(NATIVE_SESSION_NOT_FOUND) || /not found|unknown session|no such session|session unavailable/i.test(error.message)) {
     return new BridgeError("SESSION_NOT_FOUND", `ZCode has no session ${sessionId} in this workspace.`, { cause: error, details: { sessionId } });
   }
   return error;
