@@ -1,7 +1,7 @@
 /**
- * The default command: an ACP agent on stdio (issue 5). stdout carries ACP JSON-RPC only; logs
+ * The default command: an ACP agent on stdio. stdout carries ACP JSON-RPC only; logs
  * go to stderr or --log-file. The host starts lazily on the first request that needs it and is
- * stopped when stdin closes or on SIGTERM / SIGINT.
+ * stopped when stdin closes or on SIGTERM / SIGINT / SIGHUP.
  */
 import { createZcodeAgent } from "../acp/agent-app.js";
 import { incomingMessages } from "../acp/incoming-messages.js";
@@ -12,11 +12,13 @@ import { stdoutMessages } from "./stdout-messages.js";
 import { timeoutOverridesFrom } from "./timeout-overrides.js";
 import { createLogger, type Logger } from "../log/logger.js";
 import { createInteractionBroker } from "../session/interactions/index.js";
-import { describeError } from "../util/errors.js";
+import { describeError, isBridgeError } from "../util/errors.js";
 import type { CliOptions } from "./options.js";
 import { PACKAGE_VERSION } from "./version.js";
 
 export const DEFAULT_CANCEL_GRACE_MS = 30_000;
+/** signals that end the bridge gracefully: interactions denied, generation stopped, host stopped */
+const STOP_SIGNALS: readonly NodeJS.Signals[] = ["SIGTERM", "SIGINT", "SIGHUP"];
 /** After shutdown, a last resort in case something still holds the event loop. */
 const EXIT_BACKSTOP_MS = 5_000;
 
@@ -31,7 +33,13 @@ export function cancelGraceFrom(env: NodeJS.ProcessEnv, logger: Logger): number 
 }
 
 export async function runAcpCommand(options: CliOptions, env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const logger = createLogger({ level: options.logLevel, file: options.logFile });
+  let logger: Logger;
+  try {
+    logger = createLogger({ level: options.logLevel, file: options.logFile });
+  } catch (error) {
+    process.stderr.write(`zcode-acp: ${isBridgeError(error) ? error.message : describeError(error)}\n`);
+    return 2;
+  }
   logger.info("zcode-acp starting", { version: PACKAGE_VERSION, pid: process.pid });
   const host = new LazyHostClient(async () => {
     const [{ HostConnection }, { assessInstall }] = await Promise.all([import("../host/host-connection.js"), import("../compat/assess.js")]);
@@ -93,14 +101,13 @@ export async function runAcpCommand(options: CliOptions, env: NodeJS.ProcessEnv 
   });
   const onSignal = (signal: NodeJS.Signals): void => void shutdown(signal);
   // `on`, not `once`: while our listener is registered, execa's signal-exit does not re-raise the
-  // signal (which would kill the bridge before it stops the host gracefully)
-  process.on("SIGTERM", onSignal);
-  process.on("SIGINT", onSignal);
+  // signal (which would kill the bridge before it stops the host gracefully). SIGHUP (the
+  // terminal or the client's session went away) ends the bridge the same graceful way.
+  for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
 
   await connection.closed.catch((e) => logger.warn("ACP connection failed", { error: describeError(e) }));
   if (inputFailure) logger.error("reading stdin failed; the ACP connection ended", { error: describeError(inputFailure) });
   await shutdown(inputFailure ? "stdin failed" : "stdin closed");
-  process.off("SIGTERM", onSignal);
-  process.off("SIGINT", onSignal);
+  for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
   return inputFailure ? 1 : 0;
 }

@@ -1,5 +1,5 @@
 /**
- * The outgoing half of the ACP stdio transport (issue 7): every JSON-RPC message the SDK
+ * The outgoing half of the ACP stdio transport: every JSON-RPC message the SDK
  * connection writes is serialised and handed to stdout in one string write — the same bytes as
  * the SDK's `ndJsonStream` (`JSON.stringify(message) + "\n"`).
  *
