@@ -61,6 +61,8 @@ export class SessionEngine {
   private turn: ActiveTurn | undefined;
   private needsResync = false;
   private closed = false;
+  /** the last stopGeneration on its way; close waits for it before the host may be stopped */
+  private stopCall: Promise<void> | undefined;
   private readonly updates: UpdateCoalescer;
 
   constructor(
@@ -155,6 +157,7 @@ export class SessionEngine {
     this.closed = true;
     this.publish();
     await this.deps.broker.withdrawAll(this.sessionId, reason).catch((e) => this.logger.warn("withdrawAll failed", { error: describeError(e) }));
+    await this.stopCall;
     const subscription = this.subscription;
     this.subscription = undefined;
     this.subscriptionGeneration++;
@@ -268,9 +271,12 @@ export class SessionEngine {
   private requestStop(turn: ActiveTurn): void {
     if (turn.stopRequested) return;
     turn.stopRequested = true;
-    void this.deps.host
+    this.stopCall = this.deps.host
       .operate("cancelGeneration", this.sessionId, { workspacePath: this.workspacePath })
-      .catch((e) => this.logger.warn("stopGeneration failed", { error: describeError(e) }));
+      .then(
+        () => undefined,
+        (e) => this.logger.warn("stopGeneration failed", { error: describeError(e) }),
+      );
   }
 
   private async reportUsage(): Promise<void> {

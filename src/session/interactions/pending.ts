@@ -51,6 +51,9 @@ export class PendingInteraction {
   private readonly clientAbort = new AbortController();
   private clientOutstanding = false;
   private ended = false;
+  private resolveFinished!: () => void;
+  /** resolves once the interaction ended and its host answer (if any) was taken or failed */
+  readonly finished: Promise<void> = new Promise((resolve) => (this.resolveFinished = resolve));
   private readonly cleanups: Array<() => void> = [];
 
   constructor(
@@ -150,6 +153,14 @@ export class PendingInteraction {
   private async end(answer: HostAnswer | undefined, why: string, failTurnOnSendError: boolean): Promise<void> {
     if (this.ended) return;
     this.ended = true;
+    try {
+      await this.settle(answer, why, failTurnOnSendError);
+    } finally {
+      this.resolveFinished();
+    }
+  }
+
+  private async settle(answer: HostAnswer | undefined, why: string, failTurnOnSendError: boolean): Promise<void> {
     for (const cleanup of this.cleanups.splice(0)) cleanup();
     // always aborted: while the client request is outstanding this sends `$/cancel_request`;
     // afterwards it only tells the transport (src/acp/wire-order.ts) that the interaction is over
