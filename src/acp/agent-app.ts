@@ -2,7 +2,6 @@
  * The ACP agent: thin handlers on the SDK app API that validate ACP-level input, call the
  * session service and map errors. One app serves one connection (the CLI has exactly one).
  */
-import { isAbsolute } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import type { NativeApi } from "../native/native-api.js";
 import type { Logger } from "../log/logger.js";
@@ -14,6 +13,8 @@ import { AUTH_METHOD_ID, initializeResponse } from "./initialize.js";
 import { answerPrompt } from "./prompt-failure.js";
 import { answer, invalidParams } from "./request-errors.js";
 import { decodeCursor, listPage } from "./session-list-page.js";
+import { workspaceDirectory } from "./session-params.js";
+import type { InteractionTracker } from "./wire-order.js";
 
 export interface ZcodeAgentOptions {
   /** the typed native API of the install's release line */
@@ -22,6 +23,8 @@ export interface ZcodeAgentOptions {
   createBroker: (logger: Logger) => InteractionBroker;
   /** how long a cancelled turn may take to end natively (default 30 s) */
   cancelGraceMs: number;
+  /** told about every interaction request sent to the client (wire order, ./wire-order.ts) */
+  tracker?: InteractionTracker;
 }
 
 export interface ZcodeAgent {
@@ -30,11 +33,8 @@ export interface ZcodeAgent {
   shutdown(): Promise<void>;
   /** session counts for leak checks (`_zcode/diagnostics`) */
   diagnostics(): Record<string, number>;
-}
-
-function absolute(path: string, what: string): string {
-  if (!isAbsolute(path)) throw invalidParams(`${what} must be an absolute path, got "${path}".`);
-  return path;
+  /** session/cancel as soon as the transport reads it (./wire-order.ts); unknown sessions are ignored */
+  cancelSession(sessionId: string): void;
 }
 
 /** Queue work to run once the response of the current request has been written. */
@@ -65,7 +65,7 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     .agent({ name: "zcode-acp" })
     .onConnect((connection) => {
       if (service) throw new Error("a zcode-acp agent app serves one connection");
-      port = new AcpClientPort(connection.client);
+      port = new AcpClientPort(connection.client, options.tracker);
       broker = options.createBroker(options.logger.child("interactions"));
       service = new SessionService({
         native: options.native,
@@ -90,14 +90,14 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     )
     .onRequest(acp.methods.agent.session.new, ({ params }) =>
       answer(async () => {
-        const opened = await sessions().newSession({ cwd: absolute(params.cwd, "cwd"), mcpServers: params.mcpServers });
+        const opened = await sessions().newSession({ cwd: await workspaceDirectory(params.cwd), mcpServers: params.mcpServers });
         afterResponse(opened);
         return { sessionId: opened.sessionId, modes: opened.modes, configOptions: opened.configOptions };
       }),
     )
     .onRequest(acp.methods.agent.session.load, ({ params }) =>
       answer(async () => {
-        const cwd = absolute(params.cwd, "cwd");
+        const cwd = await workspaceDirectory(params.cwd);
         const opened = await sessions().resumeSession({ sessionId: params.sessionId, cwd, mcpServers: params.mcpServers, replay: true });
         afterResponse(opened);
         return { modes: opened.modes, configOptions: opened.configOptions };
@@ -105,7 +105,7 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     )
     .onRequest(acp.methods.agent.session.resume, ({ params }) =>
       answer(async () => {
-        const cwd = absolute(params.cwd, "cwd");
+        const cwd = await workspaceDirectory(params.cwd);
         const opened = await sessions().resumeSession({ sessionId: params.sessionId, cwd, mcpServers: params.mcpServers ?? undefined, replay: false });
         afterResponse(opened);
         return { modes: opened.modes, configOptions: opened.configOptions };
@@ -113,7 +113,7 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     )
     .onRequest(acp.methods.agent.session.list, ({ params }) =>
       answer(async () => {
-        const cwd = params.cwd ? absolute(params.cwd, "cwd") : undefined;
+        const cwd = params.cwd === undefined || params.cwd === null ? undefined : await workspaceDirectory(params.cwd);
         if (params.cursor) decodeCursor(params.cursor, cwd); // refuse a bad cursor before asking ZCode
         return listPage(await sessions().listSessions(cwd), cwd, params.cursor);
       }),
@@ -151,15 +151,19 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
         }
       }),
     )
-    .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
-      try {
-        sessions().get(params.sessionId).cancel();
-      } catch {
-        logger.debug("session/cancel for an unknown session ignored", { sessionId: params.sessionId });
-      }
-    });
+    // usually a no-op: the transport already cancelled when it read the line (cancelSession)
+    .onNotification(acp.methods.agent.session.cancel, ({ params }) => cancelSession(params.sessionId));
 
   const diagnostics = (): Record<string, number> =>
     service ? { ...service.diagnostics(), clientRequests: broker?.clientRequestCount() ?? 0 } : {};
-  return { app, shutdown, diagnostics };
+
+  function cancelSession(sessionId: string): void {
+    try {
+      sessions().get(sessionId).cancel();
+    } catch {
+      logger.debug("session/cancel for an unknown session ignored", { sessionId });
+    }
+  }
+
+  return { app, shutdown, diagnostics, cancelSession };
 }

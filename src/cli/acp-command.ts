@@ -1,11 +1,11 @@
 /**
- * The default command: an ACP agent on stdio (issue 5). stdout carries ACP JSON-RPC only; logs
+ * The default command: an ACP agent on stdio. stdout carries ACP JSON-RPC only; logs
  * go to stderr or --log-file. The host starts lazily on the first request that needs it and is
- * stopped when stdin closes or on SIGTERM / SIGINT.
+ * stopped when stdin closes or on SIGTERM / SIGINT / SIGHUP.
  */
-import { Readable, Writable } from "node:stream";
-import * as acp from "@agentclientprotocol/sdk";
 import { createZcodeAgent } from "../acp/agent-app.js";
+import { incomingMessages } from "../acp/incoming-messages.js";
+import { WireOrder } from "../acp/wire-order.js";
 import { diagnosticsEnabled, registerDiagnostics } from "../acp/diagnostics.js";
 import { LazyHostClient } from "../host/lazy-host.js";
 import { LineApi } from "../native/line-api.js";
@@ -13,11 +13,13 @@ import { stdoutMessages } from "./stdout-messages.js";
 import { timeoutOverridesFrom } from "./timeout-overrides.js";
 import { createLogger, type Logger } from "../log/logger.js";
 import { createInteractionBroker } from "../session/interactions/index.js";
-import { describeError } from "../util/errors.js";
+import { describeError, isBridgeError } from "../util/errors.js";
 import type { CliOptions } from "./options.js";
 import { PACKAGE_VERSION } from "../version.js";
 
 export const DEFAULT_CANCEL_GRACE_MS = 30_000;
+/** signals that end the bridge gracefully: interactions denied, generation stopped, host stopped */
+const STOP_SIGNALS: readonly NodeJS.Signals[] = ["SIGTERM", "SIGINT", "SIGHUP"];
 /** After shutdown, a last resort in case something still holds the event loop. */
 const EXIT_BACKSTOP_MS = 5_000;
 
@@ -32,7 +34,13 @@ export function cancelGraceFrom(env: NodeJS.ProcessEnv, logger: Logger): number 
 }
 
 export async function runAcpCommand(options: CliOptions, env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const logger = createLogger({ level: options.logLevel, file: options.logFile });
+  let logger: Logger;
+  try {
+    logger = createLogger({ level: options.logLevel, file: options.logFile });
+  } catch (error) {
+    process.stderr.write(`zcode-acp: ${isBridgeError(error) ? error.message : describeError(error)}\n`);
+    return 2;
+  }
   logger.info("zcode-acp starting", { version: PACKAGE_VERSION, pid: process.pid });
   const host = new LazyHostClient(async () => {
     const [{ HostConnection }, { assessInstall }] = await Promise.all([import("../host/host-connection.js"), import("../compat/assess.js")]);
@@ -49,17 +57,31 @@ export async function runAcpCommand(options: CliOptions, env: NodeJS.ProcessEnv 
       timeouts: timeoutOverridesFrom(env, logger),
     });
   });
+  // wire order of cancels and interaction answers (src/acp/wire-order.ts); `agent` is bound below
+  const wire = new WireOrder((sessionId) => agent.cancelSession(sessionId), logger.child("wire"));
   const agent = createZcodeAgent({
     native: new LineApi(host),
     logger,
     createBroker: (brokerLogger) => createInteractionBroker({ logger: brokerLogger }),
     cancelGraceMs: cancelGraceFrom(env, logger),
+    tracker: wire,
   });
   if (diagnosticsEnabled(env)) registerDiagnostics(agent.app, { sessions: () => agent.diagnostics(), host: () => host.diagnostics() });
-  const stdio = acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
-  // the SDK's reader; our writer (one string write per message, same bytes, far less garbage)
-  const stream = { readable: stdio.readable, writable: stdoutMessages(process.stdout) };
-  const connection = agent.app.connect(stream);
+  // our writer (one string write per message, same bytes, far less garbage) and our reader
+  // (a line over the limit is answered and skipped, not fatal; every line passes the wire gate)
+  const writable = stdoutMessages(process.stdout, (message) => wire.outgoing(message));
+  const replies = writable.getWriter();
+  let inputFailure: Error | undefined;
+  const readable = incomingMessages({
+    input: process.stdin,
+    reply: (message) => void replies.write(message).catch((e) => logger.warn("transport answer not written", { error: describeError(e) })),
+    gate: (message) => wire.incoming(message),
+    logger: logger.child("transport"),
+    onEnd: (how) => {
+      if (how !== "eof") inputFailure = how;
+    },
+  });
+  const connection = agent.app.connect({ readable, writable });
 
   let stopping: Promise<void> | undefined;
   const shutdown = (reason: string): Promise<void> => {
@@ -80,13 +102,13 @@ export async function runAcpCommand(options: CliOptions, env: NodeJS.ProcessEnv 
   });
   const onSignal = (signal: NodeJS.Signals): void => void shutdown(signal);
   // `on`, not `once`: while our listener is registered, execa's signal-exit does not re-raise the
-  // signal (which would kill the bridge before it stops the host gracefully)
-  process.on("SIGTERM", onSignal);
-  process.on("SIGINT", onSignal);
+  // signal (which would kill the bridge before it stops the host gracefully). SIGHUP (the
+  // terminal or the client's session went away) ends the bridge the same graceful way.
+  for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
 
   await connection.closed.catch((e) => logger.warn("ACP connection failed", { error: describeError(e) }));
-  await shutdown("stdin closed");
-  process.off("SIGTERM", onSignal);
-  process.off("SIGINT", onSignal);
-  return 0;
+  if (inputFailure) logger.error("reading stdin failed; the ACP connection ended", { error: describeError(inputFailure) });
+  await shutdown(inputFailure ? "stdin failed" : "stdin closed");
+  for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
+  return inputFailure ? 1 : 0;
 }

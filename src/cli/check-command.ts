@@ -17,7 +17,13 @@ export interface CheckIo {
 }
 
 export async function runCheckCommand(options: CliOptions, io: CheckIo = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
-  const logger = createLogger({ level: options.logLevel, file: options.logFile });
+  let logger;
+  try {
+    logger = createLogger({ level: options.logLevel, file: options.logFile });
+  } catch (error) {
+    io.stderr.write(`zcode-acp: ${isBridgeError(error) ? error.message : describeError(error)}\n`);
+    return 2;
+  }
   try {
     const report = await assessInstall({
       ...(options.zcodeInstall !== undefined ? { installRoot: options.zcodeInstall } : {}),

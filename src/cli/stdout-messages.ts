@@ -1,5 +1,5 @@
 /**
- * The outgoing half of the ACP stdio transport (issue 7): every JSON-RPC message the SDK
+ * The outgoing half of the ACP stdio transport: every JSON-RPC message the SDK
  * connection writes is serialised and handed to stdout in one string write — the same bytes as
  * the SDK's `ndJsonStream` (`JSON.stringify(message) + "\n"`).
  *
@@ -15,12 +15,14 @@
  * them) and it does not lock the stream. Backpressure is kept: when stdout's buffer is full, a
  * write (and `ready`) settles on `drain`, or fails if stdout closes or errs first, so the SDK's
  * write queue, and with it the session's update queue, waits for a slow client. The incoming half
- * stays the SDK's `ndJsonStream` reader.
+ * is src/acp/incoming-messages.ts.
  */
 import type { Writable } from "node:stream";
 import type { AnyMessage } from "@agentclientprotocol/sdk";
 
 const DONE: Promise<undefined> = Promise.resolve(undefined);
+
+type Observer = ((message: AnyMessage) => void) | undefined;
 
 /** Write one message; undefined when stdout took it, else a promise settled on drain / close / error. */
 function writeMessage(out: Writable, message: AnyMessage): Promise<undefined> | undefined {
@@ -44,7 +46,7 @@ function writeMessage(out: Writable, message: AnyMessage): Promise<undefined> | 
 }
 
 /** A writer on stdout with the WritableStreamDefaultWriter interface, shared by every getWriter(). */
-function stdoutWriter(out: Writable): WritableStreamDefaultWriter<AnyMessage> {
+function stdoutWriter(out: Writable, observe: Observer): WritableStreamDefaultWriter<AnyMessage> {
   let pending: Promise<undefined> | undefined;
   let closing: Promise<undefined> | undefined;
   let resolveClosed!: () => void;
@@ -63,6 +65,7 @@ function stdoutWriter(out: Writable): WritableStreamDefaultWriter<AnyMessage> {
       if (closing) return Promise.reject(new TypeError("the stdout message stream is closed"));
       let waiting: Promise<undefined> | undefined;
       try {
+        observe?.(message);
         waiting = writeMessage(out, message);
       } catch (error) {
         return Promise.reject(error);
@@ -97,10 +100,15 @@ function stdoutWriter(out: Writable): WritableStreamDefaultWriter<AnyMessage> {
 export class StdoutMessageStream extends WritableStream<AnyMessage> {
   private readonly writer: WritableStreamDefaultWriter<AnyMessage>;
 
-  constructor(out: Writable) {
+  constructor(out: Writable, observe?: Observer) {
     // the underlying sink serves the standard paths (pipeTo, a locked writer of the base class)
-    super({ write: (message) => writeMessage(out, message) });
-    this.writer = stdoutWriter(out);
+    super({
+      write: (message) => {
+        observe?.(message);
+        return writeMessage(out, message);
+      },
+    });
+    this.writer = stdoutWriter(out, observe);
   }
 
   override getWriter(): WritableStreamDefaultWriter<AnyMessage> {
@@ -108,6 +116,7 @@ export class StdoutMessageStream extends WritableStream<AnyMessage> {
   }
 }
 
-export function stdoutMessages(out: Writable): WritableStream<AnyMessage> {
-  return new StdoutMessageStream(out);
+/** `observe` sees every message right before it is written (the wire-order tracker). */
+export function stdoutMessages(out: Writable, observe?: Observer): WritableStream<AnyMessage> {
+  return new StdoutMessageStream(out, observe);
 }

@@ -1,4 +1,5 @@
-import { appendFileSync } from "node:fs";
+import { appendFileSync, closeSync, openSync } from "node:fs";
+import { BridgeError } from "../util/errors.js";
 import { redact, redactString } from "./redact.js";
 
 export type LogLevel = "error" | "warn" | "info" | "debug";
@@ -21,15 +22,42 @@ export interface LoggerOptions {
   scope?: string;
 }
 
-/** Diagnostic logger: one JSON line per record, redacted, to stderr or a file. */
+/** why `file` cannot be a log file (a directory, a missing directory, no permission), or undefined */
+export function logFileProblem(file: string): string | undefined {
+  try {
+    closeSync(openSync(file, "a"));
+    return undefined;
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException;
+    const what = `The log file ${file} (--log-file / ZCODE_ACP_LOG_FILE)`;
+    if (e.code === "EISDIR") return `${what} is a directory; give the path of a file`;
+    if (e.code === "ENOENT") return `${what} cannot be created: its directory does not exist`;
+    return `${what} cannot be opened for writing (${e.code ?? e.message})`;
+  }
+}
+
+/**
+ * Diagnostic logger: one JSON line per record, redacted, to stderr or a file. A file that cannot
+ * be opened is refused at once (USAGE, the CLI exits 2); one that fails later (a full disk,
+ * /dev/full) is reported once on stderr, and the log continues on stderr.
+ */
 export function createLogger(options: LoggerOptions): Logger {
+  const file = options.file;
+  if (file !== undefined) {
+    const problem = logFileProblem(file);
+    if (problem !== undefined) throw new BridgeError("USAGE", `${problem}.`);
+  }
+  let fileFailed = false;
   const write = (line: string): void => {
-    if (options.file) {
+    if (file !== undefined && !fileFailed) {
       try {
-        appendFileSync(options.file, line);
+        appendFileSync(file, line);
         return;
-      } catch {
-        // fall through to stderr: a log file we cannot write must not break the bridge
+      } catch (error) {
+        // a log file we cannot write must not break the bridge: say so once, then use stderr
+        fileFailed = true;
+        const code = (error as NodeJS.ErrnoException).code ?? "write error";
+        process.stderr.write(`zcode-acp: cannot write the log file ${file} (${code}); logging to stderr from now on\n`);
       }
     }
     process.stderr.write(line);

@@ -2,11 +2,14 @@
  * Loading the manifest set: the built-in `manifests/` directory of the package, or one file / one
  * directory given with `--manifest` / `ZCODE_ACP_MANIFEST`, which REPLACES the built-in set.
  * Every file is validated (closed schema + cross-field rules); one bad file fails the whole load.
+ * Entries of a directory must be regular files (a symbolic link is refused, not followed), and
+ * no error quotes a file's contents.
  */
-import { readdir, readFile, stat } from "node:fs/promises";
+import { constants } from "node:fs";
+import { open, readdir, stat } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { BridgeError, describeError } from "../util/errors.js";
+import { BridgeError, describeError, isBridgeError } from "../util/errors.js";
 import type { Manifest } from "./types.js";
 import { validateManifest } from "./validate-manifest.js";
 
@@ -31,15 +34,36 @@ export function builtInManifestDir(): string {
   return fileURLToPath(new URL("../../manifests/", import.meta.url));
 }
 
-async function loadFile(file: string): Promise<LoadedManifest> {
+/** "at line L, column C" from a JSON.parse error, or "" — never the text itself */
+function jsonErrorPlace(error: unknown, text: string): string {
+  const position = /\bposition (\d+)\b/.exec(error instanceof Error ? error.message : "")?.[1];
+  if (position === undefined) return "";
+  const before = text.slice(0, Number(position));
+  const line = before.split("\n").length;
+  const column = before.length - before.lastIndexOf("\n");
+  return ` at line ${line}, column ${column}`;
+}
+
+/**
+ * Read and validate one manifest. `noFollow`: the file is an entry of a manifest directory and
+ * must not be a symbolic link (it is opened with O_NOFOLLOW, so a link swapped in later fails too).
+ */
+async function loadFile(file: string, noFollow: boolean): Promise<LoadedManifest> {
   let text: string;
   try {
-    const info = await stat(file);
-    if (!info.isFile()) throw new Error("not a regular file");
-    if (info.size > MAX_MANIFEST_BYTES) throw new Error(`larger than ${MAX_MANIFEST_BYTES} bytes`);
-    text = await readFile(file, "utf8");
+    const handle = await open(file, noFollow ? constants.O_RDONLY | constants.O_NOFOLLOW : constants.O_RDONLY);
+    try {
+      const info = await handle.stat();
+      if (!info.isFile()) throw new Error("not a regular file");
+      if (info.size > MAX_MANIFEST_BYTES) throw new Error(`larger than ${MAX_MANIFEST_BYTES} bytes`);
+      text = await handle.readFile("utf8");
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
-    throw new BridgeError("INVALID_MANIFEST", `Cannot read manifest ${file}: ${describeError(error)}.`, {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === "ELOOP" ? "it is a symbolic link; put the manifest file itself in the directory" : describeError(error);
+    throw new BridgeError("INVALID_MANIFEST", `Cannot read manifest ${file}: ${why}.`, {
       cause: error,
       details: { file, field: "(root)" },
     });
@@ -48,17 +72,28 @@ async function loadFile(file: string): Promise<LoadedManifest> {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new BridgeError("INVALID_MANIFEST", `Invalid manifest ${file}: not valid JSON (${describeError(error)}).`, {
-      cause: error,
+    // the parser's message quotes the text: it is never passed on (the file may not be a manifest at all)
+    throw new BridgeError("INVALID_MANIFEST", `Invalid manifest ${file}: not valid JSON${jsonErrorPlace(error, text)}.`, {
       details: { file, field: "(root)" },
     });
   }
   return { file, manifest: validateManifest(value, file) };
 }
 
+/** the *.json entries of a manifest directory; a symbolic link among them is refused, naming it */
 async function jsonFilesOf(dir: string): Promise<string[]> {
-  const names = (await readdir(dir)).filter((n) => n.endsWith(".json") && !n.startsWith("."));
-  return names.sort().map((n) => join(dir, n));
+  const entries = (await readdir(dir, { withFileTypes: true })).filter((e) => e.name.endsWith(".json") && !e.name.startsWith("."));
+  for (const entry of entries) {
+    if (entry.isSymbolicLink()) {
+      const file = join(dir, entry.name);
+      throw new BridgeError(
+        "INVALID_MANIFEST",
+        `Manifest ${file} is a symbolic link; links in a manifest directory are not followed. Put the manifest file itself in ${dir}.`,
+        { details: { file, field: "(root)" } },
+      );
+    }
+  }
+  return entries.map((e) => e.name).sort().map((n) => join(dir, n));
 }
 
 /**
@@ -70,10 +105,13 @@ export async function loadManifests(override?: string, options: { localDir?: str
   const source = override === undefined ? "built-in" : resolve(override);
   const target = override === undefined ? builtInManifestDir() : resolve(override);
   let files: string[];
+  let isDirectory: boolean;
   try {
-    const info = await stat(target);
-    files = info.isDirectory() ? await jsonFilesOf(target) : [target];
+    isDirectory = (await stat(target)).isDirectory();
+    // a file named directly is the user's choice and may be a link; entries of a directory may not
+    files = isDirectory ? await jsonFilesOf(target) : [target];
   } catch (error) {
+    if (isBridgeError(error)) throw error;
     if (override !== undefined) {
       throw new BridgeError("USAGE", `--manifest ${target} does not exist or cannot be read (${describeError(error)}).`, {
         cause: error,
@@ -90,7 +128,7 @@ export async function loadManifests(override?: string, options: { localDir?: str
     });
   }
   const manifests: LoadedManifest[] = [];
-  for (const file of files) manifests.push(await loadFile(file));
+  for (const file of files) manifests.push(await loadFile(file, isDirectory));
   const seen = new Map<string, string>();
   for (const { file, manifest } of manifests) {
     const earlier = seen.get(manifest.artifact.id);
@@ -109,17 +147,20 @@ export async function loadManifests(override?: string, options: { localDir?: str
 
 /** Pinned manifests plus the user's local ones; pinned wins a version, a local file must say trust "local". */
 async function withLocalManifests(pinned: LoadedManifest[], localDir: string): Promise<ManifestSet> {
-  let files: string[];
+  let files: string[] = [];
   try {
-    files = (await stat(localDir)).isDirectory() ? await jsonFilesOf(localDir) : [];
-  } catch {
-    files = [];
+    if ((await stat(localDir)).isDirectory()) files = await jsonFilesOf(localDir);
+  } catch (error) {
+    // no store yet is the normal case; a link inside it (or an unreadable store) is not
+    if (isBridgeError(error) || (error as NodeJS.ErrnoException).code !== "ENOENT") {
+      throw isBridgeError(error) ? error : new BridgeError("INVALID_MANIFEST", `The local manifest store ${localDir} cannot be read (${describeError(error)}).`, { cause: error, details: { file: localDir, field: "(root)" } });
+    }
   }
   const ignored: ManifestSet["ignored"] = [];
   const manifests = [...pinned];
   const pinnedVersions = new Set(pinned.map((m) => m.manifest.artifact.appVersion));
   for (const file of files) {
-    const loaded = await loadFile(file);
+    const loaded = await loadFile(file, true);
     if (loaded.manifest.trust !== "local") {
       throw new BridgeError("INVALID_MANIFEST", `Invalid manifest ${file}: field "trust" must be "local" in the local manifest store. Remove the file, or accept the release again with "zcode-acp onboard --accept".`, {
         details: { file, field: "trust" },

@@ -53,6 +53,8 @@ export class SessionEngine {
   private turn: ActiveTurn | undefined;
   private needsResync = false;
   private closed = false;
+  /** the last stopGeneration on its way; close waits for it before the host may be stopped */
+  private stopCall: Promise<void> | undefined;
   private readonly updates: UpdateCoalescer;
   /** the slash commands go out again when the first prompt starts */
   private commandsAgainAtPrompt = false;
@@ -158,6 +160,7 @@ export class SessionEngine {
     this.closed = true;
     this.publish();
     await this.deps.broker.withdrawAll(this.sessionId, reason).catch((e) => this.logger.warn("withdrawAll failed", { error: describeError(e) }));
+    await this.stopCall;
     const subscription = this.subscription;
     this.subscription = undefined;
     this.subscriptionGeneration++;
@@ -185,7 +188,7 @@ export class SessionEngine {
     if (this.turn) {
       throw new BridgeError("SESSION_BUSY", `Session ${this.sessionId} is already running a prompt. Wait for it to finish or cancel it first.`);
     }
-    const input = convertPrompt(blocks);
+    const input = convertPrompt(blocks, this.workspacePath);
     const turn = new ActiveTurn();
     this.turn = turn;
     try {
@@ -277,9 +280,10 @@ export class SessionEngine {
   private requestStop(turn: ActiveTurn): void {
     if (turn.stopRequested) return;
     turn.stopRequested = true;
-    void this.deps.native
-      .cancel(this.where)
-      .catch((e) => this.logger.warn("stopGeneration failed", { error: describeError(e) }));
+    this.stopCall = this.deps.native.cancel(this.where).then(
+      () => undefined,
+      (e) => this.logger.warn("stopGeneration failed", { error: describeError(e) }),
+    );
   }
 
   private async reportUsage(turn: ActiveTurn): Promise<void> {

@@ -1,11 +1,22 @@
 /** The ACP handlers in process: an SDK client app connected to our agent app, a fake host behind. */
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createZcodeAgent } from "../../src/acp/agent-app.js";
 import { silentLogger } from "../../src/log/logger.js";
 import { FakeHost } from "../support/fake-host.js";
 import { LineApi } from "../../src/native/line-api.js";
 import { StubBroker } from "../support/recording-client.js";
+
+// session/new needs an existing directory (src/acp/session-params.ts)
+const W = realpathSync(mkdtempSync(join(tmpdir(), "acp-app-w-")));
+const OTHER = realpathSync(mkdtempSync(join(tmpdir(), "acp-app-other-")));
+afterAll(() => {
+  rmSync(W, { recursive: true, force: true });
+  rmSync(OTHER, { recursive: true, force: true });
+});
 
 function connect(host = new FakeHost()) {
   const order: string[] = [];
@@ -34,7 +45,7 @@ describe("ACP handlers (in process)", () => {
     await client.request(acp.methods.agent.initialize, { protocolVersion: 1 });
     await expect(client.request(acp.methods.agent.session.new, { cwd: "rel", mcpServers: [] })).rejects.toMatchObject({ code: -32602 });
     await expect(client.request(acp.methods.agent.session.setMode, { sessionId: "x", modeId: "plan" })).rejects.toMatchObject({ code: -32002, data: { sessionId: "x" } });
-    const { sessionId } = await client.request(acp.methods.agent.session.new, { cwd: "/w", mcpServers: [] });
+    const { sessionId } = await client.request(acp.methods.agent.session.new, { cwd: W, mcpServers: [] });
     host.script.onPrompt = (s) => void s.startTurn();
     const first = client.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "a" }] });
     await new Promise<void>((resolve) => {
@@ -48,14 +59,14 @@ describe("ACP handlers (in process)", () => {
     host.session(sessionId).complete();
     await expect(first).resolves.toMatchObject({ stopReason: "end_turn" });
     host.handlers.set("agent.initialize", () => ({ available: false, reasonCode: "provider_not_ready" }));
-    await expect(client.request(acp.methods.agent.session.new, { cwd: "/other", mcpServers: [] })).rejects.toMatchObject({ code: -32000 });
+    await expect(client.request(acp.methods.agent.session.new, { cwd: OTHER, mcpServers: [] })).rejects.toMatchObject({ code: -32000 });
     await expect(client.request(acp.methods.agent.session.list, { cursor: "c1" })).rejects.toMatchObject({ code: -32602 });
   });
 
   it("sends available commands after the session/new response", async () => {
     const { client, order } = connect();
     await client.request(acp.methods.agent.initialize, { protocolVersion: 1 });
-    const done = client.request(acp.methods.agent.session.new, { cwd: "/w", mcpServers: [] }).then(() => order.push("response"));
+    const done = client.request(acp.methods.agent.session.new, { cwd: W, mcpServers: [] }).then(() => order.push("response"));
     await done;
     await new Promise<void>((resolve) => {
       const check = (): void => (order.includes("update:available_commands_update") ? resolve() : void setImmediate(check));
@@ -67,7 +78,7 @@ describe("ACP handlers (in process)", () => {
   it("ends every session when the connection closes", async () => {
     const { host, client, connection, agent } = connect();
     await client.request(acp.methods.agent.initialize, { protocolVersion: 1 });
-    const { sessionId } = await client.request(acp.methods.agent.session.new, { cwd: "/w", mcpServers: [] });
+    const { sessionId } = await client.request(acp.methods.agent.session.new, { cwd: W, mcpServers: [] });
     connection.close();
     await agent.shutdown();
     expect(host.session(sessionId).sinks.size).toBe(0);

@@ -204,8 +204,9 @@ describe("session engine: a prompt turn", () => {
     ]);
     const params = h.host.callsOf("sendPrompt")[0]!.params;
     expect(params.content).toBe("look\n\n@/work/project/a.ts");
+    // a.ts does not exist on disk, so the link is text only: a local path goes to the host only for
+    // a real file inside the session's directory (adr/0011; test/hardening/prompt-content.test.ts)
     expect(params.attachments).toEqual([
-      { kind: "file", filename: "a.ts", mimeType: "application/octet-stream", localPath: "/work/project/a.ts" },
       { kind: "file", filename: "b.md", mimeType: "text/markdown", textContent: "# B", sizeBytes: 3 },
       { kind: "file", filename: "blob.bin", mimeType: "application/octet-stream", dataBase64: "AAEC", sizeBytes: 3 },
       { kind: "image", filename: "image-1.png", mimeType: "image/png", dataBase64: "iVBORw0KGgo=", sizeBytes: 8 },

@@ -114,7 +114,10 @@ export function createInteractionBroker(options: InteractionBrokerOptions): Inte
     async withdrawAll(sessionId: string, reason: WithdrawReason) {
       const pending = registry.forSession(sessionId);
       if (pending.length > 0) logger.info("withdrawing pending interactions", { sessionId, reason, count: pending.length });
-      await Promise.all(pending.map((p) => p.withdraw(reason)));
+      // also wait for answers already on their way (ended by another path, e.g. the turn end), so
+      // that a caller about to close the session or stop the host knows the host has taken them
+      const finishing = registry.finishingFor(sessionId);
+      await Promise.all([...pending.map((p) => p.withdraw(reason)), ...finishing.map((p) => p.finished)]);
     },
 
     pendingCount(sessionId?: string) {

@@ -18,6 +18,8 @@
  * clients on older SDKs log as "Method not found". So the client gets `clientCancelGraceMs` to
  * answer, and only a request still unanswered after that is cancelled. The host is answered at
  * once either way; a late client answer is dropped.
+ * Whatever the end, the client signal is aborted at last: it also tells the transport
+ * (src/acp/wire-order.ts) that the interaction is over.
  */
 import type { BridgeError } from "../../util/errors.js";
 import { BridgeError as BridgeErrorClass, describeError } from "../../util/errors.js";
@@ -64,6 +66,9 @@ export class PendingInteraction {
   private readonly clientCancelGraceMs: number;
   private readonly onClientRequest: ((pending: PendingInteraction, open: boolean) => void) | undefined;
   private ended = false;
+  private resolveFinished!: () => void;
+  /** resolves once the interaction ended and its host answer (if any) was taken or failed */
+  readonly finished: Promise<void> = new Promise((resolve) => (this.resolveFinished = resolve));
   private readonly cleanups: Array<() => void> = [];
 
   constructor(
@@ -184,17 +189,26 @@ export class PendingInteraction {
   private async end(answer: HostAnswer | undefined, why: string, failTurnOnSendError: boolean, clientCancelled = false): Promise<void> {
     if (this.ended) return;
     this.ended = true;
+    try {
+      await this.settle(answer, why, failTurnOnSendError, clientCancelled);
+    } finally {
+      this.resolveFinished();
+    }
+  }
+
+  private async settle(answer: HostAnswer | undefined, why: string, failTurnOnSendError: boolean, clientCancelled: boolean): Promise<void> {
     for (const cleanup of this.cleanups.splice(0)) cleanup();
-    if (this.clientOutstanding) {
-      if (clientCancelled && this.clientCancelGraceMs > 0) {
-        this.clientGrace = setTimeout(() => {
-          this.clientGrace = undefined;
-          this.log("info", "client did not answer after its cancel; cancelling the request", { graceMs: this.clientCancelGraceMs });
-          this.cancelClientRequest(why);
-        }, this.clientCancelGraceMs);
-      } else {
+    if (this.clientOutstanding && clientCancelled && this.clientCancelGraceMs > 0) {
+      // the client cancelled itself and answers on its own: `$/cancel_request` only if it does not
+      this.clientGrace = setTimeout(() => {
+        this.clientGrace = undefined;
+        this.log("info", "client did not answer after its cancel; cancelling the request", { graceMs: this.clientCancelGraceMs });
         this.cancelClientRequest(why);
-      }
+      }, this.clientCancelGraceMs);
+    } else {
+      // while the client request is outstanding this sends `$/cancel_request`; afterwards it
+      // only tells the transport that the interaction is over
+      this.cancelClientRequest(why);
     }
     this.onEnded(this);
     if (answer === undefined) {
@@ -223,9 +237,9 @@ export class PendingInteraction {
 
   /** abort the client request (the SDK sends `$/cancel_request` for it unless its answer already arrived) */
   private cancelClientRequest(why: string): void {
-    if (!this.clientOutstanding) return;
-    this.clientAbort.abort(new BridgeErrorClass("INTERNAL", `interaction ended: ${why}`));
-    this.clientSettled();
+    const unanswered = this.clientOutstanding;
+    this.clientAbort.abort(new BridgeErrorClass("INTERNAL", `interaction ended${unanswered ? " before the client answered" : ""}: ${why}`));
+    if (unanswered) this.clientSettled();
   }
 
   private log(level: "debug" | "info" | "warn", message: string, fields: Record<string, unknown> = {}): void {

@@ -20,6 +20,8 @@ export class PendingRegistry {
   private readonly awaitingClient = new Set<PendingInteraction>();
 
   constructor(private readonly options: RegistryOptions = { clientCancelGraceMs: 0 }) {}
+  /** ended, but their host answer is still on its way */
+  private readonly finishing = new Set<PendingInteraction>();
 
   /** true when this request is pending or was already handled (a re-announcement) */
   seen(key: string): boolean {
@@ -45,9 +47,16 @@ export class PendingRegistry {
     const pending = new PendingInteraction({ clientCancelGraceMs: this.options.clientCancelGraceMs, onClientRequest, ...init }, (ended) => {
       if (this.pending.get(ended.key) === ended) this.pending.delete(ended.key);
       this.markHandled(ended.key);
+      this.finishing.add(ended);
+      void ended.finished.then(() => this.finishing.delete(ended));
     });
     if (!pending.isEnded) this.pending.set(pending.key, pending);
     return pending;
+  }
+
+  /** the session's ended interactions whose host answer is still on its way */
+  finishingFor(sessionId: string): PendingInteraction[] {
+    return [...this.finishing].filter((p) => p.sessionId === sessionId);
   }
 
   forSession(sessionId: string): PendingInteraction[] {

@@ -37,7 +37,10 @@ export interface InteractionBroker {
   handleUserInput(request: unknown, ctx: InteractionContext): void;
   /** raw `request` of a providerRuntimeHeaders.request event */
   handleProviderHeaders(request: unknown, ctx: InteractionContext): void;
-  /** answer every pending interaction of the session exactly once (deny / cancel); reason for logs */
+  /**
+   * answer every pending interaction of the session exactly once (deny / cancel); reason for
+   * logs. Resolves once the host has taken (or failed) every answer of the session on its way.
+   */
   withdrawAll(sessionId: string, reason: WithdrawReason): Promise<void>;
   pendingCount(sessionId?: string): number;
   /** client requests still open (pending interactions, and ended ones inside the cancel grace) */
