@@ -5,7 +5,7 @@ import { defineConfig } from "vitest/config";
  * default), and every end-to-end suite again on the zcode-task-v2 line (simulated ZCode 3.12.3).
  * The suites read the release from ZCODE_ACP_SIM_RELEASE (fixtures/sim-install.ts).
  */
-const E2E = ["test/acp/**/*.test.ts", "test/interactions/e2e-*.test.ts", "test/faults/**/*.test.ts", "test/conformance/**/*.test.ts", "test/e2e/**/*.test.ts"];
+const E2E = ["test/acp/**/*.test.ts", "test/hardening/**/*.test.ts", "test/interactions/e2e-*.test.ts", "test/faults/**/*.test.ts", "test/conformance/**/*.test.ts", "test/e2e/**/*.test.ts"];
 
 export default defineConfig({
   test: {

@@ -6,6 +6,13 @@
  * session model (`SessionSnapshot` of src/protocol/native-types.ts), whatever the line's own shape.
  */
 import type { HostEventSink, HostSubscription } from "../host/types.js";
+import { DEFAULT_FRAME_LIMIT_BYTES } from "../channel/ndjson-decoder.js";
+
+/** a subscription to a session's events, and where its events go */
+export type NativeSubscription = HostSubscription;
+export type NativeEventSink = HostEventSink;
+/** the largest message the host channel carries (a prompt must fit in one, with its envelope) */
+export const NATIVE_FRAME_LIMIT_BYTES = DEFAULT_FRAME_LIMIT_BYTES;
 import type { BridgeError } from "../util/errors.js";
 import type { ModelRef, SessionSnapshot, TaskTokenUsage } from "../protocol/native-types.js";
 
@@ -74,5 +81,5 @@ export interface NativeApi {
   /** provider runtime headers are never supplied: always a decline with this message */
   declineProviderHeaders(params: SessionRef & { requestId: string; message: string }): Promise<unknown>;
   /** the session's events (snapshot first), in the bridge's session model */
-  subscribe(params: SessionRef, sink: HostEventSink): Promise<HostSubscription>;
+  subscribe(params: SessionRef, sink: NativeEventSink): Promise<NativeSubscription>;
 }

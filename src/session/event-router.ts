@@ -9,7 +9,10 @@ import { NO_OP_SESSION_EVENT_TYPES, parseHostEvent, parseSessionEventPayload } f
 import { BridgeError, describeError, isBridgeError } from "../util/errors.js";
 import type { InteractionContext } from "./interactions/types.js";
 import type { ActiveTurn } from "./active-turn.js";
-import type { SessionEngine, SessionDeps } from "./session-engine.js";
+import type { SessionDeps } from "./session-deps.js";
+import type { ApplyOptions } from "./snapshot-state.js";
+import type { TurnOutcome } from "./stop-reason.js";
+import type { Logger } from "../log/logger.js";
 import type { SnapshotState } from "./snapshot-state.js";
 import { StreamTranslator } from "./stream-translator.js";
 import { completedOutcome, failedOutcome } from "./stop-reason.js";
@@ -24,6 +27,22 @@ function protocolError(message: string, details?: Record<string, unknown>): Brid
   return new BridgeError("NATIVE_PROTOCOL_ERROR", message, details ? { details } : {});
 }
 
+/** What the router needs of its session (the engine implements it). */
+export interface RoutedSession {
+  readonly sessionId: string;
+  readonly workspacePath: string;
+  readonly logger: Logger;
+  readonly incarnation: number;
+  /** the running turn, if it may receive native events */
+  readonly liveTurn: ActiveTurn | undefined;
+  endTurn(turn: ActiveTurn, outcome: TurnOutcome, reportUsage: boolean): void;
+  failTurn(turn: ActiveTurn, error: BridgeError): void;
+  markSuspect(): void;
+  applySnapshot(snapshot: SessionSnapshot, how: ApplyOptions): void;
+  post(update: import("@agentclientprotocol/sdk").SessionUpdate): void;
+  emit(update: import("@agentclientprotocol/sdk").SessionUpdate): Promise<void>;
+}
+
 export class EventRouter {
   private translator: StreamTranslator;
   /** native turns that ended or are not ours to show: their events are dropped */
@@ -33,7 +52,7 @@ export class EventRouter {
   private readonly activityWaiters = new Set<() => void>();
 
   constructor(
-    private readonly engine: SessionEngine,
+    private readonly engine: RoutedSession,
     private readonly deps: SessionDeps,
     private readonly state: SnapshotState,
     private lastSeq: number,

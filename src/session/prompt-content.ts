@@ -13,7 +13,7 @@ import { realpathSync } from "node:fs";
 import { basename, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ContentBlock } from "@agentclientprotocol/sdk";
-import { DEFAULT_FRAME_LIMIT_BYTES } from "../channel/ndjson-decoder.js";
+import { NATIVE_FRAME_LIMIT_BYTES as DEFAULT_FRAME_LIMIT_BYTES } from "../native/native-api.js";
 import { BridgeError } from "../util/errors.js";
 
 export interface HostAttachment {

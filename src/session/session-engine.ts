@@ -4,9 +4,9 @@
  * to the ACP client only through `ClientPort` and to the host only through `HostClient`.
  */
 import type { ContentBlock, SessionConfigOption, SessionModeState, SessionUpdate, StopReason } from "@agentclientprotocol/sdk";
-import type { HostSubscription } from "../host/types.js";
 import type { Logger } from "../log/logger.js";
-import type { NativeApi } from "../native/native-api.js";
+import type { NativeSubscription } from "../native/native-api.js";
+import type { SessionDeps } from "./session-deps.js";
 import type { InteractionBroker } from "./interactions/types.js";
 import type { ClientPort } from "./client-port.js";
 import type { SessionSnapshot } from "../protocol/native-types.js";
@@ -16,20 +16,12 @@ import { promptUsage } from "./prompt-usage.js";
 import { convertPrompt } from "./prompt-content.js";
 import { replayMessages } from "./history-replay.js";
 import { SnapshotState, type ApplyOptions } from "./snapshot-state.js";
-import { EventRouter } from "./event-router.js";
+import { EventRouter, type RoutedSession } from "./event-router.js";
 import { UpdateCoalescer } from "./update-coalescer.js";
 import { setSessionConfigOption, setSessionMode, type SettingsContext } from "./session-settings.js";
 import type { TurnOutcome } from "./stop-reason.js";
 
-/** What a session needs: the native API of the install's release line, the ACP client, the broker. */
-export interface SessionDeps {
-  native: NativeApi;
-  client: ClientPort;
-  broker: InteractionBroker;
-  logger: Logger;
-  /** how long a cancelled turn may take to end natively before the prompt resolves anyway */
-  cancelGraceMs: number;
-}
+export type { SessionDeps } from "./session-deps.js";
 
 const RUNNING_STATUSES = new Set(["running", "waiting"]);
 
@@ -41,13 +33,13 @@ function toBridgeError(error: unknown, code: "HOST_CALL_FAILED" | "INTERNAL" = "
   return isBridgeError(error) ? error : new BridgeError(code, describeError(error), { cause: error });
 }
 
-export class SessionEngine {
+export class SessionEngine implements RoutedSession {
   readonly sessionId: string;
   readonly workspacePath: string;
   readonly logger: Logger;
   private readonly state = new SnapshotState();
   private readonly router: EventRouter;
-  private subscription: HostSubscription | undefined;
+  private subscription: NativeSubscription | undefined;
   private subscriptionGeneration = 0;
   private subscriptionLost = false;
   private turn: ActiveTurn | undefined;

@@ -5,7 +5,8 @@
 import type { McpServer, SessionConfigOption, SessionInfo, SessionModeState } from "@agentclientprotocol/sdk";
 import type { SessionSnapshot } from "../protocol/native-types.js";
 import { BridgeError, describeError } from "../util/errors.js";
-import { SessionEngine, type SessionDeps } from "./session-engine.js";
+import { SessionEngine } from "./session-engine.js";
+import type { SessionDeps } from "./session-deps.js";
 
 export type SessionServiceDeps = SessionDeps;
 

@@ -1,0 +1,15 @@
+/** What a session needs (shared by the service, the engine and its event router). */
+import type { Logger } from "../log/logger.js";
+import type { NativeApi } from "../native/native-api.js";
+import type { ClientPort } from "./client-port.js";
+import type { InteractionBroker } from "./interactions/types.js";
+
+export interface SessionDeps {
+  /** the typed native API of the install's release line */
+  native: NativeApi;
+  client: ClientPort;
+  broker: InteractionBroker;
+  logger: Logger;
+  /** how long a cancelled turn may take to end natively before the prompt resolves anyway */
+  cancelGraceMs: number;
+}
