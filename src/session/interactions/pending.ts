@@ -10,8 +10,8 @@
  *  - `withdraw`: the engine withdrew it (cancel, close, turn end, disconnect) or the turn signal
  *    aborted → the fallback answer, never failTurn (the turn is ending anyway);
  *  - `drop`: the host that asked is gone → nothing is sent.
- * Every end aborts the client signal (an outstanding client request → `$/cancel_request`) and
- * removes the listeners it registered (turn signal, host exit).
+ * Every end aborts the outstanding client request (→ `$/cancel_request`), tells the client port
+ * the interaction is over, and removes the listeners it registered (turn signal, host exit).
  */
 import type { BridgeError } from "../../util/errors.js";
 import { BridgeError as BridgeErrorClass, describeError } from "../../util/errors.js";
@@ -162,11 +162,12 @@ export class PendingInteraction {
 
   private async settle(answer: HostAnswer | undefined, why: string, failTurnOnSendError: boolean): Promise<void> {
     for (const cleanup of this.cleanups.splice(0)) cleanup();
-    // always aborted: while the client request is outstanding this sends `$/cancel_request`;
-    // afterwards it only tells the transport (src/acp/wire-order.ts) that the interaction is over
-    const unanswered = this.clientOutstanding;
-    this.clientOutstanding = false;
-    this.clientAbort.abort(new BridgeErrorClass("INTERNAL", `interaction ended${unanswered ? " before the client answered" : ""}: ${why}`));
+    // the transport orders a cancel after an answer it already read until this point (src/acp/wire-order.ts)
+    this.ctx.client.interactionEnded?.(this.clientAbort.signal);
+    if (this.clientOutstanding) {
+      this.clientOutstanding = false;
+      this.clientAbort.abort(new BridgeErrorClass("INTERNAL", `interaction ended: ${why}`));
+    }
     this.onEnded(this);
     if (answer === undefined) {
       this.log("info", "ended without a host answer", { why });
