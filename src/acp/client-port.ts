@@ -24,4 +24,8 @@ export class AcpClientPort implements ClientPort {
     this.tracker?.track(params, signal);
     return this.client.request(acp.methods.client.elicitation.create, params, { cancellationSignal: signal, stopWaitingOnCancel: true });
   }
+
+  interactionEnded(signal: AbortSignal): void {
+    this.tracker?.ended(signal);
+  }
 }

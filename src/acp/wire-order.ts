@@ -10,8 +10,9 @@
  * When the cancel of session S is read:
  *  1. every interaction request of S not answered on the wire yet becomes stale: its answer,
  *     whenever it arrives, reaches the SDK as a cancelled outcome and can never allow;
- *  2. answers of S read earlier that their interaction has not consumed yet are waited for, so
- *     an allow read before the cancel is answered to the host before the cancel takes effect;
+ *  2. answers of S read earlier whose interaction is not over yet (the client port reports the
+ *     end through `ended`) are waited for, so an allow read before the cancel is answered to the
+ *     host before the cancel takes effect;
  *  3. `cancelSession(S)` runs (the engine stops the turn and withdraws every pending
  *     interaction of S with a real deny / decline), before any later line reaches the SDK.
  * The reverse order needs nothing: an answer read before the cancel is simply passed on.
@@ -46,8 +47,10 @@ interface Ticket {
 
 /** What the client port tells the tracker about the interaction requests it sends. */
 export interface InteractionTracker {
-  /** call right before sending the request with these params; `signal` aborts once the interaction is over */
+  /** call right before sending the request with these params and the interaction's client signal */
   track(params: object, signal: AbortSignal): void;
+  /** the interaction that asked with `signal` is over (also assumed when the signal aborts) */
+  ended(signal: AbortSignal): void;
 }
 
 const idKey = (id: unknown): string => JSON.stringify(id);
@@ -55,6 +58,8 @@ const idKey = (id: unknown): string => JSON.stringify(id);
 export class WireOrder implements InteractionTracker {
   /** params object of a request about to be sent → its ticket (matched when the SDK writes it) */
   private readonly byParams = new WeakMap<object, Ticket>();
+  /** the interaction's client signal → how to mark its ticket over */
+  private readonly enders = new WeakMap<AbortSignal, () => void>();
   /** interaction requests on the wire, not answered yet, by JSON-RPC id */
   private readonly asked = new Map<string, Ticket>();
   /** answers read whose interaction is not over yet */
@@ -71,17 +76,24 @@ export class WireOrder implements InteractionTracker {
   track(params: object, signal: AbortSignal): void {
     const sessionId = (params as { sessionId?: unknown }).sessionId;
     if (typeof sessionId !== "string") return;
-    const ticket: Ticket = { sessionId, kind: "permission", state: "asked", done: signal.aborted };
+    const ticket: Ticket = { sessionId, kind: "permission", state: "asked", done: false };
     ticket.over = new Promise<void>((resolve) => {
       const end = (): void => {
+        if (ticket.done) return;
         ticket.done = true;
         this.answered.delete(ticket);
+        signal.removeEventListener("abort", end);
         resolve();
       };
+      this.enders.set(signal, end);
       if (signal.aborted) end();
       else signal.addEventListener("abort", end, { once: true });
     });
     this.byParams.set(params, ticket);
+  }
+
+  ended(signal: AbortSignal): void {
+    this.enders.get(signal)?.();
   }
 
   /** every message the agent writes, right before it is written */

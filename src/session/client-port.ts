@@ -20,4 +20,10 @@ export interface ClientPort {
   requestPermission(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse>;
   /** `elicitation/create` (form mode only; callers check `capabilities.elicitation?.form`) */
   createElicitation(params: CreateElicitationRequest, signal: AbortSignal): Promise<CreateElicitationResponse>;
+  /**
+   * The interaction that asked with `signal` is over (answered to the host, fallen back or
+   * withdrawn); called once, synchronously, before its host answer is sent. The ACP transport
+   * uses it to order a session/cancel after an answer it already read (src/acp/wire-order.ts).
+   */
+  interactionEnded?(signal: AbortSignal): void;
 }

@@ -1,3 +1,5 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { e2e, forSession } from "./e2e-harness.js";
 
@@ -167,6 +169,8 @@ describe("e2e: prompt turns against the simulated host", () => {
 
   it("converts text, links, embedded resources, images and audio into host content and attachments", async () => {
     const { client, sessionId, ws } = await session();
+    // a link becomes a local-path attachment only for a real file inside the workspace (adr/0008)
+    await writeFile(join(ws, "main.ts"), "export {};\n");
     await client.prompt(sessionId, [
       { type: "text", text: "describe these" },
       { type: "resource_link", name: "main.ts", uri: `file://${ws}/main.ts` },
@@ -182,6 +186,7 @@ describe("e2e: prompt turns against the simulated host", () => {
       ["image", "image-1.png", "image/png"],
       ["audio", "audio-2.wav", "audio/wav"],
     ]);
+    expect(send.attachments[0].localPath).toBe(join(ws, "main.ts"));
     client.expectValid();
   });
 });

@@ -48,6 +48,21 @@ describe("wire order of cancels and answers", () => {
     expect(cancelled).toEqual(["s1"]);
   });
 
+  it("the client port's end report releases a waiting cancel like an abort does", async () => {
+    const { wire, cancelled, allow, cancel } = tracker();
+    const params = { sessionId: "s1", toolCall: { toolCallId: "t" }, options: [] };
+    const signal = new AbortController().signal;
+    wire.track(params, signal);
+    wire.outgoing({ jsonrpc: "2.0", id: 4, method: "session/request_permission", params } as unknown as acp.AnyMessage);
+    wire.incoming(allow(4));
+    const pending = wire.incoming(cancel("s1"));
+    await new Promise((r) => setImmediate(r));
+    expect(cancelled).toEqual([]);
+    wire.ended(signal);
+    await pending;
+    expect(cancelled).toEqual(["s1"]);
+  });
+
   it("a cancel with nothing answered in flight is applied synchronously", () => {
     const { wire, cancelled, ask, allow, cancel } = tracker();
     const done = ask(1, "s1");

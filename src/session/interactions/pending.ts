@@ -10,16 +10,16 @@
  *  - `withdraw`: the engine withdrew it (cancel, close, turn end, disconnect) or the turn signal
  *    aborted → the fallback answer, never failTurn (the turn is ending anyway);
  *  - `drop`: the host that asked is gone → nothing is sent.
- * Every end removes the listeners it registered (turn signal, host exit) and ends the outstanding
- * client request: at once (→ `$/cancel_request`), except after the client's own `session/cancel`.
- * Then ACP obliges the client to answer its pending permissions with `cancelled` itself (acp.md
- * §4.1), and Paseo does so right before it sends the cancel — its answer can reach us after the
- * cancel. A `$/cancel_request` then would name a request the client has already answered, which
- * clients on older SDKs log as "Method not found". So the client gets `clientCancelGraceMs` to
- * answer, and only a request still unanswered after that is cancelled. The host is answered at
- * once either way; a late client answer is dropped.
- * Whatever the end, the client signal is aborted at last: it also tells the transport
- * (src/acp/wire-order.ts) that the interaction is over.
+ * Every end tells the client port the interaction is over (the transport orders a cancel after
+ * an answer it already read until then: src/acp/wire-order.ts), removes the listeners it
+ * registered (turn signal, host exit) and ends the outstanding client request: at once
+ * (→ `$/cancel_request`), except after the client's own `session/cancel`. Then ACP obliges the
+ * client to answer its pending permissions with `cancelled` itself (acp.md §4.1), and Paseo does
+ * so right before it sends the cancel — its answer can reach us after the cancel. A
+ * `$/cancel_request` then would name a request the client has already answered, which clients on
+ * older SDKs log as "Method not found". So the client gets `clientCancelGraceMs` to answer, and
+ * only a request still unanswered after that is cancelled. The host is answered at once either
+ * way; a late client answer is dropped.
  */
 import type { BridgeError } from "../../util/errors.js";
 import { BridgeError as BridgeErrorClass, describeError } from "../../util/errors.js";
@@ -198,6 +198,8 @@ export class PendingInteraction {
 
   private async settle(answer: HostAnswer | undefined, why: string, failTurnOnSendError: boolean, clientCancelled: boolean): Promise<void> {
     for (const cleanup of this.cleanups.splice(0)) cleanup();
+    // the transport orders a cancel after an answer it already read until this point (src/acp/wire-order.ts)
+    this.ctx.client.interactionEnded?.(this.clientAbort.signal);
     if (this.clientOutstanding && clientCancelled && this.clientCancelGraceMs > 0) {
       // the client cancelled itself and answers on its own: `$/cancel_request` only if it does not
       this.clientGrace = setTimeout(() => {
@@ -206,8 +208,6 @@ export class PendingInteraction {
         this.cancelClientRequest(why);
       }, this.clientCancelGraceMs);
     } else {
-      // while the client request is outstanding this sends `$/cancel_request`; afterwards it
-      // only tells the transport that the interaction is over
       this.cancelClientRequest(why);
     }
     this.onEnded(this);
@@ -237,9 +237,9 @@ export class PendingInteraction {
 
   /** abort the client request (the SDK sends `$/cancel_request` for it unless its answer already arrived) */
   private cancelClientRequest(why: string): void {
-    const unanswered = this.clientOutstanding;
-    this.clientAbort.abort(new BridgeErrorClass("INTERNAL", `interaction ended${unanswered ? " before the client answered" : ""}: ${why}`));
-    if (unanswered) this.clientSettled();
+    if (!this.clientOutstanding) return;
+    this.clientAbort.abort(new BridgeErrorClass("INTERNAL", `interaction ended: ${why}`));
+    this.clientSettled();
   }
 
   private log(level: "debug" | "info" | "warn", message: string, fields: Record<string, unknown> = {}): void {
