@@ -68,7 +68,7 @@ describe("e2e: a failed prompt is explained in the session before the error", ()
     const { client, sessionId } = await session();
     const error = await failingPrompt(client, sessionId, "sim:turn-failed");
     expect(client.text(sessionId)).toContain(`zcode-acp: ${error.message}`);
-    await expect(client.prompt(sessionId, "hello again")).resolves.toEqual({ stopReason: "end_turn" });
+    await expect(client.prompt(sessionId, "hello again")).resolves.toMatchObject({ stopReason: "end_turn" });
     expect(wire(client, sessionId).chunks).toHaveLength(1);
     client.expectValid();
   });
@@ -91,7 +91,7 @@ describe("e2e: a failed prompt is explained in the session before the error", ()
     const busy = await failingPrompt(client, sessionId, "hello");
     expect(busy.data).toMatchObject({ code: "SESSION_BUSY" });
     await client.cancel(sessionId);
-    await expect(running).resolves.toEqual({ stopReason: "cancelled" });
+    await expect(running).resolves.toMatchObject({ stopReason: "cancelled" });
     const explained = client.transcript.lines.filter((l) => l.from === "agent" && l.message?.params?.update?._meta?.["zcode-acp/promptError"]);
     expect(explained).toEqual([]);
     client.expectValid();

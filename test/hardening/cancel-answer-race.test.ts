@@ -89,7 +89,7 @@ async function pendingInteraction(scenario: Scenario) {
 /** After the cancelled prompt: one more prompt on the same ordered host channel, so every earlier call is in the log. */
 async function settle(client: RawAcpClient, sessionId: string): Promise<void> {
   const next = await client.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "after the race" }] });
-  expect(next.result).toEqual({ stopReason: "end_turn" });
+  expect(next.result).toMatchObject({ stopReason: "end_turn" });
 }
 
 async function nativeAnswers(scenario: Scenario, sessionId: string): Promise<Array<Record<string, unknown>>> {
@@ -112,7 +112,7 @@ describe("session/cancel read before the client's answer", () => {
           await client.write([cancelLine(sessionId)]);
           await client.write([scenario.approve(ask)]);
         }
-        expect((await client.response(promptId)).result).toEqual({ stopReason: "cancelled" });
+        expect((await client.response(promptId)).result).toMatchObject({ stopReason: "cancelled" });
         await settle(client, sessionId);
         const answers = await nativeAnswers(scenario, sessionId);
         expect(answers).toHaveLength(1);
@@ -131,7 +131,7 @@ describe("the client's answer read before session/cancel", () => {
     it(`${scenario.name}: allow then cancel in one write → the host gets the allow, once, and no refusal`, async () => {
       const { client, sessionId, promptId, ask } = await pendingInteraction(scenario);
       await client.write([scenario.approve(ask), cancelLine(sessionId)]);
-      expect((await client.response(promptId)).result).toEqual({ stopReason: "cancelled" });
+      expect((await client.response(promptId)).result).toMatchObject({ stopReason: "cancelled" });
       await settle(client, sessionId);
       const answers = await nativeAnswers(scenario, sessionId);
       expect(answers).toHaveLength(1);
@@ -154,7 +154,7 @@ describe("$/cancel_request of the prompt read before the client's answer", () =>
     const scenario = SCENARIOS[0]!;
     const { client, sessionId, promptId, ask } = await pendingInteraction(scenario);
     await client.write([{ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: promptId } }, scenario.approve(ask)]);
-    expect((await client.response(promptId)).result).toEqual({ stopReason: "cancelled" });
+    expect((await client.response(promptId)).result).toMatchObject({ stopReason: "cancelled" });
     await settle(client, sessionId);
     const answers = await nativeAnswers(scenario, sessionId);
     expect(answers).toHaveLength(1);

@@ -59,7 +59,7 @@ describe("--log-file that cannot be used", () => {
     const client = RawAcpClient.start({ env: sim.env, args: ["--log-file", "/dev/full"] });
     const sessionId = await client.openSession(await mkdtemp(join(dirname(sim.root), "ws-")));
     const done = await client.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hello" }] });
-    expect(done.result).toEqual({ stopReason: "end_turn" });
+    expect(done.result).toMatchObject({ stopReason: "end_turn" });
     expect(await client.close()).toEqual({ code: 0, signal: null });
     const lines = client.stderr.trim().split("\n");
     const warnings = lines.filter((l) => l.includes("cannot write the log file /dev/full"));

@@ -85,6 +85,8 @@ describe("cwd is normalised to the real path in every method", () => {
     const log = await sim.readCallLog();
     const creates = log.filter((e) => e.kind === "call" && e.method === "createSession");
     expect((creates.at(-1)!.params as { workspacePath: string }).workspacePath).toBe(ws);
+    // ZCode keeps a session from its first prompt on (deferred persistence)
+    expect((await c.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "keep it" }] })).error).toBeUndefined();
     for (const spelling of [dottedRaw, `${ws}/./`, link, ws]) {
       const listed = await c.request("session/list", { cwd: spelling });
       expect(listed.result.sessions, `list ${spelling}`).toContainEqual(expect.objectContaining({ sessionId, cwd: ws }));
