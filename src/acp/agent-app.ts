@@ -13,7 +13,7 @@ import { AUTH_METHOD_ID, initializeResponse } from "./initialize.js";
 import { answerPrompt } from "./prompt-failure.js";
 import { answer, invalidParams } from "./request-errors.js";
 import { decodeCursor, listPage } from "./session-list-page.js";
-import { workspaceDirectory } from "./session-params.js";
+import { listFilterDirectory, workspaceDirectory } from "./session-params.js";
 import type { InteractionTracker } from "./wire-order.js";
 
 export interface ZcodeAgentOptions {
@@ -113,9 +113,10 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     )
     .onRequest(acp.methods.agent.session.list, ({ params }) =>
       answer(async () => {
-        const cwd = params.cwd === undefined || params.cwd === null ? undefined : await workspaceDirectory(params.cwd);
-        if (params.cursor) decodeCursor(params.cursor, cwd); // refuse a bad cursor before asking ZCode
-        return listPage(await sessions().listSessions(cwd), cwd, params.cursor);
+        const filter = params.cwd === undefined || params.cwd === null ? undefined : await listFilterDirectory(params.cwd);
+        if (filter === null) return { sessions: [] }; // a directory that does not exist has no sessions
+        if (params.cursor) decodeCursor(params.cursor, filter); // refuse a bad cursor before asking ZCode
+        return listPage(await sessions().listSessions(filter), filter, params.cursor);
       }),
     )
     .onRequest(acp.methods.agent.session.close, ({ params }) =>

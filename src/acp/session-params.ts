@@ -34,3 +34,18 @@ export async function workspaceDirectory(value: unknown, what = "cwd"): Promise<
   if (!info?.isDirectory()) throw refused(what, value, "is not a directory; give the path of the workspace directory");
   return real;
 }
+
+/**
+ * The cwd filter of session/list: like `workspaceDirectory`, except that a directory that does
+ * not exist has no sessions (null: an empty list, as the ACP conformance kit expects), not an error.
+ */
+export async function listFilterDirectory(value: unknown): Promise<string | null> {
+  if (typeof value === "string" && value !== "" && !value.includes("\0") && isAbsolute(value)) {
+    const missing = await realpath(value).then(
+      () => false,
+      (error: NodeJS.ErrnoException) => error.code === "ENOENT" || error.code === "ENOTDIR",
+    );
+    if (missing) return null;
+  }
+  return workspaceDirectory(value);
+}

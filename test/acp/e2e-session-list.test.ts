@@ -17,8 +17,14 @@ describe("e2e: session/list pages", () => {
     const ws = await t.workspace();
     const other = await t.workspace();
     const created: string[] = [];
-    for (let i = 0; i < 2 * SESSION_LIST_PAGE_SIZE + 3; i += 1) created.push((await client.newSession(ws)).sessionId);
-    const elsewhere = (await client.newSession(other)).sessionId;
+    // ZCode keeps a session from its first prompt on (deferred persistence): prompt each once
+    const keep = async (cwd: string): Promise<string> => {
+      const { sessionId } = await client.newSession(cwd);
+      await client.prompt(sessionId, "keep");
+      return sessionId;
+    };
+    for (let i = 0; i < 2 * SESSION_LIST_PAGE_SIZE + 3; i += 1) created.push(await keep(ws));
+    const elsewhere = await keep(other);
 
     const pages: acp.ListSessionsResponse[] = [];
     let cursor: string | undefined;
