@@ -167,7 +167,12 @@ export async function assessInstall(options: AssessOptions = {}): Promise<Assess
     report.cliIntegrity = cli.integrity;
     steps.record("cli-integrity", cli.integrity === "verified" ? "pass" : "diagnostic", cli.summary, cli.evidence);
     const note = cli.integrity === "modified" ? " Note: its agent CLI glm/zcode.cjs differs from the verified build (modified); this does not block, and reinstalling ZCode restores it." : "";
-    const by = manifest.trust === "local" ? `by a local manifest you accepted on ${(manifest.acceptedAt ?? "").slice(0, 10) || "an unknown date"}` : `by the pinned manifest ${manifest.artifact.id}`;
+    const by =
+      manifest.trust === "local"
+        ? `by a local manifest you accepted on ${(manifest.acceptedAt ?? "").slice(0, 10) || "an unknown date"}`
+        : set.source === "built-in"
+          ? `by the pinned manifest ${manifest.artifact.id}`
+          : `by the manifest ${manifest.artifact.id} given with --manifest`;
     report.message = `ZCode ${report.appVersion} (CLI ${report.cliVersion}) at ${install.rootReal} is verified ${by} (release line ${manifest.protocol.id}, RPC module found ${describeFound(artifacts.rpc.path, artifacts.rpc.exports)}); zcode-acp can use it.${note}`;
   }
 }

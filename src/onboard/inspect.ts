@@ -109,7 +109,8 @@ function verified(report: OnboardReport, assessment: Assessment): OnboardReport 
   report.outcome = "verified";
   if (assessment.appVersion !== undefined) report.appVersion = assessment.appVersion;
   if (assessment.cliVersion !== undefined) report.cliVersion = assessment.cliVersion;
-  const kind = assessment.manifestTrust === "local" ? "a local manifest you accepted earlier" : `the pinned manifest ${assessment.manifest?.artifact.id ?? ""}`.trim();
+  const id = assessment.manifest?.artifact.id ?? "";
+  const kind = assessment.manifestTrust === "local" ? "a local manifest you accepted earlier" : /verified by the pinned manifest/.test(assessment.message) ? `the pinned manifest ${id}` : `the manifest ${id} (given with --manifest / ZCODE_ACP_MANIFEST)`;
   report.message = `ZCode ${assessment.appVersion ?? ""} is already verified by ${kind}; there is nothing to onboard and nothing was written.`;
   return report;
 }

@@ -151,6 +151,24 @@ describe("zcode-acp check (built binary)", () => {
     expect(run.stderr).toContain('field "artifact.protocolId" is "zcode-task-v1" but the paired protocol descriptor is "zcode-task-v9"');
   });
 
+  it("a release line this build does not implement, or an allowlist entry / event it does not know: exit 2 naming file and field", async () => {
+    const cases: Array<[(m: typeof sim.manifest) => void, RegExp]> = [
+      [(m) => (m.artifact.protocolId = m.protocol.id = "zcode-task-v9"), /field "protocol\.id" is "zcode-task-v9", a release line this zcode-acp does not implement \(it implements zcode-task-v1, zcode-task-v2\)/],
+      [(m) => m.protocol.allowlist.agent.push("deleteAllData"), /field "protocol\.allowlist\.agent\[\d+\]" "deleteAllData" is not a method the zcode-task-v1 line uses/],
+      [(m) => m.protocol.events.agent.push("onDynamicEverything"), /field "protocol\.events\.agent\[\d+\]" "onDynamicEverything" is not an event the zcode-task-v1 line uses/],
+    ];
+    for (const [edit, message] of cases) {
+      const m = structuredClone(sim.manifest);
+      edit(m);
+      const file = await writeManifest(work, "meaning.json", m);
+      const run = await runCheck(["check", "--zcode-install", sim.root, "--manifest", file], env);
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe("");
+      expect(run.stderr).toContain(`Invalid manifest ${file}`);
+      expect(run.stderr).toMatch(message);
+    }
+  });
+
   it("usage errors: exit 2", async () => {
     expect((await runCheck(["check", "--bogus"], env)).code).toBe(2);
     expect((await runCheck(["check", "--zcode-install"], env)).code).toBe(2);

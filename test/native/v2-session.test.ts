@@ -6,7 +6,7 @@
  * this line too: vitest.config.ts.)
  */
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile } from "node:fs/promises";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -83,6 +83,16 @@ describe("zcode-task-v2 (simulated ZCode 3.12.3) through the built CLI", () => {
     await client.agent.request("session/set_mode", { sessionId, modeId: "yolo" });
     const left = await client.waitForUpdate(sessionId, (u) => u.sessionUpdate === "config_option_update" && u.configOptions.find((o: { id: string }) => o.id === "mode").currentValue === "yolo");
     expect(left).toBeDefined();
+    client.expectValid();
+  });
+
+  it("at launch, a manifest naming a release line this build does not implement is refused, naming the implemented ones", async () => {
+    const bad = structuredClone(sim.manifest);
+    bad.artifact.protocolId = bad.protocol.id = "zcode-task-v9";
+    const file = join(dirname(sim.root), "v9.json");
+    await writeFile(file, JSON.stringify(bad));
+    const client = await start({ ZCODE_ACP_MANIFEST: file });
+    await expect(client.newSession(await workspace())).rejects.toMatchObject({ message: expect.stringMatching(/does not implement \(it implements zcode-task-v1, zcode-task-v2\)/) });
     client.expectValid();
   });
 
