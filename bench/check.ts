@@ -1,5 +1,5 @@
 /**
- * Benchmark of `zcode-acp check` (issue 3): wall time of the BUILT CLI on a simulated install
+ * Benchmark of `zcode-acp check`: wall time of the BUILT CLI on a simulated install
  * whose packed app.asar is at least 200 MB (the host files are a few KB of it), without the
  * fingerprint cache (cold) and with it (cached); plus the directory form, the in-process
  * assessment, Node start-up and a whole-archive SHA-256 as reference points.
@@ -159,7 +159,7 @@ async function main(): Promise<void> {
     const dirIn = await inProcess(dir, work);
 
     const section = [
-      "## check — `zcode-acp check` wall time (issue 3)",
+      "## check — `zcode-acp check` wall time",
       "",
       `Measured ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC with \`npx tsx bench/check.ts --runs ${RUNS}\`: built CLI (\`node dist/cli/main.js check --json\`),`,
       `Node ${process.version}, ${cpus()[0]?.model ?? "unknown CPU"} × ${cpus().length} (shared with other work), ${process.platform}-${process.arch}.`,

@@ -54,7 +54,7 @@ export function streamFigures(results: PathResult[], figures: Figures): void {
 
 export function streamSection(results: PathResult[], plan: StreamPlan, figures: Figures): string {
   const lines: string[] = [];
-  lines.push("## Streaming — bridge vs raw relay (issue 7)", "");
+  lines.push("## Streaming — bridge vs raw relay", "");
   lines.push(
     `\`sim:bench n=${plan.events} bytes=${plan.bytes}\`: ${plan.events.toLocaleString("en")} text deltas of ${plan.bytes} bytes from the simulated host, as fast as it emits them. ` +
       `Raw relay = the same host and bootstrap launched by HostConnection, events straight to a reader (no validation, no translation, no ACP). ` +
@@ -105,7 +105,7 @@ export function startupSection(result: StartupResult, profile?: StartupProfile):
   const init = result.warm.map((r) => r.initializeMs);
   const session = result.warm.map((r) => r.sessionNewMs);
   return [
-    "## Start-up (issue 7)",
+    "## Start-up",
     "",
     "Spawn of `node dist/cli/main.js` → the `initialize` response read by the SDK client, and → the `session/new` response " +
       "(install check, host launch, ready, initialize/readWorkspaceState, createSession, subscribe). The first run fills the fingerprint cache (cold); " +
@@ -130,7 +130,7 @@ export function startupSection(result: StartupResult, profile?: StartupProfile):
 export function memorySection(result: MemoryResult): string {
   const p = result.plan;
   return [
-    "## Memory — 100 MiB turn, slow client (issue 7)",
+    "## Memory — 100 MiB turn, slow client",
     "",
     `\`sim:bench n=${p.events} bytes=${p.bytes} rate=${p.rate}\` (${mib(p.events * p.bytes)} of text at ${mib(p.rate * p.bytes)}/s) to an SDK client that stops reading stdout for ${p.slow.pauseMs} ms after every ${p.slow.readMs} ms. ` +
       "Peak RSS of the bridge process: VmHWM from /proc/<pid>/status (and the highest VmRSS sampled every 25 ms).",
@@ -146,7 +146,7 @@ export function memorySection(result: MemoryResult): string {
 }
 
 export function profileSection(profiles: ProfileResult[]): string {
-  const lines = ["## Where the bridge spends its time (node --cpu-prof, issue 7)", ""];
+  const lines = ["## Where the bridge spends its time (node --cpu-prof)", ""];
   for (const p of profiles) {
     lines.push(`**${p.label}** — busy ${fmt(p.busyMs, 0)} ms of ${fmt(p.totalMs, 0)} ms profiled (whole process: start-up, session/new, a warm-up turn and the measured turn). Top self time:`, "");
     lines.push("| self ms | share of busy | function | where |", "| --- | --- | --- | --- |");
@@ -164,7 +164,7 @@ export function summarySection(machine: MachineInfo, figures: Figures, totalSeco
   rows.push(`| initialize < ${TARGETS.initializeMs} ms after spawn (median) | ${figures.initializeMs === undefined ? "n/a" : `${fmt(figures.initializeMs, 0)} ms`} | ${verdict(figures.initializeMs === undefined ? undefined : figures.initializeMs < TARGETS.initializeMs)} |`);
   rows.push(`| bridge RSS < 150 MB in the 100 MiB slow-client turn | ${figures.rssBytes === undefined ? "n/a" : `${fmt(figures.rssBytes / 1e6, 0)} MB (${mib(figures.rssBytes)}), ${figures.memoryStop}`} | ${verdict(figures.rssBytes === undefined ? undefined : figures.rssBytes < TARGETS.rssBytes && figures.memoryStop === "end_turn")} |`);
   return [
-    "## Reliability and performance — summary (issue 7, `npm run bench`)",
+    "## Reliability and performance — summary (`npm run bench`)",
     "",
     `Measured ${machine.date} in one run of \`npm run bench\` (${fmt(totalSeconds, 0)} s): ${describeMachine(machine)}.`,
     "The machine is shared with other work (builds and test runs of other engineers), so absolute times are noisy; ratios come from turns that alternate between the paths.",

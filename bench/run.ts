@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (issue 7): the streaming, start-up and memory benchmarks in one run against a
+ * `npm run bench`: the streaming, start-up and memory benchmarks in one run against a
  * fresh simulated install, plus a CPU profile of the bridge; results go to bench/results.md in
  * this runner's own sections (summary, stream, startup, memory, profile). The `check` section
  * belongs to bench/check.ts and is left as it is.

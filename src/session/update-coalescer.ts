@@ -1,5 +1,5 @@
 /**
- * The session's outgoing `session/update` queue (issue 7): updates are written one at a time,
+ * The session's outgoing `session/update` queue: updates are written one at a time,
  * in order, once the gate is open. While the client is behind (an update is still being
  * written), consecutive text chunks of the same kind and message are merged into the queued
  * one, so a burst of deltas costs one notification instead of one per delta. Nothing waits

@@ -1,5 +1,5 @@
 /**
- * Duplicate terminal events (issue 7). The simulated host never repeats a terminal, so these
+ * Duplicate terminal events. The simulated host never repeats a terminal, so these
  * run on the real session engine with the in-memory fake host: a second turn.completed or
  * turn.failed for the same native turn, right away or while the next prompt runs, and an exact
  * replay (same seq). The prompt is answered once, usage is reported once, a later prompt is never

@@ -1,5 +1,5 @@
 /**
- * Host faults through the built CLI (issue 7): a host that fails or hangs during start-up, and a
+ * Host faults through the built CLI: a host that fails or hangs during start-up, and a
  * stop request that the host never answers in time (its late answer is ignored). Timeouts are
  * shortened with ZCODE_ACP_TIMEOUTS_MS; every failure is a typed error, nothing hangs, no host
  * process is left behind, and the bridge goes on serving.

@@ -1,5 +1,5 @@
 /**
- * The bridge never leaves a host behind (issue 7): the built CLI is killed with SIGTERM or SIGKILL,
+ * The bridge never leaves a host behind: the built CLI is killed with SIGTERM or SIGKILL,
  * or its client closes stdin, in the middle of a streaming turn; afterwards no process whose
  * command line mentions the simulated install (the Electron stand-in running the host) is alive.
  */

@@ -1,5 +1,5 @@
 /**
- * 100 prompt / cancel cycles through the built CLI (issue 7): each turn is cancelled mid-stream
+ * 100 prompt / cancel cycles through the built CLI: each turn is cancelled mid-stream
  * (session/cancel or $/cancel_request), each resolves `cancelled` with one stopGeneration, and
  * afterwards every count the bridge exposes through `_zcode/diagnostics` (ZCODE_ACP_DIAGNOSTICS=1)
  * is back at its baseline: no running turn, no pending interaction, no queued update, no waiter,

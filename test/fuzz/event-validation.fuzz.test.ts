@@ -1,5 +1,5 @@
 /**
- * Fuzz tests of the host event validator (src/protocol/event-validation.ts, issue 7): random JSON
+ * Fuzz tests of the host event validator (src/protocol/event-validation.ts): random JSON
  * values and mutations of valid events (keys deleted, values replaced, types changed, deep
  * nesting). Every input is either accepted, and then has the shape the router relies on, or
  * rejected with BridgeError NATIVE_PROTOCOL_ERROR whose message names the event and the problem.

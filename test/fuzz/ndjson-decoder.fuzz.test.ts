@@ -1,5 +1,5 @@
 /**
- * Fuzz / property tests of the internal channel's NDJSON decoder (issue 7): random bytes, random
+ * Fuzz / property tests of the internal channel's NDJSON decoder: random bytes, random
  * chunking, truncation, oversized frames, invalid UTF-8 and deep nesting. Whatever arrives, the
  * decoder returns JSON values or throws a BridgeError (CHANNEL_PROTOCOL or FRAME_TOO_LARGE),
  * never buffers more than its limit, and stays dead after a failure.

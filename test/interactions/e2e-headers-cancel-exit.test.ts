@@ -1,6 +1,6 @@
 /**
  * End to end through the built CLI and the simulated install: provider runtime headers, cancel
- * mid-stream with nothing pending, and a host crash while a permission is pending (issue 6).
+ * mid-stream with nothing pending, and a host crash while a permission is pending.
  */
 import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * End to end through the built CLI and the simulated install: permissions (issue 6), with a
+ * End to end through the built CLI and the simulated install: permissions, with a
  * form-capable client and with a client that advertises no elicitation (Paseo).
  */
 import { describe, expect, it } from "vitest";

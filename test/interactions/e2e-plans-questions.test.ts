@@ -1,6 +1,6 @@
 /**
  * End to end through the built CLI and the simulated install: plan approval in both native
- * forms and structured questions (issue 6), with a form-capable client and with a client that
+ * forms and structured questions, with a form-capable client and with a client that
  * advertises no elicitation (Paseo).
  */
 import type { SessionNotification } from "@agentclientprotocol/sdk";
