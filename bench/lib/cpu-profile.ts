@@ -50,3 +50,37 @@ export async function hotFunctions(file: string, top = 25): Promise<{ totalMs: n
     .slice(0, top);
   return { totalMs: total, functions };
 }
+
+export interface WindowSelfTime {
+  /** ms of samples in the window */
+  totalMs: number;
+  /** self ms by "function\twhere" */
+  self: Map<string, number>;
+}
+
+/**
+ * Self time per function in consecutive time windows of one profile. `cutsUs` are absolute
+ * times on the profile's clock (V8's monotonic clock, in µs: the same clock as
+ * process.hrtime.bigint() / 1000n on Linux); samples before the first cut fall in window 0, …
+ */
+export async function selfTimeByWindow(file: string, cutsUs: readonly number[]): Promise<WindowSelfTime[]> {
+  const profile = JSON.parse(await readFile(file, "utf8")) as Profile & { startTime: number };
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const windows: WindowSelfTime[] = Array.from({ length: cutsUs.length + 1 }, () => ({ totalMs: 0, self: new Map() }));
+  let t = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    const deltaUs = profile.timeDeltas[i] ?? 0;
+    t += deltaUs;
+    let w = 0;
+    while (w < cutsUs.length && t > cutsUs[w]!) w++;
+    const window = windows[w]!;
+    const ms = deltaUs / 1000;
+    window.totalMs += ms;
+    const frame = byId.get(id)?.callFrame;
+    if (!frame) return;
+    const where = frame.url ? `${shortUrl(frame.url)}:${frame.lineNumber + 1}` : "";
+    const key = `${frame.functionName || "(anonymous)"}\t${where}`;
+    window.self.set(key, (window.self.get(key) ?? 0) + ms);
+  });
+  return windows;
+}
