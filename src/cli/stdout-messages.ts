@@ -22,8 +22,14 @@ import type { AnyMessage } from "@agentclientprotocol/sdk";
 
 const DONE: Promise<undefined> = Promise.resolve(undefined);
 
+export interface StdoutMessageOptions {
+  /** sees every message first; returning true keeps it off stdout (the replayed initialize's answer) */
+  intercept?: (message: AnyMessage) => boolean;
+}
+
 /** Write one message; undefined when stdout took it, else a promise settled on drain / close / error. */
-function writeMessage(out: Writable, message: AnyMessage): Promise<undefined> | undefined {
+function writeMessage(out: Writable, message: AnyMessage, options: StdoutMessageOptions): Promise<undefined> | undefined {
+  if (options.intercept?.(message)) return undefined;
   if (out.destroyed || !out.writable) throw new Error("stdout is closed");
   if (out.write(`${JSON.stringify(message)}\n`)) return undefined;
   return new Promise<undefined>((resolve, reject) => {
@@ -44,7 +50,7 @@ function writeMessage(out: Writable, message: AnyMessage): Promise<undefined> | 
 }
 
 /** A writer on stdout with the WritableStreamDefaultWriter interface, shared by every getWriter(). */
-function stdoutWriter(out: Writable): WritableStreamDefaultWriter<AnyMessage> {
+function stdoutWriter(out: Writable, options: StdoutMessageOptions): WritableStreamDefaultWriter<AnyMessage> {
   let pending: Promise<undefined> | undefined;
   let closing: Promise<undefined> | undefined;
   let resolveClosed!: () => void;
@@ -63,7 +69,7 @@ function stdoutWriter(out: Writable): WritableStreamDefaultWriter<AnyMessage> {
       if (closing) return Promise.reject(new TypeError("the stdout message stream is closed"));
       let waiting: Promise<undefined> | undefined;
       try {
-        waiting = writeMessage(out, message);
+        waiting = writeMessage(out, message, options);
       } catch (error) {
         return Promise.reject(error);
       }
@@ -97,10 +103,10 @@ function stdoutWriter(out: Writable): WritableStreamDefaultWriter<AnyMessage> {
 export class StdoutMessageStream extends WritableStream<AnyMessage> {
   private readonly writer: WritableStreamDefaultWriter<AnyMessage>;
 
-  constructor(out: Writable) {
+  constructor(out: Writable, options: StdoutMessageOptions = {}) {
     // the underlying sink serves the standard paths (pipeTo, a locked writer of the base class)
-    super({ write: (message) => writeMessage(out, message) });
-    this.writer = stdoutWriter(out);
+    super({ write: (message) => writeMessage(out, message, options) });
+    this.writer = stdoutWriter(out, options);
   }
 
   override getWriter(): WritableStreamDefaultWriter<AnyMessage> {
@@ -108,6 +114,6 @@ export class StdoutMessageStream extends WritableStream<AnyMessage> {
   }
 }
 
-export function stdoutMessages(out: Writable): WritableStream<AnyMessage> {
-  return new StdoutMessageStream(out);
+export function stdoutMessages(out: Writable, options: StdoutMessageOptions = {}): WritableStream<AnyMessage> {
+  return new StdoutMessageStream(out, options);
 }
