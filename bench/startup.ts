@@ -6,7 +6,9 @@
  *   its first line (bench/lib/bare-initialize.mjs), both read by the same SDK client;
  * - spawn → `session/new` answered: the CLI (verification, host launch, ready, the host calls of
  *   a new session) vs a minimal bridge that launches the same simulated host with the same
- *   bootstrap and configuration, without verifying anything (bench/lib/minimal-host.mjs);
+ *   bootstrap and configuration, without verifying anything (bench/lib/minimal-host.mjs), when
+ *   `session/new` arrives (the target's baseline: zcode-acp may not start the host for a probe
+ *   that only sends `initialize`) and, as a lower bound, at its own spawn;
  * - spawn → exit of a cached `zcode-acp check` vs a bare `node -e ""`.
  *
  * Round 0 fills the fingerprint cache and Node's compile cache and is reported as "first run";
@@ -35,8 +37,10 @@ export interface StartupRound {
   sessionNewMs: number;
   /** bare-initialize.mjs: spawn → initialize answered */
   bareInitializeMs: number;
-  /** minimal-host.mjs: spawn → session/new answered */
+  /** minimal-host.mjs, host launched on session/new: spawn → session/new answered */
   minimalSessionNewMs: number;
+  /** minimal-host.mjs, host launched at its spawn: spawn → session/new answered */
+  eagerSessionNewMs: number;
   /** `zcode-acp check` (cache filled by round 0): spawn → exit */
   checkMs: number;
   /** `node -e ""`: spawn → exit */
@@ -95,28 +99,31 @@ export function timeToExit(node: string, args: string[], env: NodeJS.ProcessEnv)
   });
 }
 
+type Launch = "session" | "spawn";
+
 /** The minimal launcher's argument: the executable and the bootstrap configuration zcode-acp would use. */
-async function minimalHostArgs(install: BenchInstall): Promise<string[]> {
+async function minimalHostSpec(install: BenchInstall): Promise<(launch: Launch) => string[]> {
   const supported = requireSupported(await assessInstall({ env: install.env }));
   const config = buildBootstrapConfig(supported.paths, supported.manifest, { frameLimitBytes: 16 * 1024 * 1024, disposeTimeoutMs: 5_000 });
-  return [JSON.stringify({ executable: supported.paths.executable, args: [DEFAULT_BOOTSTRAP_SCRIPT, JSON.stringify(config)] })];
+  return (launch) => [JSON.stringify({ executable: supported.paths.executable, args: [DEFAULT_BOOTSTRAP_SCRIPT, JSON.stringify(config)], launch })];
 }
 
-async function round(install: BenchInstall, node: string, minimalArgs: string[]): Promise<StartupRound> {
+async function round(install: BenchInstall, node: string, minimal: (launch: Launch) => string[]): Promise<StartupRound> {
   const bareInitializeMs = await initializeOnly(install.env, node, BARE_INITIALIZE);
   const bridge = await bridgeRun(install.env, node);
-  const minimal = await bridgeRun(install.env, node, MINIMAL_HOST, minimalArgs);
+  const lazy = await bridgeRun(install.env, node, MINIMAL_HOST, minimal("session"));
+  const eager = await bridgeRun(install.env, node, MINIMAL_HOST, minimal("spawn"));
   const bareNodeMs = await timeToExit(node, ["-e", ""], install.env);
   const checkMs = await timeToExit(node, [CLI_PATH, "check"], install.env);
-  return { ...bridge, bareInitializeMs, minimalSessionNewMs: minimal.sessionNewMs, bareNodeMs, checkMs };
+  return { ...bridge, bareInitializeMs, minimalSessionNewMs: lazy.sessionNewMs, eagerSessionNewMs: eager.sessionNewMs, bareNodeMs, checkMs };
 }
 
 export async function runStartup(install: BenchInstall, options: StartupOptions): Promise<StartupResult> {
   const node = options.node ?? process.execPath;
-  const minimalArgs = await minimalHostArgs(install);
-  const first = await round(install, node, minimalArgs);
+  const minimal = await minimalHostSpec(install);
+  const first = await round(install, node, minimal);
   const rounds: StartupRound[] = [];
-  for (let i = 0; i < options.rounds; i++) rounds.push(await round(install, node, minimalArgs));
+  for (let i = 0; i < options.rounds; i++) rounds.push(await round(install, node, minimal));
   const nodeVersion = await new Promise<string>((resolve, reject) => {
     const child = spawn(node, ["--version"], { stdio: ["ignore", "pipe", "ignore"] });
     let out = "";
@@ -130,6 +137,8 @@ export async function runStartup(install: BenchInstall, options: StartupOptions)
 export interface StartupRatios {
   initialize: number;
   sessionNew: number;
+  /** against the launch at spawn (no target: a lower bound) */
+  sessionNewEager: number;
   check: number;
 }
 
@@ -139,6 +148,7 @@ export function startupRatios(result: StartupResult): StartupRatios {
   return {
     initialize: ratio((r) => r.initializeMs / r.bareInitializeMs),
     sessionNew: ratio((r) => r.sessionNewMs / r.minimalSessionNewMs),
+    sessionNewEager: ratio((r) => r.sessionNewMs / r.eagerSessionNewMs),
     check: ratio((r) => r.checkMs / r.bareNodeMs),
   };
 }

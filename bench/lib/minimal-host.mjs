@@ -1,23 +1,38 @@
 // Baseline of the start-up benchmark: a minimal bridge that launches the same simulated host
-// with the same bootstrap, without verifying anything. It starts the host at once (before any
-// ACP message arrives), answers `initialize` from its first line, and answers `session/new`
-// after the host said "ready" and answered the host calls zcode-acp makes for a new session
-// (initialize, readWorkspaceState, createSession, then the event subscription). No imports
-// besides node:child_process; no validation, no SDK.
+// with the same bootstrap, without verifying anything. It answers `initialize` from its first
+// line, starts the host when `session/new` arrives (launch "session", the launch policy of
+// zcode-acp) or at once when it starts (launch "spawn", a lower bound), and answers
+// `session/new` after the host said "ready" and answered the host calls zcode-acp makes for a
+// new session (initialize, readWorkspaceState, createSession, then the event subscription).
+// No imports besides node:child_process; no validation, no SDK.
 //
-//   node minimal-host.mjs '<{"executable": …, "args": [bootstrap, configJson]}>'
+//   node minimal-host.mjs '<{"executable": …, "args": [bootstrap, configJson], "launch": "session" | "spawn"}>'
 import { spawn } from "node:child_process";
 
 const spec = JSON.parse(process.argv[2]);
-const host = spawn(spec.executable, spec.args, {
-  env: { ...process.env, ELECTRON_RUN_AS_NODE: "1" },
-  stdio: ["ignore", "ignore", "ignore", "pipe"],
-});
-const channel = host.stdio[3];
 const pending = new Map();
 let nextId = 1;
 let markReady;
 const ready = new Promise((resolve) => (markReady = resolve));
+let host;
+let channel;
+
+function launch() {
+  if (host) return;
+  host = spawn(spec.executable, spec.args, {
+    env: { ...process.env, ELECTRON_RUN_AS_NODE: "1" },
+    stdio: ["ignore", "ignore", "ignore", "pipe"],
+  });
+  channel = host.stdio[3];
+  lines(channel, (frame) => {
+    if (frame.method === "ready") markReady();
+    else if (frame.id !== undefined && pending.has(frame.id)) {
+      const settle = pending.get(frame.id);
+      pending.delete(frame.id);
+      settle(frame);
+    }
+  });
+}
 
 function lines(stream, onLine) {
   let buffer = "";
@@ -33,14 +48,7 @@ function lines(stream, onLine) {
   });
 }
 
-lines(channel, (frame) => {
-  if (frame.method === "ready") markReady();
-  else if (frame.id !== undefined && pending.has(frame.id)) {
-    const settle = pending.get(frame.id);
-    pending.delete(frame.id);
-    settle(frame);
-  }
-});
+if (spec.launch === "spawn") launch();
 
 function request(method, params) {
   const id = nextId++;
@@ -59,6 +67,7 @@ const INITIALIZE = {
 };
 
 async function newSession(id, cwd) {
+  launch();
   await ready;
   await call("initialize", { workspacePath: cwd });
   await call("readWorkspaceState", { workspacePath: cwd });
@@ -76,6 +85,7 @@ lines(process.stdin, (message) => {
   }
 });
 process.stdin.on("end", () => {
+  if (!host) process.exit(0);
   channel.end();
   host.once("exit", () => process.exit(0));
 });
