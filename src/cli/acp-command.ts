@@ -1,12 +1,14 @@
 /**
  * The default command: an ACP agent on stdio. Start-up is what users feel most (editors spawn an
- * agent per thread, Paseo one per probe), so this module loads almost nothing:
+ * agent per thread, Paseo one per probe), so this module loads almost nothing
+ * (adr/0009-early-initialize-and-warm-up.md):
  *
  *   1. read the client's first line; if it is a well-formed `initialize`, answer it at once
  *      (src/cli/early-initialize.ts) — before the ACP SDK and zod are loaded;
  *   2. warm up: load the host modules and assess the install (no launch); if a session request
  *      (session/new, load, resume) is already waiting in the input, start the host now;
- *   3. load the SDK connection (acp-connection.ts) and hand it every byte of stdin.
+ *   3. load the SDK connection (acp-connection.ts) and hand it every byte of stdin; with a host
+ *      starting, compile the session validators meanwhile.
  *
  * When the first line is anything else, nothing is answered early and the SDK gets the input
  * unchanged; the warm-up then starts once the SDK answered `initialize`.
@@ -59,6 +61,7 @@ export function createLazyHost(options: CliOptions, env: NodeJS.ProcessEnv, logg
         const assessment = assess!();
         assessment.catch(() => undefined); // reported by the launch that uses it
         prepared = { assessment, at: performance.now() };
+        return assessment;
       },
     },
   );
@@ -79,17 +82,30 @@ export async function runAcpCommand(options: CliOptions, env: NodeJS.ProcessEnv 
   }
   const early = first.line ? earlyInitialize(first.line) : undefined;
   const host = createLazyHost(options, env, logger);
+  let sessionWaiting = false;
   if (early) {
     process.stdout.write(early.answer);
     logger.debug("initialize answered before the SDK loaded", { id: early.id });
     input.watch((line) => {
       if (!opensSession(line)) return false;
       logger.debug("a session request is waiting: starting the host");
+      sessionWaiting = true;
       host.startEarly();
       return true;
     });
-    await host.prepare();
+    const prepared = host.prepare();
+    await host.loaded();
+    // Node >= 22 loads ES modules synchronously: no input was read meanwhile. Two check phases
+    // have a poll phase between them, so a session request that arrived during the load reaches
+    // the watcher before the SDK is loaded (or not waited for).
+    await new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
     logger.debug("host modules loaded");
+    // the launch is the long pole of that request: let the assessment run before the SDK's
+    // module loading competes with it; the SDK then loads while the host starts
+    if (sessionWaiting) {
+      await prepared;
+      logger.debug("install assessed before the SDK loaded");
+    }
   }
   let serveAcp: typeof import("./acp-connection.js").serveAcp;
   try {
@@ -100,5 +116,5 @@ export async function runAcpCommand(options: CliOptions, env: NodeJS.ProcessEnv 
     throw error;
   }
   logger.debug("ACP connection loaded");
-  return serveAcp({ env, logger, host, input, early, stop });
+  return serveAcp({ env, logger, host, input, early, stop, sessionWaiting });
 }

@@ -13,6 +13,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { createZcodeAgent } from "../acp/agent-app.js";
 import { diagnosticsEnabled, registerDiagnostics } from "../acp/diagnostics.js";
 import type { Logger } from "../log/logger.js";
+import { compileSessionValidators } from "../protocol/event-validation.js";
 import { createInteractionBroker } from "../session/interactions/index.js";
 import { describeError } from "../util/errors.js";
 import type { EarlyInitialize } from "./early-initialize.js";
@@ -43,6 +44,8 @@ export interface AcpConnectionOptions {
   /** the initialize request answered before the SDK was loaded */
   early: EarlyInitialize | undefined;
   stop: StopRequests;
+  /** a session request is waiting and the host is starting: prepare what that request needs */
+  sessionWaiting?: boolean;
 }
 
 type Message = Record<string, unknown>;
@@ -89,6 +92,8 @@ export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
   const stdio = acp.ndJsonStream(Writable.toWeb(process.stdout), options.input.stream(early ? held : undefined));
   const stream = { readable: stdio.readable, writable: stdoutMessages(process.stdout, { intercept }) };
   const connection = agent.app.connect(stream);
+  // while the host starts (another process), compile the validators its first answers need
+  if (options.sessionWaiting) setImmediate(compileSessionValidators);
 
   let stopping: Promise<void> | undefined;
   const shutdown = (reason: string): Promise<void> => {

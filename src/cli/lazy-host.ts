@@ -2,9 +2,9 @@
  * A HostClient that loads the host modules (launcher, channel, install checks) on its first
  * use, so the ACP `initialize` answer does not wait for code it does not need.
  *
- * Warm-up (docs: README "How it works", step 2): right after `initialize` is answered the CLI calls
- * `prepare()`, which loads the modules and runs `warm` (the install assessment) without
- * launching anything; and `startEarly()` once a request that needs the host is known to be on its
+ * Warm-up (adr/0009-early-initialize-and-warm-up.md): right after `initialize` is answered the
+ * CLI calls `prepare()`, which loads the modules and runs `warm` (the install assessment) without
+ * launching anything, and `startEarly()` once a request that needs the host is known to be on its
  * way. Neither reports a failure itself: a failed load, assessment or start surfaces at the first
  * real use (call, operate, subscribe) with the same error as without the warm-up.
  */
@@ -20,13 +20,14 @@ interface StartableHost extends HostClient {
 
 export interface LazyHostOptions {
   /** warm-up work once the host client exists (e.g. assessing the install); must not launch */
-  warm?: (host: HostClient) => void;
+  warm?: (host: HostClient) => Promise<unknown> | void;
 }
 
 export class LazyHostClient implements HostClient {
   private host: StartableHost | undefined;
   private loading: Promise<StartableHost> | undefined;
   private early: Promise<void> | undefined;
+  private warming: Promise<unknown> | undefined;
   private readonly listeners = new Map<ExitListener, (() => void) | undefined>();
 
   constructor(
@@ -38,8 +39,19 @@ export class LazyHostClient implements HostClient {
     return this.host?.incarnation ?? 0;
   }
 
-  /** Load the host modules and run the warm-up now; resolves when done, never rejects. */
+  /** Load the host modules and run the warm-up now; resolves when both are done, never rejects. */
   prepare(): Promise<void> {
+    return this.load().then(
+      () => this.warming?.then(
+        () => undefined,
+        () => undefined,
+      ),
+      () => undefined,
+    );
+  }
+
+  /** Resolves once the host modules are loaded (or failed to load); starts loading them. */
+  loaded(): Promise<void> {
     return this.load().then(
       () => undefined,
       () => undefined,
@@ -109,7 +121,8 @@ export class LazyHostClient implements HostClient {
     this.loading ??= this.create().then((host) => {
       this.host = host;
       for (const listener of this.listeners.keys()) this.listeners.set(listener, host.onExit(listener));
-      this.options.warm?.(host);
+      const warming = this.options.warm?.(host);
+      if (warming) this.warming = warming;
       return host;
     });
     return this.loading;
