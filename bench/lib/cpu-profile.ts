@@ -1,5 +1,7 @@
 /** Summary of a V8 .cpuprofile: self time per function (name, file:line), the top entries. */
 import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { bundledInput } from "./bundle-map.js";
 
 interface ProfileNode {
   id: number;
@@ -21,7 +23,7 @@ export interface HotFunction {
 }
 
 /** node_modules/<package>/… for dependencies, dist/… or src/… for ours, node:… as it is */
-function shortUrl(url: string): string {
+export function shortUrl(url: string): string {
   const modules = url.lastIndexOf("/node_modules/");
   if (modules >= 0) return url.slice(modules + 1).replace(/^node_modules\/(@[^/]+\/[^/]+|[^/]+)\/(?:dist\/)?/, "$1/");
   return url.replace(/^.*\/(dist|src)\//, "$1/");
@@ -51,6 +53,17 @@ export async function hotFunctions(file: string, top = 25): Promise<{ totalMs: n
   return { totalMs: total, functions };
 }
 
+/** file:line of a frame; a frame in a bundled chunk names the input module it came from */
+function frameWhere(frame: ProfileNode["callFrame"]): string {
+  if (!frame.url) return "";
+  const line = frame.lineNumber + 1;
+  if (/\/dist\/cli\/[^/]+\.js$/.test(frame.url) && frame.url.startsWith("file://")) {
+    const input = bundledInput(fileURLToPath(frame.url), line);
+    if (input) return input.startsWith("node_modules/") ? `${shortUrl(`/${input}`)}:bundled` : `${input.replace(/^build\/tsc\//, "dist/")}:bundled`;
+  }
+  return `${shortUrl(frame.url)}:${line}`;
+}
+
 export interface WindowSelfTime {
   /** ms of samples in the window */
   totalMs: number;
@@ -78,8 +91,7 @@ export async function selfTimeByWindow(file: string, cutsUs: readonly number[]):
     window.totalMs += ms;
     const frame = byId.get(id)?.callFrame;
     if (!frame) return;
-    const where = frame.url ? `${shortUrl(frame.url)}:${frame.lineNumber + 1}` : "";
-    const key = `${frame.functionName || "(anonymous)"}\t${where}`;
+    const key = `${frame.functionName || "(anonymous)"}\t${frameWhere(frame)}`;
     window.self.set(key, (window.self.get(key) ?? 0) + ms);
   });
   return windows;
