@@ -13,19 +13,42 @@ function idle(figures: Figures, window: number): string {
   return fmt(figures.startupProfile?.windows[window]?.areas.find((a) => a.area === "idle")?.ms ?? 0, 0);
 }
 
+/** ms after the spawn of the first timeline entry with this message */
+function at(figures: Figures, msg: string): number | undefined {
+  return figures.startupTimeline?.entries.find((e) => e.msg === msg)?.ms;
+}
+
 function startupNote(figures: Figures): string | undefined {
   const t = TARGETS.startup;
   if (figures.initializeRatio === undefined || figures.sessionNewRatio === undefined || figures.checkRatio === undefined) return undefined;
   const parts: string[] = [
-    `- **Start-up** (Node ${figures.startupNode ?? "?"}). \`initialize\` is answered from a hand-written path before the ACP SDK loads (src/cli/early-initialize.ts; the SDK then gets the same bytes, with its own answer to the replayed request dropped): ` +
-      `${fmt(figures.initializeRatio, 2)}× a bare Node script (target ${t.initialize}×). ` +
-      `Right after that answer the SDK stack and the host stack load and the install is assessed, so \`session/new\` finds them ready: ${fmt(figures.sessionNewRatio, 2)}× the minimal launch (target ${t.sessionNew}×). ` +
-      `A cached \`check\` is ${fmt(figures.checkRatio, 2)}× a bare Node start (target ${t.check}×).`,
+    `- **Start-up** (Node ${figures.startupNode ?? "?"}). \`initialize\` is answered before the ACP SDK loads, with the bytes the SDK would write (adr/0009-early-initialize-and-warm-up.md): ` +
+      `${fmt(figures.initializeRatio, 2)}× a bare Node script that answers it (target ${t.initialize}×). ` +
+      "Right after it the host modules load and the install is assessed; with `session/new` already waiting the host starts before the SDK is loaded, which then loads while the host process starts. " +
+      `The CLI is one bundle with on-demand chunks, its validators precompiled, and on Node ≥ 22 its compiled modules cached (adr/0008-bundled-cli.md). \`session/new\`: ${fmt(figures.sessionNewRatio, 2)}× the minimal launch (target ${t.sessionNew}×); ` +
+      `a cached \`check\`: ${fmt(figures.checkRatio, 2)}× a bare Node start (target ${t.check}×).`,
   ];
   if (figures.initializeRatio > t.initialize && figures.startupProfile) parts.push(`Before initialize the profile shows ${busiest(figures, 0)}.`);
-  if (figures.sessionNewRatio > t.sessionNew && figures.startupProfile) {
-    parts.push(`Between initialize and session/new the bridge is busy with ${busiest(figures, 1, 6)} and idle ${idle(figures, 1)} ms (waiting for the host and child processes).`);
+  if (figures.sessionNewRatio > t.sessionNew) {
+    const answered = at(figures, "initialize answered before the SDK loaded");
+    const modules = at(figures, "host modules loaded");
+    const assessed = at(figures, "install assessed");
+    const launch = at(figures, "launching the ZCode host");
+    const ready = at(figures, "ZCode host ready");
+    if (answered !== undefined && modules !== undefined && assessed !== undefined && launch !== undefined && ready !== undefined) {
+      const minimalHost = figures.minimalSessionNewMs !== undefined && figures.bareInitializeMs !== undefined ? figures.minimalSessionNewMs - figures.bareInitializeMs : undefined;
+      parts.push(
+        `Where the rest goes (timeline of one start-up below): the host is launched ${launch - answered} ms after the initialize answer (host modules ${modules - answered} ms, assessment ${assessed - modules} ms), where the minimal launch starts it as \`session/new\` arrives; ` +
+          `from launch to ready the host takes ${ready - launch} ms` +
+          (minimalHost === undefined ? "" : `, against about ${fmt(minimalHost, 0)} ms for the minimal launch from its initialize answer to its session/new answer`) +
+          `, because the bridge loads the SDK on the same two cores meanwhile (${busiest(figures, 1, 5)}; idle ${idle(figures, 1)} ms). ` +
+          "What would remove it: launching without execa (node:child_process; its ~245 KB chunk loads before every launch), an ACP SDK whose zod schemas are not all built at load, and Node ≥ 22's compile cache (see the same benchmark with `--node`).",
+      );
+    } else if (figures.startupProfile) {
+      parts.push(`Between initialize and session/new the bridge is busy with ${busiest(figures, 1, 6)} and idle ${idle(figures, 1)} ms (waiting for the host).`);
+    }
   }
+  if (figures.checkRatio > t.check) parts.push("A cached `check` loads the install-check chunk and reads the manifests and the fingerprint cache; no child process runs.");
   return parts.join(" ");
 }
 

@@ -25,6 +25,10 @@ export interface Figures {
   checkRatio?: number;
   startupNode?: string;
   startupProfile?: StartupProfile;
+  startupTimeline?: Timeline;
+  /** medians of the baselines (ms) */
+  bareInitializeMs?: number;
+  minimalSessionNewMs?: number;
   rawP99Ms?: number;
   rssBytes?: number;
   memoryStop?: string;

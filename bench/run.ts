@@ -8,6 +8,7 @@
  *   npx tsx bench/run.ts --only stream    some parts: stream, startup, memory, profile
  *   npx tsx bench/run.ts --no-write       print only
  *   npx tsx bench/run.ts --only startup --node /path/to/node22   start-up with another Node
+ *   npx tsx bench/run.ts --only npx       `npx zcode-acp` vs a global install of the packed tarball (not in the default run)
  */
 import { fileURLToPath } from "node:url";
 import { createBenchInstall } from "./lib/bench-install.js";
@@ -18,6 +19,7 @@ import { runMemory, type MemoryPlan } from "./memory.js";
 import { profileBridge, profileStartup, type ProfileResult } from "./profile.js";
 import { memorySection, profileSection, startupSection, streamFigures, streamSection, summarySection, TARGETS, type Figures } from "./report.js";
 import { startupTimeline } from "./lib/log-timeline.js";
+import { npxSection, runNpx } from "./npx.js";
 import { runStartup, startupRatios } from "./startup.js";
 import { runStream, type StreamPlan } from "./stream.js";
 import { explain } from "./notes.js";
@@ -66,7 +68,14 @@ async function main(): Promise<void> {
       const profile = await profileStartup(install.env, node);
       figures.startupProfile = profile;
       const timeline = await startupTimeline(install.env, node);
+      figures.startupTimeline = timeline;
+      figures.bareInitializeMs = median(result.rounds.map((r) => r.bareInitializeMs));
+      figures.minimalSessionNewMs = median(result.rounds.map((r) => r.minimalSessionNewMs));
       sections.push(["startup", startupSection(result, profile, timeline)]);
+    }
+    if (parts.has("npx")) {
+      log("npx vs a global install (npm pack, temp prefixes)");
+      sections.push(["npx", npxSection(await runNpx(install, 7))]);
     }
     if (parts.has("memory")) {
       log("memory: 100 MiB turn, slow client");

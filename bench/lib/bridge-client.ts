@@ -30,6 +30,8 @@ export interface BridgeClientOptions {
   args?: string[];
   /** the node binary (default: the one running the benchmark) */
   node?: string;
+  /** run this command line instead of node (e.g. an installed bin or npx); nodeArgs and script are ignored */
+  command?: string[];
 }
 
 /** stdout as a web stream; with `slow`, reading stops for pauseMs after every readMs. */
@@ -92,9 +94,10 @@ export class BridgeClient {
 
   static start(options: BridgeClientOptions): BridgeClient {
     const script = options.script ?? CLI_PATH;
-    if (!existsSync(script)) throw new Error(`${script} is missing${script === CLI_PATH ? ': run "npm run build" first' : ""}`);
+    if (!options.command && !existsSync(script)) throw new Error(`${script} is missing${script === CLI_PATH ? ': run "npm run build" first' : ""}`);
+    const [file, ...argv] = options.command ?? [options.node ?? process.execPath, ...(options.nodeArgs ?? []), script, ...(options.args ?? [])];
     const spawnedAt = performance.now();
-    const child = spawn(options.node ?? process.execPath, [...(options.nodeArgs ?? []), script, ...(options.args ?? [])], { env: options.env, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(file!, argv, { env: options.env, stdio: ["pipe", "pipe", "pipe"] });
     return new BridgeClient(child, options, spawnedAt);
   }
 
