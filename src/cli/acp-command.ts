@@ -25,6 +25,8 @@ import { PACKAGE_VERSION } from "./version.js";
 
 /** a warm-up assessment older than this is done again at the launch */
 const PREPARED_ASSESSMENT_MAX_AGE_MS = 10_000;
+/** how long the SDK waits for the warm-up assessment (one from the fingerprint cache takes ~10 ms) */
+const ASSESSMENT_WAIT_MS = 100;
 
 /** The lazily created HostConnection; its warm-up assesses the install for the first launch. */
 export function createLazyHost(options: CliOptions, env: NodeJS.ProcessEnv, logger: Logger): LazyHostClient {
@@ -101,10 +103,14 @@ export async function runAcpCommand(options: CliOptions, env: NodeJS.ProcessEnv 
     await new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
     logger.debug("host modules loaded");
     // the launch is the long pole of that request: let the assessment run before the SDK's
-    // module loading competes with it; the SDK then loads while the host starts
+    // module loading competes with it, and the SDK then load while the host starts. An
+    // assessment that runs child processes (a cold fingerprint cache) is not waited for.
     if (sessionWaiting) {
-      await prepared;
-      logger.debug("install assessed before the SDK loaded");
+      let timer: NodeJS.Timeout | undefined;
+      const budget = new Promise<void>((resolve) => (timer = setTimeout(resolve, ASSESSMENT_WAIT_MS)));
+      await Promise.race([prepared, budget]);
+      clearTimeout(timer);
+      logger.debug("SDK loading starts after the assessment (or its budget)");
     }
   }
   let serveAcp: typeof import("./acp-connection.js").serveAcp;
