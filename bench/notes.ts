@@ -35,14 +35,16 @@ function startupNote(figures: Figures): string | undefined {
     const assessed = at(figures, "install assessed");
     const launch = at(figures, "launching the ZCode host");
     const ready = at(figures, "ZCode host ready");
-    if (answered !== undefined && modules !== undefined && assessed !== undefined && launch !== undefined && ready !== undefined) {
-      const minimalHost = figures.minimalSessionNewMs !== undefined && figures.bareInitializeMs !== undefined ? figures.minimalSessionNewMs - figures.bareInitializeMs : undefined;
+    const timeline = figures.startupTimeline;
+    if (timeline && answered !== undefined && modules !== undefined && assessed !== undefined && launch !== undefined && ready !== undefined) {
+      const minimal = figures.minimalSessionNewMs !== undefined && figures.bareInitializeMs !== undefined ? figures.minimalSessionNewMs - figures.bareInitializeMs : undefined;
       parts.push(
-        `Where the rest goes (timeline of one start-up below): the host is launched ${launch - answered} ms after the initialize answer (host modules ${modules - answered} ms, assessment ${assessed - modules} ms), where the minimal launch starts it as \`session/new\` arrives; ` +
-          `from launch to ready the host takes ${ready - launch} ms` +
-          (minimalHost === undefined ? "" : `, against about ${fmt(minimalHost, 0)} ms for the minimal launch from its initialize answer to its session/new answer`) +
-          `, because the bridge loads the SDK on the same two cores meanwhile (${busiest(figures, 1, 5)}; idle ${idle(figures, 1)} ms). ` +
-          "What would remove it: launching without execa (node:child_process; its ~245 KB chunk loads before every launch), an ACP SDK whose zod schemas are not all built at load, and Node ≥ 22's compile cache (see the same benchmark with `--node`).",
+        `Where the rest goes (one start-up, the timeline below): from its initialize answer to its session/new answer the bridge took ${fmt(timeline.sessionNewMs - answered, 0)} ms` +
+          (minimal === undefined ? "" : `, the minimal launch about ${fmt(minimal, 0)} ms (medians)`) +
+          `. Of the bridge's: ${launch - answered} ms until the launch (host modules ${modules - answered} ms, assessment ${assessed - modules} ms; the minimal launch starts the host as \`session/new\` arrives), ` +
+          `${ready - launch} ms for the host to become ready while the bridge loads the SDK on the same two cores (${busiest(figures, 1, 5)}; idle ${idle(figures, 1)} ms in the profile), ` +
+          `${fmt(timeline.sessionNewMs - ready, 0)} ms for the host calls of a new session and the answer. ` +
+          "What would remove it: launching without execa (node:child_process; its ~245 KB chunk loads before every launch), an ACP SDK whose zod schemas are not all built when it loads, and Node ≥ 22's compile cache (the start-up sections for Node 22 and 24).",
       );
     } else if (figures.startupProfile) {
       parts.push(`Between initialize and session/new the bridge is busy with ${busiest(figures, 1, 6)} and idle ${idle(figures, 1)} ms (waiting for the host).`);

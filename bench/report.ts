@@ -122,7 +122,7 @@ export function startupSection(result: StartupResult, profile?: StartupProfile, 
   const ratios = startupRatios(result);
   const t = STARTUP_TARGETS;
   const lines = [
-    "## Start-up",
+    `## Start-up (Node ${result.nodeVersion})`,
     "",
     `Node ${result.nodeVersion} (\`${result.node}\`) for the CLI and every baseline. ${result.rounds.length} rounds after a first one; each round runs every measure once, one process at a time, ` +
       "so each ratio is paired within its round (median of the per-round ratios). Times are from just before the spawn to the moment the benchmark's SDK client read the answer (or the process exited).",

@@ -71,7 +71,9 @@ async function main(): Promise<void> {
       figures.startupTimeline = timeline;
       figures.bareInitializeMs = median(result.rounds.map((r) => r.bareInitializeMs));
       figures.minimalSessionNewMs = median(result.rounds.map((r) => r.minimalSessionNewMs));
-      sections.push(["startup", startupSection(result, profile, timeline)]);
+      // another Node gets a section of its own (e.g. startup-node22) and leaves the summary alone
+      const name = node ? `startup-node${result.nodeVersion.replace(/^v(\d+).*$/, "$1")}` : "startup";
+      sections.push([name, startupSection(result, profile, timeline) + (node ? `\n\n${explain(figures, []).join("\n")}` : "")]);
     }
     if (parts.has("npx")) {
       log("npx vs a global install (npm pack, temp prefixes)");
@@ -94,7 +96,10 @@ async function main(): Promise<void> {
     await install.cleanup();
   }
   const seconds = (performance.now() - started) / 1000;
-  sections.unshift(["summary", summarySection(machine, figures, seconds, explain(figures, profiles))]);
+  // the summary belongs to the default run; --only runs print it but leave the file's one alone
+  const summary: [string, string] = ["summary", summarySection(machine, figures, seconds, explain(figures, profiles))];
+  if (onlyArg < 0) sections.unshift(summary);
+  else process.stdout.write(`\n${summary[1]}\n`);
   for (const [name, body] of sections) {
     process.stdout.write(`\n${body}\n`);
     if (write) await writeSection(RESULTS, name, body);
