@@ -1,13 +1,51 @@
-// Runs the whole vitest suite and ends with the plain line "N passed, M failed"
-// (the landing check reads that line). Exit code: vitest's own.
+// Runs the vitest suite (or the given files) with the node running this script and ends with the
+// plain line "N passed, M failed" (the landing check reads that line). Exit code: vitest's own.
+//
+// CI runs several suites (the machine's Node, then Node 22 and 24: .ci/run). With
+// ZCODE_ACP_TEST_TOTALS=<file> each run appends its counts to that file and prints a labelled
+// line instead, and `node test/run-tests.mjs --total <file>` prints the one plain line summing
+// every run (exit 1 when any run failed).
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
+const args = process.argv.slice(2);
+
+if (args[0] === "--total") {
+  let passed = 0;
+  let failed = 0;
+  let skipped = 0;
+  let bad = false;
+  let runs = 0;
+  let text = "";
+  try {
+    text = readFileSync(args[1], "utf8");
+  } catch {
+    // no run recorded anything: that is a failure, not a pass
+  }
+  for (const line of text.split("\n")) {
+    if (line.trim() === "") continue;
+    runs += 1;
+    try {
+      const run = JSON.parse(line);
+      passed += run.passed ?? 0;
+      failed += run.failed ?? 0;
+      skipped += run.skipped ?? 0;
+      if (run.code !== 0) bad = true;
+    } catch {
+      failed += 1;
+      bad = true;
+    }
+  }
+  if (runs === 0) failed = Math.max(failed, 1);
+  console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
+  process.exit(failed > 0 || bad || runs === 0 ? 1 : 0);
+}
+
 const dir = mkdtempSync(join(tmpdir(), "zcode-acp-tests-"));
 const summaryFile = join(dir, "vitest.json");
-const result = spawnSync(process.execPath, ["node_modules/vitest/vitest.mjs", "run", ...process.argv.slice(2)], {
+const result = spawnSync(process.execPath, ["node_modules/vitest/vitest.mjs", "run", ...args], {
   stdio: "inherit",
   env: { ...process.env, CI_SUMMARY_FILE: summaryFile },
 });
@@ -27,5 +65,12 @@ try {
 rmSync(dir, { recursive: true, force: true });
 const code = result.status ?? 1;
 if (code !== 0 && failed === 0) failed = 1;
-console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
+const totals = process.env.ZCODE_ACP_TEST_TOTALS;
+if (totals) {
+  const label = `Node ${process.version}${args.length > 0 ? ` (${args.join(" ")})` : ""}`;
+  appendFileSync(totals, `${JSON.stringify({ label, passed, failed, skipped, code })}\n`);
+  console.log(`${label}: ${passed} tests passed and ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
+} else {
+  console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
+}
 process.exit(code);

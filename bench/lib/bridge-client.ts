@@ -25,6 +25,13 @@ export interface BridgeClientOptions {
   slow?: SlowReading;
   /** extra node options for the bridge process (e.g. --cpu-prof) */
   nodeArgs?: string[];
+  /** another program instead of the built CLI (a baseline of the start-up benchmark), and its arguments */
+  script?: string;
+  args?: string[];
+  /** the node binary (default: the one running the benchmark) */
+  node?: string;
+  /** run this command line instead of node (e.g. an installed bin or npx); nodeArgs and script are ignored */
+  command?: string[];
 }
 
 /** stdout as a web stream; with `slow`, reading stops for pauseMs after every readMs. */
@@ -65,11 +72,12 @@ function stdoutStream(child: ChildProcessWithoutNullStreams, slow: SlowReading |
 
 export class BridgeClient {
   readonly exited: Promise<number | null>;
+  /** performance.now() right before the spawn */
   readonly spawnedAt: number;
   private readonly connection: acp.ClientConnection;
 
-  private constructor(readonly child: ChildProcessWithoutNullStreams, options: BridgeClientOptions) {
-    this.spawnedAt = performance.now();
+  private constructor(readonly child: ChildProcessWithoutNullStreams, options: BridgeClientOptions, spawnedAt: number) {
+    this.spawnedAt = spawnedAt;
     this.exited = new Promise((resolve) => child.once("exit", (code) => resolve(code)));
     child.stderr.resume(); // logs (warn level) are drained and dropped
     child.stdin.on("error", () => undefined);
@@ -85,9 +93,12 @@ export class BridgeClient {
   }
 
   static start(options: BridgeClientOptions): BridgeClient {
-    if (!existsSync(CLI_PATH)) throw new Error(`${CLI_PATH} is missing: run "npm run build" first`);
-    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI_PATH], { env: options.env, stdio: ["pipe", "pipe", "pipe"] });
-    return new BridgeClient(child, options);
+    const script = options.script ?? CLI_PATH;
+    if (!options.command && !existsSync(script)) throw new Error(`${script} is missing${script === CLI_PATH ? ': run "npm run build" first' : ""}`);
+    const [file, ...argv] = options.command ?? [options.node ?? process.execPath, ...(options.nodeArgs ?? []), script, ...(options.args ?? [])];
+    const spawnedAt = performance.now();
+    const child = spawn(file!, argv, { env: options.env, stdio: ["pipe", "pipe", "pipe"] });
+    return new BridgeClient(child, options, spawnedAt);
   }
 
   get pid(): number {

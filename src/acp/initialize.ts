@@ -1,6 +1,13 @@
-/** The `initialize` answer: protocol 1 and the capabilities zcode-acp really has (acp.md §2.1). */
-import { PROTOCOL_VERSION, type InitializeResponse } from "@agentclientprotocol/sdk";
+/**
+ * The `initialize` answer: protocol 1 and the capabilities zcode-acp really has (acp.md §2.1).
+ * Loaded before the ACP SDK (the CLI answers `initialize` early, src/cli/early-initialize.ts),
+ * so it imports only types from the SDK.
+ */
+import type { InitializeResponse } from "@agentclientprotocol/sdk";
 import { PACKAGE_VERSION } from "../version.js";
+
+/** the SDK's PROTOCOL_VERSION (test/cli/early-initialize.test.ts keeps them equal) */
+export const PROTOCOL_VERSION = 1;
 
 export const AUTH_METHOD_ID = "zcode-app";
 

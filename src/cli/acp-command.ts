@@ -1,36 +1,72 @@
 /**
- * The default command: an ACP agent on stdio. stdout carries ACP JSON-RPC only; logs
- * go to stderr or --log-file. The host starts lazily on the first request that needs it and is
- * stopped when stdin closes or on SIGTERM / SIGINT / SIGHUP.
+ * The default command: an ACP agent on stdio. Start-up is what users feel most (editors spawn an
+ * agent per thread, Paseo one per probe), so this module loads almost nothing
+ * (adr/0013-early-initialize-and-warm-up.md):
+ *
+ *   1. read the client's first line; if it is a well-formed `initialize`, answer it at once
+ *      (src/cli/early-initialize.ts) — before the ACP SDK and zod are loaded;
+ *   2. warm up: load the host modules and assess the install (no launch); if a session request
+ *      (session/new, load, resume) is already waiting in the input, start the host now;
+ *   3. load the SDK connection (acp-connection.ts) and hand it every byte of stdin; with a host
+ *      starting, compile the session validators meanwhile.
+ *
+ * When the first line is anything else, nothing is answered early and the SDK gets the input
+ * unchanged; the warm-up then starts once the SDK answered `initialize`.
  */
-import { createZcodeAgent } from "../acp/agent-app.js";
-import { incomingMessages } from "../acp/incoming-messages.js";
-import { WireOrder } from "../acp/wire-order.js";
-import { diagnosticsEnabled, registerDiagnostics } from "../acp/diagnostics.js";
-import { LazyHostClient } from "../host/lazy-host.js";
-import { LineApi } from "../native/line-api.js";
-import { stdoutMessages } from "./stdout-messages.js";
-import { timeoutOverridesFrom } from "./timeout-overrides.js";
+import type { Assessment } from "../compat/types.js";
 import { createLogger, type Logger } from "../log/logger.js";
-import { createInteractionBroker } from "../session/interactions/index.js";
 import { describeError, isBridgeError } from "../util/errors.js";
+import { earlyInitialize, opensSession } from "./early-initialize.js";
+import { EarlyInput } from "./early-input.js";
+import { LazyHostClient } from "../host/lazy-host.js";
 import type { CliOptions } from "./options.js";
+import { StopRequests } from "./stop-requests.js";
 import { PACKAGE_VERSION } from "../version.js";
 
-export const DEFAULT_CANCEL_GRACE_MS = 30_000;
-/** signals that end the bridge gracefully: interactions denied, generation stopped, host stopped */
-const STOP_SIGNALS: readonly NodeJS.Signals[] = ["SIGTERM", "SIGINT", "SIGHUP"];
-/** After shutdown, a last resort in case something still holds the event loop. */
-const EXIT_BACKSTOP_MS = 5_000;
+/** a warm-up assessment older than this is done again at the launch */
+const PREPARED_ASSESSMENT_MAX_AGE_MS = 10_000;
+/** how long the SDK waits for the warm-up assessment (one from the fingerprint cache takes ~10 ms) */
+const ASSESSMENT_WAIT_MS = 100;
 
-/** `ZCODE_ACP_CANCEL_GRACE_MS`: how long a cancelled turn may take to end natively. */
-export function cancelGraceFrom(env: NodeJS.ProcessEnv, logger: Logger): number {
-  const raw = env.ZCODE_ACP_CANCEL_GRACE_MS;
-  if (raw === undefined || raw === "") return DEFAULT_CANCEL_GRACE_MS;
-  const value = Number(raw);
-  if (Number.isInteger(value) && value > 0 && value <= 600_000) return value;
-  logger.warn("ZCODE_ACP_CANCEL_GRACE_MS must be an integer between 1 and 600000; using the default", { value: raw });
-  return DEFAULT_CANCEL_GRACE_MS;
+/** The lazily created HostConnection; its warm-up assesses the install for the first launch. */
+export function createLazyHost(options: CliOptions, env: NodeJS.ProcessEnv, logger: Logger): LazyHostClient {
+  let assess: (() => Promise<Assessment>) | undefined;
+  let prepared: { assessment: Promise<Assessment>; at: number } | undefined;
+  return new LazyHostClient(
+    async () => {
+      const [{ HostConnection }, { assessInstall }, { timeoutOverridesFrom }] = await Promise.all([
+        import("../host/host-connection.js"),
+        import("../compat/assess.js"),
+        import("./timeout-overrides.js"),
+      ]);
+      assess = () =>
+        assessInstall({
+          ...(options.zcodeInstall !== undefined ? { installRoot: options.zcodeInstall } : {}),
+          ...(options.manifest !== undefined ? { manifestPath: options.manifest } : {}),
+          logger,
+          env,
+        });
+      return new HostConnection({
+        resolveInstall: () => {
+          const early = prepared;
+          prepared = undefined;
+          if (early && performance.now() - early.at <= PREPARED_ASSESSMENT_MAX_AGE_MS) return early.assessment;
+          return assess!();
+        },
+        logger,
+        env,
+        timeouts: timeoutOverridesFrom(env, logger),
+      });
+    },
+    {
+      warm: () => {
+        const assessment = assess!();
+        assessment.catch(() => undefined); // reported by the launch that uses it
+        prepared = { assessment, at: performance.now() };
+        return assessment;
+      },
+    },
+  );
 }
 
 export async function runAcpCommand(options: CliOptions, env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -38,77 +74,60 @@ export async function runAcpCommand(options: CliOptions, env: NodeJS.ProcessEnv 
   try {
     logger = createLogger({ level: options.logLevel, file: options.logFile });
   } catch (error) {
+    // an unusable --log-file: refused at start, with the reason
     process.stderr.write(`zcode-acp: ${isBridgeError(error) ? error.message : describeError(error)}\n`);
     return 2;
   }
+  const stop = new StopRequests(logger);
   logger.info("zcode-acp starting", { version: PACKAGE_VERSION, pid: process.pid });
-  const host = new LazyHostClient(async () => {
-    const [{ HostConnection }, { assessInstall }] = await Promise.all([import("../host/host-connection.js"), import("../compat/assess.js")]);
-    return new HostConnection({
-      resolveInstall: () =>
-        assessInstall({
-          ...(options.zcodeInstall !== undefined ? { installRoot: options.zcodeInstall } : {}),
-          ...(options.manifest !== undefined ? { manifestPath: options.manifest } : {}),
-          logger,
-          env,
-        }),
-      logger,
-      env,
-      timeouts: timeoutOverridesFrom(env, logger),
+  const input = new EarlyInput(process.stdin);
+  const first = await Promise.race([input.firstLine(), stop.requested.then(() => undefined)]);
+  if (first === undefined) {
+    // stopped before the client said anything: nothing was started
+    logger.info("shutting down", { reason: await stop.requested });
+    stop.dispose();
+    process.stdin.destroy();
+    return 0;
+  }
+  const early = first.line ? earlyInitialize(first.line) : undefined;
+  const host = createLazyHost(options, env, logger);
+  let sessionWaiting = false;
+  if (early) {
+    process.stdout.write(early.answer);
+    logger.debug("initialize answered before the SDK loaded", { id: early.id });
+    input.watch((line) => {
+      if (!opensSession(line)) return false;
+      logger.debug("a session request is waiting: starting the host");
+      sessionWaiting = true;
+      host.startEarly();
+      return true;
     });
-  });
-  // wire order of cancels and interaction answers (src/acp/wire-order.ts); `agent` is bound below
-  const wire = new WireOrder((sessionId) => agent.cancelSession(sessionId), logger.child("wire"));
-  const agent = createZcodeAgent({
-    native: new LineApi(host),
-    logger,
-    createBroker: (brokerLogger) => createInteractionBroker({ logger: brokerLogger }),
-    cancelGraceMs: cancelGraceFrom(env, logger),
-    tracker: wire,
-  });
-  if (diagnosticsEnabled(env)) registerDiagnostics(agent.app, { sessions: () => agent.diagnostics(), host: () => host.diagnostics() });
-  // our writer (one string write per message, same bytes, far less garbage) and our reader
-  // (a line over the limit is answered and skipped, not fatal; every line passes the wire gate)
-  const writable = stdoutMessages(process.stdout, (message) => wire.outgoing(message));
-  const replies = writable.getWriter();
-  let inputFailure: Error | undefined;
-  const readable = incomingMessages({
-    input: process.stdin,
-    reply: (message) => void replies.write(message).catch((e) => logger.warn("transport answer not written", { error: describeError(e) })),
-    gate: (message) => wire.incoming(message),
-    logger: logger.child("transport"),
-    onEnd: (how) => {
-      if (how !== "eof") inputFailure = how;
-    },
-  });
-  const connection = agent.app.connect({ readable, writable });
-
-  let stopping: Promise<void> | undefined;
-  const shutdown = (reason: string): Promise<void> => {
-    stopping ??= (async () => {
-      logger.info("shutting down", { reason });
-      connection.close();
-      await agent.shutdown();
-      await host.close().catch((e) => logger.warn("host close failed", { error: describeError(e) }));
-      process.stdin.destroy();
-      setTimeout(() => process.exit(process.exitCode ?? 0), EXIT_BACKSTOP_MS).unref();
-    })();
-    return stopping;
-  };
-  // the client went away abruptly (EPIPE): end like a closed stdin instead of crashing
-  process.stdout.on("error", (error) => {
-    logger.warn("stdout failed", { error: describeError(error) });
-    void shutdown("stdout closed");
-  });
-  const onSignal = (signal: NodeJS.Signals): void => void shutdown(signal);
-  // `on`, not `once`: while our listener is registered, execa's signal-exit does not re-raise the
-  // signal (which would kill the bridge before it stops the host gracefully). SIGHUP (the
-  // terminal or the client's session went away) ends the bridge the same graceful way.
-  for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
-
-  await connection.closed.catch((e) => logger.warn("ACP connection failed", { error: describeError(e) }));
-  if (inputFailure) logger.error("reading stdin failed; the ACP connection ended", { error: describeError(inputFailure) });
-  await shutdown(inputFailure ? "stdin failed" : "stdin closed");
-  for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
-  return inputFailure ? 1 : 0;
+    const prepared = host.prepare();
+    await host.loaded();
+    // Node >= 22 loads ES modules synchronously: no input was read meanwhile. Two check phases
+    // have a poll phase between them, so a session request that arrived during the load reaches
+    // the watcher before the SDK is loaded (or not waited for).
+    await new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
+    logger.debug("host modules loaded");
+    // the launch is the long pole of that request: let the assessment run before the SDK's
+    // module loading competes with it, and the SDK then load while the host starts. An
+    // assessment that runs child processes (a cold fingerprint cache) is not waited for.
+    if (sessionWaiting) {
+      let timer: NodeJS.Timeout | undefined;
+      const budget = new Promise<void>((resolve) => (timer = setTimeout(resolve, ASSESSMENT_WAIT_MS)));
+      await Promise.race([prepared, budget]);
+      clearTimeout(timer);
+      logger.debug("SDK loading starts after the assessment (or its budget)");
+    }
+  }
+  let serveAcp: typeof import("./acp-connection.js").serveAcp;
+  try {
+    ({ serveAcp } = await import("./acp-connection.js"));
+  } catch (error) {
+    logger.error("cannot load the ACP connection", { error: describeError(error) });
+    await host.close().catch(() => undefined);
+    throw error;
+  }
+  logger.debug("ACP connection loaded");
+  return serveAcp({ env, logger, host, input, early, stop, sessionWaiting });
 }

@@ -3,6 +3,7 @@
  * Entry point of the `zcode-acp` binary. Parses the command line and dispatches.
  * In ACP mode stdout carries ACP JSON-RPC and nothing else.
  */
+import { enableCompileCache } from "./compile-cache.js";
 import { parseCli, USAGE, type CliOptions } from "./options.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { isBridgeError, describeError } from "../util/errors.js";
@@ -24,10 +25,12 @@ async function main(): Promise<number> {
       return 0;
     // each command loads only its own modules: start-up time is part of the product
     case "check":
+      enableCompileCache();
       return (await import("./check-command.js")).runCheckCommand(options);
     case "onboard":
       return (await import("./onboard-command.js")).runOnboardCommand(options);
     case "acp":
+      enableCompileCache();
       return (await import("./acp-command.js")).runAcpCommand(options);
   }
 }

@@ -22,10 +22,17 @@ import type { AnyMessage } from "@agentclientprotocol/sdk";
 
 const DONE: Promise<undefined> = Promise.resolve(undefined);
 
-type Observer = ((message: AnyMessage) => void) | undefined;
+export interface StdoutMessageOptions {
+  /** sees every message first; returning true keeps it off stdout (the replayed initialize's answer) */
+  intercept?: (message: AnyMessage) => boolean;
+  /** sees every message right before it is written (the wire-order tracker) */
+  observe?: (message: AnyMessage) => void;
+}
 
 /** Write one message; undefined when stdout took it, else a promise settled on drain / close / error. */
-function writeMessage(out: Writable, message: AnyMessage): Promise<undefined> | undefined {
+function writeMessage(out: Writable, message: AnyMessage, options: StdoutMessageOptions): Promise<undefined> | undefined {
+  if (options.intercept?.(message)) return undefined;
+  options.observe?.(message);
   if (out.destroyed || !out.writable) throw new Error("stdout is closed");
   if (out.write(`${JSON.stringify(message)}\n`)) return undefined;
   return new Promise<undefined>((resolve, reject) => {
@@ -46,7 +53,7 @@ function writeMessage(out: Writable, message: AnyMessage): Promise<undefined> | 
 }
 
 /** A writer on stdout with the WritableStreamDefaultWriter interface, shared by every getWriter(). */
-function stdoutWriter(out: Writable, observe: Observer): WritableStreamDefaultWriter<AnyMessage> {
+function stdoutWriter(out: Writable, options: StdoutMessageOptions): WritableStreamDefaultWriter<AnyMessage> {
   let pending: Promise<undefined> | undefined;
   let closing: Promise<undefined> | undefined;
   let resolveClosed!: () => void;
@@ -65,8 +72,7 @@ function stdoutWriter(out: Writable, observe: Observer): WritableStreamDefaultWr
       if (closing) return Promise.reject(new TypeError("the stdout message stream is closed"));
       let waiting: Promise<undefined> | undefined;
       try {
-        observe?.(message);
-        waiting = writeMessage(out, message);
+        waiting = writeMessage(out, message, options);
       } catch (error) {
         return Promise.reject(error);
       }
@@ -100,15 +106,10 @@ function stdoutWriter(out: Writable, observe: Observer): WritableStreamDefaultWr
 export class StdoutMessageStream extends WritableStream<AnyMessage> {
   private readonly writer: WritableStreamDefaultWriter<AnyMessage>;
 
-  constructor(out: Writable, observe?: Observer) {
+  constructor(out: Writable, options: StdoutMessageOptions = {}) {
     // the underlying sink serves the standard paths (pipeTo, a locked writer of the base class)
-    super({
-      write: (message) => {
-        observe?.(message);
-        return writeMessage(out, message);
-      },
-    });
-    this.writer = stdoutWriter(out, observe);
+    super({ write: (message) => writeMessage(out, message, options) });
+    this.writer = stdoutWriter(out, options);
   }
 
   override getWriter(): WritableStreamDefaultWriter<AnyMessage> {
@@ -116,7 +117,7 @@ export class StdoutMessageStream extends WritableStream<AnyMessage> {
   }
 }
 
-/** `observe` sees every message right before it is written (the wire-order tracker). */
-export function stdoutMessages(out: Writable, observe?: Observer): WritableStream<AnyMessage> {
-  return new StdoutMessageStream(out, observe);
+/** `options.observe` sees every message right before it is written (the wire-order tracker). */
+export function stdoutMessages(out: Writable, options: StdoutMessageOptions = {}): WritableStream<AnyMessage> {
+  return new StdoutMessageStream(out, options);
 }

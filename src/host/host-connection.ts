@@ -183,6 +183,11 @@ export class HostConnection implements HostClient {
     };
   }
 
+  /** Launch the host (if none runs) without a request: the CLI's warm-up when one is on its way. */
+  async startNow(): Promise<void> {
+    await this.ensureStarted();
+  }
+
   onExit(listener: ExitListener): () => void {
     this.exitListeners.add(listener);
     return () => this.exitListeners.delete(listener);

@@ -1,37 +1,85 @@
 /**
  * A HostClient that loads the host modules (launcher, channel, install checks) on its first
  * use, so the ACP `initialize` answer does not wait for code it does not need.
+ *
+ * Warm-up (adr/0013-early-initialize-and-warm-up.md): right after `initialize` is answered the
+ * CLI calls `prepare()`, which loads the modules and runs `warm` (the install assessment) without
+ * launching anything, and `startEarly()` once a request that needs the host is known to be on its
+ * way. Neither reports a failure itself: a failed load, assessment or start surfaces at the first
+ * real use (call, operate, subscribe) with the same error as without the warm-up.
  */
 import type { CallOptions, HostClient, HostEventSink, HostSubscription, SemanticOperation, ServiceName, SessionEventTarget } from "./types.js";
 import type { BridgeError } from "../util/errors.js";
 
 type ExitListener = (info: { incarnation: number; error: BridgeError }) => void;
 
+/** a host client that can be started before its first request (HostConnection) */
+interface StartableHost extends HostClient {
+  startNow?(): Promise<void>;
+}
+
+export interface LazyHostOptions {
+  /** warm-up work once the host client exists (e.g. assessing the install); must not launch */
+  warm?: (host: HostClient) => Promise<unknown> | void;
+}
+
 export class LazyHostClient implements HostClient {
-  private host: HostClient | undefined;
-  private loading: Promise<HostClient> | undefined;
+  private host: StartableHost | undefined;
+  private loading: Promise<StartableHost> | undefined;
+  private early: Promise<void> | undefined;
+  private warming: Promise<unknown> | undefined;
   private readonly listeners = new Map<ExitListener, (() => void) | undefined>();
 
-  constructor(private readonly create: () => Promise<HostClient>) {}
+  constructor(
+    private readonly create: () => Promise<StartableHost>,
+    private readonly options: LazyHostOptions = {},
+  ) {}
 
   get incarnation(): number {
     return this.host?.incarnation ?? 0;
   }
 
+  /** Load the host modules and run the warm-up now; resolves when both are done, never rejects. */
+  prepare(): Promise<void> {
+    return this.load().then(
+      () => this.warming?.then(
+        () => undefined,
+        () => undefined,
+      ),
+      () => undefined,
+    );
+  }
+
+  /** Resolves once the host modules are loaded (or failed to load); starts loading them. */
+  loaded(): Promise<void> {
+    return this.load().then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  /** Start the host now; the next use waits for this start and gets its error. Never rejects. */
+  startEarly(): void {
+    if (this.early || this.host?.incarnation) return;
+    const early = this.load().then((host) => host.startNow?.());
+    early.catch(() => undefined);
+    this.early = early;
+  }
+
   async call<T = unknown>(service: ServiceName, method: string, params: Record<string, unknown>, options?: CallOptions): Promise<T> {
-    return (await this.load()).call<T>(service, method, params, options);
+    return (await this.ready()).call<T>(service, method, params, options);
   }
 
   async operate<T = unknown>(operation: SemanticOperation, sessionId: string, params: Record<string, unknown>, options?: CallOptions): Promise<T> {
-    return (await this.load()).operate<T>(operation, sessionId, params, options);
+    return (await this.ready()).operate<T>(operation, sessionId, params, options);
   }
 
   async protocolId(): Promise<string> {
-    return (await this.load()).protocolId();
+    return (await this.ready()).protocolId();
   }
 
   async subscribe(target: SessionEventTarget, sink: HostEventSink): Promise<HostSubscription> {
-    return (await this.load()).subscribe(target, sink);
+    return (await this.ready()).subscribe(target, sink);
   }
 
   onExit(listener: ExitListener): () => void {
@@ -50,13 +98,35 @@ export class LazyHostClient implements HostClient {
 
   async close(): Promise<void> {
     if (!this.loading) return;
-    await (await this.loading).close();
+    let host: StartableHost;
+    try {
+      host = await this.loading;
+    } catch {
+      return; // nothing was created, nothing runs
+    }
+    await host.close();
   }
 
-  private load(): Promise<HostClient> {
+  /** the loaded host, after an early start settled; the first use after a failed one gets its error */
+  private async ready(): Promise<StartableHost> {
+    const host = await this.load();
+    const early = this.early;
+    if (early) {
+      try {
+        await early;
+      } finally {
+        if (this.early === early) this.early = undefined;
+      }
+    }
+    return host;
+  }
+
+  private load(): Promise<StartableHost> {
     this.loading ??= this.create().then((host) => {
       this.host = host;
       for (const listener of this.listeners.keys()) this.listeners.set(listener, host.onExit(listener));
+      const warming = this.options.warm?.(host);
+      if (warming) this.warming = warming;
       return host;
     });
     return this.loading;

@@ -130,7 +130,7 @@ async function readHeader(archiveReal: string): Promise<{ header: HeaderNode; da
   if (headerSize > MAX_HEADER_BYTES || 8 + headerSize > archiveSize) throw damaged(`header size ${headerSize} does not fit the file`);
   let raw: { header: unknown; headerSize: number };
   try {
-    const { getRawHeader } = await import("@electron/asar"); // packed archives only
+    const { getRawHeader } = await import("./asar-header.js"); // packed archives only
     raw = getRawHeader(archiveReal);
   } catch (error) {
     throw damaged("malformed header", error);

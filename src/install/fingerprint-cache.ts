@@ -8,8 +8,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { mkdir, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
-import { homedir } from "node:os";
 import { dirname, join } from "node:path";
+import { cacheDir } from "./cache-dir.js";
 import { describeError } from "../util/errors.js";
 import type { Logger } from "../log/logger.js";
 
@@ -60,22 +60,8 @@ function sameStamps(a: readonly FileStamp[], b: readonly FileStamp[]): boolean {
  * ~/.cache on linux, ~/Library/Caches on darwin, %LOCALAPPDATA% on win32) + "zcode-acp".
  */
 export function defaultCacheFile(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): string | undefined {
-  if (env.ZCODE_ACP_CACHE_DIR) return join(env.ZCODE_ACP_CACHE_DIR, CACHE_FILE_NAME);
-  let home: string | undefined = env.HOME || undefined;
-  if (home === undefined) {
-    try {
-      home = homedir() || undefined;
-    } catch {
-      home = undefined;
-    }
-  }
-  if (platform === "win32") {
-    const base = env.LOCALAPPDATA || (home ? join(home, "AppData", "Local") : undefined);
-    return base ? join(base, "zcode-acp", "Cache", CACHE_FILE_NAME) : undefined;
-  }
-  if (platform === "darwin") return home ? join(home, "Library", "Caches", "zcode-acp", CACHE_FILE_NAME) : undefined;
-  const base = env.XDG_CACHE_HOME || (home ? join(home, ".cache") : undefined);
-  return base ? join(base, "zcode-acp", CACHE_FILE_NAME) : undefined;
+  const dir = cacheDir(env, platform);
+  return dir === undefined ? undefined : join(dir, CACHE_FILE_NAME);
 }
 
 function isStamp(value: unknown): value is FileStamp {

@@ -3,11 +3,13 @@
  * schema cannot say (the artifact names its protocol; operations are allowlisted methods).
  * Every failure is a BridgeError("INVALID_MANIFEST") that names the file and the field.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { createRequire } from "node:module";
+import type { ErrorObject, ValidateFunction } from "ajv";
 import { BridgeError } from "../util/errors.js";
 import type { Manifest } from "./types.js";
 import { MANIFEST_SCHEMA } from "./manifest-schema.js";
 import { findLine, implementedLineIds, type ChannelKey, type ReleaseLine } from "./release-lines.js";
+import { precompiledManifestValidator } from "./precompiled-validator.js";
 
 export interface ManifestProblem {
   /** dotted field path, e.g. "artifact.hostIndex.sha256" ("(root)" for the document) */
@@ -15,11 +17,24 @@ export interface ManifestProblem {
   problem: string;
 }
 
+/** the ajv options of the manifest schema (scripts/precompile-validators.mjs uses the same) */
+export const MANIFEST_AJV_OPTIONS = { allErrors: true, strict: true, code: { optimize: false }, validateSchema: false } as const;
+
 let compiled: ValidateFunction<Manifest> | undefined;
-/** compiled on first use; `optimize: false` halves the compile time of this small schema */
+/**
+ * The build's precompiled validator, else compiled on first use (ajv is loaded only then, so the
+ * built CLI never loads it). `optimize: false` halves the compile time of this small schema and
+ * `validateSchema: false` skips compiling the meta-schema (the schema is a constant of ours,
+ * meta-validated by test/protocol/schemas-meta.test.ts).
+ */
 function validator(): ValidateFunction<Manifest> {
-  compiled ??= new Ajv({ allErrors: true, strict: true, code: { optimize: false } }).compile<Manifest>(MANIFEST_SCHEMA);
+  compiled ??= precompiledManifestValidator ?? compileWithAjv();
   return compiled;
+}
+
+function compileWithAjv(): ValidateFunction<Manifest> {
+  const { Ajv } = createRequire(import.meta.url)("ajv") as typeof import("ajv");
+  return new Ajv(MANIFEST_AJV_OPTIONS).compile<Manifest>(MANIFEST_SCHEMA);
 }
 
 /** "/protocol/allowlist/agent/3" → "protocol.allowlist.agent[3]" */

@@ -13,26 +13,48 @@ import {
   topLevelSchemas,
 } from "./event-schemas.js";
 import type { HostEvent, SessionEventEnvelope, SessionSnapshot } from "./native-types.js";
+import { precompiledEventValidators } from "./precompiled-validators.js";
 
 let ajv: AjvClass | undefined;
 
-/** ajv is loaded and validators compiled on first use: the ACP `initialize` answer must not wait for them. */
-function lazy(schema: Record<string, unknown>): () => ValidateFunction {
+/**
+ * The ajv options of the event schemas (scripts/precompile-validators.mjs uses the same).
+ * strictRequired is off: conditional `then: { required }` branches name properties declared one
+ * level up. validateSchema is off: these are our own constant schemas, checked against the
+ * meta-schema by test/protocol/schemas-meta.test.ts.
+ */
+export const EVENT_AJV_OPTIONS = { allErrors: false, strict: true, strictRequired: false, allowUnionTypes: true, validateSchema: false } as const;
+
+/** Every schema by its key: "snapshot", "envelope", "top:<type>", "payload:<type>". */
+export const EVENT_SCHEMAS: Readonly<Record<string, Record<string, unknown>>> = {
+  snapshot: snapshotSchema,
+  envelope: sessionEventEnvelopeSchema,
+  ...Object.fromEntries(Object.entries(topLevelSchemas).map(([type, schema]) => [`top:${type}`, schema])),
+  ...Object.fromEntries(Object.entries(payloadSchemas).map(([type, schema]) => [`payload:${type}`, schema])),
+};
+
+/**
+ * The build's precompiled validator of `key`, else one compiled on first use (or by
+ * compileSessionValidators); ajv itself is loaded only then, so the built CLI never loads it.
+ */
+function lazy(key: string): () => ValidateFunction {
   let compiled: ValidateFunction | undefined;
   return () => {
+    if (compiled) return compiled;
+    const precompiled = precompiledEventValidators?.[key];
+    if (precompiled) return (compiled = precompiled);
     if (!ajv) {
       const { Ajv } = createRequire(import.meta.url)("ajv") as typeof import("ajv");
-      // strictRequired is off: conditional `then: { required }` branches name properties declared one level up.
-      ajv = new Ajv({ allErrors: false, strict: true, strictRequired: false, allowUnionTypes: true });
+      ajv = new Ajv(EVENT_AJV_OPTIONS);
     }
-    return (compiled ??= ajv.compile(schema));
+    return (compiled = ajv.compile(EVENT_SCHEMAS[key]!));
   };
 }
 
-const topLevel = new Map(Object.entries(topLevelSchemas).map(([type, schema]) => [type, lazy(schema)]));
-const payloads = new Map(Object.entries(payloadSchemas).map(([type, schema]) => [type, lazy(schema)]));
-const snapshotValidator = lazy(snapshotSchema);
-const envelopeValidator = lazy(sessionEventEnvelopeSchema);
+const topLevel = new Map(Object.keys(topLevelSchemas).map((type) => [type, lazy(`top:${type}`)]));
+const payloads = new Map(Object.keys(payloadSchemas).map((type) => [type, lazy(`payload:${type}`)]));
+const snapshotValidator = lazy("snapshot");
+const envelopeValidator = lazy("envelope");
 
 /**
  * Inner session.event types that are known and deliberately not translated (adr/0004).
@@ -121,6 +143,16 @@ export function parseSnapshot(raw: unknown, what: string): SessionSnapshot {
     throw protocolError(`ZCode returned a malformed session snapshot from ${what}: ${describeAjvError(validate.errors)}`);
   }
   return raw as SessionSnapshot;
+}
+
+/**
+ * Compile now the validators a new session needs first (its snapshot, the top-level events, the
+ * envelope), instead of at their first use: the CLI does this while the host process starts.
+ */
+export function compileSessionValidators(): void {
+  snapshotValidator();
+  envelopeValidator();
+  for (const validator of topLevel.values()) validator();
 }
 
 /** Validate a bare session.event envelope (exposed for tests and replays). */

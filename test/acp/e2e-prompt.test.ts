@@ -169,7 +169,7 @@ describe("e2e: prompt turns against the simulated host", () => {
 
   it("converts text, links, embedded resources, images and audio into host content and attachments", async () => {
     const { client, sessionId, ws } = await session();
-    // a link becomes a local-path attachment only for a real file inside the workspace (adr/0008)
+    // a link becomes a local-path attachment only for a real file inside the workspace (adr/0011)
     await writeFile(join(ws, "main.ts"), "export {};\n");
     await client.prompt(sessionId, [
       { type: "text", text: "describe these" },

@@ -1,0 +1,133 @@
+/**
+ * The ACP connection of the default command, on the SDK: loaded by acp-command.ts after the
+ * early `initialize` answer (if any). stdout carries ACP JSON-RPC only; the host is stopped when
+ * stdin closes, on SIGTERM / SIGINT / SIGHUP, or when stdout fails. Our reader (a line over the
+ * limit is answered and skipped, not fatal) passes every line through the wire-order gate
+ * (src/acp/wire-order.ts) before the SDK sees it; our writer reports outgoing requests to it.
+ *
+ * After an early answer the SDK still gets the initialize request first (its connection must be
+ * initialized, and our handler records the client's capabilities); its answer to that replayed
+ * request is kept off stdout, and the rest of the input is held back until then, so no later
+ * request is handled before it.
+ */
+import { createZcodeAgent } from "../acp/agent-app.js";
+import { incomingMessages } from "../acp/incoming-messages.js";
+import { WireOrder } from "../acp/wire-order.js";
+import type { LazyHostClient } from "../host/lazy-host.js";
+import { LineApi } from "../native/line-api.js";
+import { diagnosticsEnabled, registerDiagnostics } from "../acp/diagnostics.js";
+import type { Logger } from "../log/logger.js";
+import { compileSessionValidators } from "../protocol/event-validation.js";
+import { createInteractionBroker } from "../session/interactions/index.js";
+import { describeError } from "../util/errors.js";
+import type { EarlyInitialize } from "./early-initialize.js";
+import type { EarlyInput } from "./early-input.js";
+import { stdoutMessages } from "./stdout-messages.js";
+import type { StopRequests } from "./stop-requests.js";
+
+export const DEFAULT_CANCEL_GRACE_MS = 30_000;
+/** After shutdown, a last resort in case something still holds the event loop. */
+const EXIT_BACKSTOP_MS = 5_000;
+
+/** `ZCODE_ACP_CANCEL_GRACE_MS`: how long a cancelled turn may take to end natively. */
+export function cancelGraceFrom(env: NodeJS.ProcessEnv, logger: Logger): number {
+  const raw = env.ZCODE_ACP_CANCEL_GRACE_MS;
+  if (raw === undefined || raw === "") return DEFAULT_CANCEL_GRACE_MS;
+  const value = Number(raw);
+  if (Number.isInteger(value) && value > 0 && value <= 600_000) return value;
+  logger.warn("ZCODE_ACP_CANCEL_GRACE_MS must be an integer between 1 and 600000; using the default", { value: raw });
+  return DEFAULT_CANCEL_GRACE_MS;
+}
+
+export interface AcpConnectionOptions {
+  env: NodeJS.ProcessEnv;
+  logger: Logger;
+  host: LazyHostClient;
+  input: EarlyInput;
+  /** the initialize request answered before the SDK was loaded */
+  early: EarlyInitialize | undefined;
+  stop: StopRequests;
+  /** a session request is waiting and the host is starting: prepare what that request needs */
+  sessionWaiting?: boolean;
+}
+
+type Message = Record<string, unknown>;
+
+const isResponse = (message: Message): boolean => !("method" in message) && ("result" in message || "error" in message);
+
+/** a successful initialize answer (the SDK path: the warm-up starts once it went out) */
+function isInitializeResult(message: Message): boolean {
+  const result = message.result as Message | undefined;
+  return isResponse(message) && typeof result === "object" && result !== null && "protocolVersion" in result && "agentCapabilities" in result;
+}
+
+export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
+  const { env, logger, host, early, stop } = options;
+  // wire order of cancels and interaction answers; `agent` is bound right below
+  const wire = new WireOrder((sessionId) => agent.cancelSession(sessionId), logger.child("wire"));
+  const agent = createZcodeAgent({
+    native: new LineApi(host),
+    logger,
+    createBroker: (brokerLogger) => createInteractionBroker({ logger: brokerLogger }),
+    cancelGraceMs: cancelGraceFrom(env, logger),
+    tracker: wire,
+  });
+  if (diagnosticsEnabled(env)) registerDiagnostics(agent.app, { sessions: () => agent.diagnostics(), host: () => host.diagnostics() });
+
+  let replayed: EarlyInitialize | undefined = early;
+  let releaseInput!: () => void;
+  const held = new Promise<void>((resolve) => (releaseInput = resolve));
+  let warmedUp = early !== undefined;
+  const intercept = (message: Message): boolean => {
+    if (replayed && isResponse(message) && message.id === replayed.id) {
+      if (`${JSON.stringify(message)}\n` !== replayed.answer) {
+        logger.error("the SDK answered the replayed initialize differently from the early answer, which the client got", { id: replayed.id });
+      }
+      replayed = undefined;
+      releaseInput();
+      return true;
+    }
+    if (!warmedUp && isInitializeResult(message)) {
+      warmedUp = true;
+      setImmediate(() => void host.prepare());
+    }
+    return false;
+  };
+  // our writer (one string write per message, same bytes, far less garbage) and our reader
+  const writable = stdoutMessages(process.stdout, { intercept, observe: (message) => wire.outgoing(message) });
+  const replies = writable.getWriter();
+  let inputFailure: Error | undefined;
+  const readable = incomingMessages({
+    input: options.input.stream(early ? held : undefined),
+    reply: (message) => void replies.write(message).catch((e) => logger.warn("transport answer not written", { error: describeError(e) })),
+    gate: (message) => wire.incoming(message),
+    logger: logger.child("transport"),
+    onEnd: (how) => {
+      if (how !== "eof") inputFailure = how;
+    },
+  });
+  const connection = agent.app.connect({ readable, writable });
+  // while the host starts (another process), compile the validators its first answers need
+  if (options.sessionWaiting) setImmediate(compileSessionValidators);
+
+  let stopping: Promise<void> | undefined;
+  const shutdown = (reason: string): Promise<void> => {
+    stopping ??= (async () => {
+      logger.info("shutting down", { reason });
+      connection.close();
+      releaseInput();
+      await agent.shutdown();
+      await host.close().catch((e) => logger.warn("host close failed", { error: describeError(e) }));
+      process.stdin.destroy();
+      setTimeout(() => process.exit(process.exitCode ?? 0), EXIT_BACKSTOP_MS).unref();
+    })();
+    return stopping;
+  };
+  stop.onStop((reason) => void shutdown(reason));
+
+  await connection.closed.catch((e) => logger.warn("ACP connection failed", { error: describeError(e) }));
+  if (inputFailure) logger.error("reading stdin failed; the ACP connection ended", { error: describeError(inputFailure) });
+  await shutdown(inputFailure ? "stdin failed" : "stdin closed");
+  stop.dispose();
+  return inputFailure ? 1 : 0;
+}

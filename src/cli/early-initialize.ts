@@ -1,0 +1,86 @@
+/**
+ * The early `initialize` answer: when the client's first line is a well-formed `initialize`
+ * request, the CLI answers it from here, before the ACP SDK (and zod) are loaded, with exactly
+ * the bytes the SDK connection would write for it (src/acp/initialize.ts is the one source of
+ * the answer; the SDK writes `JSON.stringify({jsonrpc, id, result}) + "\n"`).
+ *
+ * Fail closed: anything this module is not sure the SDK would answer with that very result
+ * (another method, extra envelope keys, a null or fractional id, params the SDK's schema would
+ * refuse, invalid UTF-8, a blank line) is left to the SDK, byte for byte.
+ *
+ * Why the SDK would answer the same: its initialize params schema requires only `protocolVersion`
+ * (an integer 0…65535); `clientCapabilities`, `clientInfo` and `_meta` fall back to defaults when
+ * malformed, and unknown keys are dropped. Our handler's answer does not depend on the params.
+ * test/cli/early-initialize.property.test.ts compares both paths on generated requests.
+ */
+import { isAbsolute } from "node:path";
+import { initializeResponse } from "../acp/initialize.js";
+
+export type RequestId = string | number;
+
+export interface EarlyInitialize {
+  id: RequestId;
+  /** the complete answer line, newline included */
+  answer: string;
+}
+
+const ENVELOPE_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The request id and answer for a first line (without its "\n"), or undefined: leave it to the SDK. */
+export function earlyInitialize(line: Uint8Array): EarlyInitialize | undefined {
+  let text: string;
+  try {
+    text = decoder.decode(line).trim();
+  } catch {
+    return undefined;
+  }
+  if (!text.startsWith("{")) return undefined;
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(message) || message.jsonrpc !== "2.0" || message.method !== "initialize") return undefined;
+  if (!Object.keys(message).every((key) => ENVELOPE_KEYS.has(key))) return undefined;
+  const id = message.id;
+  if (!(typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id)))) return undefined;
+  const params = message.params;
+  if (!isRecord(params)) return undefined;
+  const version = params.protocolVersion;
+  if (typeof version !== "number" || !Number.isInteger(version) || version < 0 || version > 65535) return undefined;
+  return { id, answer: initializeAnswerLine(id) };
+}
+
+/** The line the SDK connection writes for our initialize handler's result. */
+export function initializeAnswerLine(id: RequestId): string {
+  return `${JSON.stringify({ jsonrpc: "2.0", id, result: initializeResponse() })}\n`;
+}
+
+const SESSION_OPENERS = new Set(["session/new", "session/load", "session/resume"]);
+
+/**
+ * Whether a line is a request that opens a session and will start the host: session/new, load
+ * or resume with an absolute cwd (and the fields the SDK's schema requires). The CLI starts the
+ * host as soon as it sees one, before the SDK has parsed it; anything else starts it on use.
+ */
+export function opensSession(line: Uint8Array): boolean {
+  let message: unknown;
+  try {
+    message = JSON.parse(decoder.decode(line));
+  } catch {
+    return false;
+  }
+  if (!isRecord(message) || message.jsonrpc !== "2.0" || typeof message.method !== "string" || !SESSION_OPENERS.has(message.method)) return false;
+  if (!(typeof message.id === "string" || typeof message.id === "number")) return false;
+  const params = message.params;
+  if (!isRecord(params) || typeof params.cwd !== "string" || !isAbsolute(params.cwd)) return false;
+  if (message.method !== "session/new" && typeof params.sessionId !== "string") return false;
+  if (message.method !== "session/resume" && !Array.isArray(params.mcpServers)) return false;
+  return true;
+}
