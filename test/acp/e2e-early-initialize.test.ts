@@ -75,6 +75,10 @@ describe("e2e: initialize answered before the SDK loads", () => {
     const created = await cli.answer(1);
     const ids = cli.agentLines().filter((l) => l.message && !("method" in l.message)).map((l) => l.message.id);
     expect(ids).toEqual([0, 1]);
+    // ZCode keeps the session from its first prompt on (deferred persistence): prompt, then list
+    const sessionId = created.message.result.sessionId as string;
+    await cli.write(requestLine(3, "session/prompt", { sessionId, prompt: [{ type: "text", text: "keep" }] }));
+    await cli.answer(3);
     await cli.write(requestLine(2, "session/list", { cwd }));
     const listed = await cli.answer(2);
     expect(listed.message.result.sessions.map((s: { sessionId: string }) => s.sessionId)).toEqual([created.message.result.sessionId]);
