@@ -5,6 +5,6 @@
  * so no ajv compile sits before a host launch or in `check`.
  */
 import type { ValidateFunction } from "ajv";
-import type { Manifest } from "../compat/types.js";
+import type { Manifest } from "./types.js";
 
 export const precompiledManifestValidator: ValidateFunction<Manifest> | undefined = undefined;
