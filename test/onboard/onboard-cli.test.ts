@@ -5,7 +5,7 @@
  * the local manifest and a whole ACP session works; a host file changed afterwards is refused again.
  */
 import { execFile } from "node:child_process";
-import { chmod, mkdir, mkdtemp, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -24,6 +24,17 @@ async function cli(args: string[], env: Record<string, string> = {}): Promise<{ 
     const e = error as { code: number; stdout: string; stderr: string };
     return { code: e.code, stdout: e.stdout, stderr: e.stderr };
   }
+}
+
+/** edit a member of the (directory) app archive */
+async function edit(o: SimInstall, member: string, change: (text: string) => string): Promise<void> {
+  const file = join(o.appArchive, ...member.split("/"));
+  await writeFile(file, change(await readFile(file, "utf8")));
+}
+
+async function patchMeta(o: SimInstall, fields: Record<string, string>): Promise<void> {
+  const file = join(o.resourcesDir, "glm", ".node-bundle-meta.json");
+  await writeFile(file, JSON.stringify({ ...JSON.parse(await readFile(file, "utf8")), ...fields }));
 }
 
 const storeDir = () => join(sim.env.ZCODE_ACP_CONFIG_DIR!, "manifests");
@@ -147,6 +158,48 @@ describe("onboard refuses bad input, writing nothing", () => {
       expect(run.code).toBe(1);
       expect(run.stderr).toContain(`Cannot write the local manifest to ${join(config, "manifests", "zcode-3.14.5.local.json")}`);
       expect(run.stderr).toMatch(/EEXIST|ENOTDIR/);
+    } finally {
+      await other.cleanup();
+    }
+  });
+
+  it.each([
+    ["the RPC module is missing (no import defines both classes)", async (o: SimInstall) => edit(o, SIM_RELEASES["3.14.5"].rpcModule, (t) => t.replaceAll("ChannelClient", "ChanClient")), /No RPC module found/],
+    [
+      "the RPC module is ambiguous (a second module defines both classes)",
+      async (o: SimInstall) => {
+        await writeFile(join(o.appArchive, "out", "host", "chunk-TWIN0000.js"), "export class MessagePortProtocol {}\nexport class ChannelClient {}\n");
+        await edit(o, "out/host/index.js", (t) => `import "./chunk-TWIN0000.js";\n${t}`);
+      },
+      /The RPC module is ambiguous: .*chunk-TWIN0000\.js/,
+    ],
+    [
+      "a path escapes the install root (the agent CLI links outside)",
+      async (o: SimInstall) => {
+        const cli = join(o.resourcesDir, "glm", "zcode.cjs");
+        const outside = join(dirname(o.root), "outside-zcode.cjs");
+        await rename(cli, outside);
+        await symlink(outside, cli);
+      },
+      /resolves to .*outside-zcode\.cjs, outside the install root/,
+    ],
+    ["an unknown layout (no executable)", async (o: SimInstall) => rm(o.executable), /incomplete: zcode is missing/],
+    ["the bundle metadata is not a ZCode build's", async (o: SimInstall) => patchMeta(o, { runtime: "plain-node" }), /says runtime "plain-node", but ZCode builds say "electron-node"/],
+    ["the bundle is for another platform", async (o: SimInstall) => patchMeta(o, { platform: "win32-arm64" }), /This ZCode build is for win32-arm64, but this system is/],
+  ])("%s: exit 1 with the reason, nothing written", async (_what, spoil, reason) => {
+    const other = await createSimulatedInstall({ release: "3.14.5" });
+    try {
+      await spoil(other);
+      for (const args of [["onboard"], ["onboard", "--accept"]]) {
+        const run = await execFileP(process.execPath, [CLI_PATH, ...args], { env: { ...process.env, ...other.env } }).then(
+          (r) => ({ code: 0, stdout: r.stdout }),
+          (e: { code: number; stdout: string }) => e,
+        );
+        expect(run.code, args.join(" ")).toBe(1);
+        expect(run.stdout).toContain("ZCode onboarding: NO candidate");
+        expect(run.stdout).toMatch(reason);
+      }
+      expect(await readdir(join(other.env.ZCODE_ACP_CONFIG_DIR!, "manifests")).catch(() => [])).toEqual([]);
     } finally {
       await other.cleanup();
     }
