@@ -81,13 +81,6 @@ export const NO_OP_SESSION_EVENT_TYPES: ReadonlySet<string> = new Set([
   "rewind.triggered",
 ]);
 
-/** Inner types with their own handling (translated or terminal). */
-export const HANDLED_SESSION_EVENT_TYPES: ReadonlySet<string> = new Set([...payloads.keys(), "session.updated"]);
-
-export function isKnownSessionEventType(type: string): boolean {
-  return HANDLED_SESSION_EVENT_TYPES.has(type) || NO_OP_SESSION_EVENT_TYPES.has(type);
-}
-
 function describeAjvError(errors: ErrorObject[] | null | undefined): string {
   const first = errors?.[0];
   if (!first) return "invalid";

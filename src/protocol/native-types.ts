@@ -13,16 +13,6 @@ export type TopLevelEventType =
   | "providerRuntimeHeaders.request"
   | "session.event";
 
-export const TOP_LEVEL_EVENT_TYPES: readonly TopLevelEventType[] = [
-  "snapshot",
-  "state.updated",
-  "permission.request",
-  "userInput.request",
-  "userInput.response",
-  "providerRuntimeHeaders.request",
-  "session.event",
-];
-
 export interface SnapshotEvent {
   type: "snapshot";
   snapshot: SessionSnapshot;

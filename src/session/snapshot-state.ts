@@ -27,10 +27,6 @@ export class SnapshotState {
   private readonly keys = new Map<Keyed, string>();
   private latest: SessionSnapshot | undefined;
 
-  get snapshot(): SessionSnapshot | undefined {
-    return this.latest;
-  }
-
   modes(): SessionModeState {
     return this.options.modes();
   }

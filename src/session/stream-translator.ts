@@ -26,11 +26,6 @@ export class StreamTranslator {
     return this.tools.closeOpen(reason);
   }
 
-  /** true for the inner types this translator owns */
-  static handles(type: string): boolean {
-    return type === "model.streaming" || type === "tool.updated";
-  }
-
   translate(event: SessionEventEnvelope): SessionUpdate[] {
     if (event.type === "model.streaming") return this.modelStreaming(parseSessionEventPayload<ModelStreamingPayload>(event));
     return this.tools.toolUpdated(parseSessionEventPayload<ToolUpdatedPayload>(event));

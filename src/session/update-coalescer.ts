@@ -90,8 +90,7 @@ export class UpdateCoalescer {
   private backlog = 0;
   private openWaiters: Array<() => void> = [];
   private relief: { promise: Promise<void>; resolve(): void } | undefined;
-  /** notifications written and deltas merged away (diagnostics, tests) */
-  written = 0;
+  /** deltas merged away (diagnostics, tests) */
   merged = 0;
 
   constructor(options: UpdateCoalescerOptions) {
@@ -187,7 +186,6 @@ export class UpdateCoalescer {
   }
 
   private readonly sent = (): void => {
-    this.written += 1;
     this.finish()?.resolve();
   };
 
