@@ -23,6 +23,10 @@ export interface ZcodeAgentOptions {
   createBroker: (logger: Logger) => InteractionBroker;
   /** how long a cancelled turn may take to end natively (default 30 s) */
   cancelGraceMs: number;
+  /** merge text chunks while the client is behind (ZCODE_ACP_MERGE_DELTAS=0: off, the benchmark's baseline) */
+  mergeDeltas: boolean;
+  /** the workspace where ACP gives none (session/list without cwd, authenticate): the process's working directory */
+  defaultCwd: string;
   /** told about every interaction request sent to the client (wire order, ./wire-order.ts) */
   tracker?: InteractionTracker;
 }
@@ -73,6 +77,8 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
         broker,
         logger: options.logger.child("session"),
         cancelGraceMs: options.cancelGraceMs,
+        mergeDeltas: options.mergeDeltas,
+        defaultCwd: options.defaultCwd,
       });
       void connection.closed.then(shutdown, shutdown);
     })
@@ -84,7 +90,7 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     .onRequest(acp.methods.agent.authenticate, ({ params }) =>
       answer(async () => {
         if (params.methodId !== AUTH_METHOD_ID) throw invalidParams(`Unknown authentication method "${params.methodId}".`);
-        await sessions().ensureSignedIn(process.cwd());
+        await sessions().ensureSignedIn(options.defaultCwd);
         return {};
       }),
     )

@@ -70,6 +70,8 @@ export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
     logger,
     createBroker: (brokerLogger) => createInteractionBroker({ logger: brokerLogger }),
     cancelGraceMs: cancelGraceFrom(env, logger),
+    mergeDeltas: env.ZCODE_ACP_MERGE_DELTAS !== "0",
+    defaultCwd: process.cwd(),
     tracker: wire,
   });
   if (diagnosticsEnabled(env)) registerDiagnostics(agent.app, { sessions: () => agent.diagnostics(), host: () => host.diagnostics() });

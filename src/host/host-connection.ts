@@ -33,8 +33,8 @@ export const SESSION_EVENT = "onDynamicSessionEvent";
 export interface HostConnectionOptions {
   resolveInstall: () => Promise<Assessment>;
   logger: Logger;
-  /** environment of the host process (default: process.env); ELECTRON_RUN_AS_NODE=1 is added */
-  env?: NodeJS.ProcessEnv;
+  /** environment of the host process (the CLI passes its own); ELECTRON_RUN_AS_NODE=1 is added */
+  env: NodeJS.ProcessEnv;
   /** overrides of the timeout table (src/host/timeouts.ts), in milliseconds */
   timeouts?: Partial<Record<string, number>>;
   /** internal channel frame limit in both directions (default 16 MiB) */
@@ -237,7 +237,7 @@ export class HostConnection implements HostClient {
       host = new HostIncarnation({
         number: this.launches,
         install,
-        env: this.options.env ?? process.env,
+        env: this.options.env,
         logger: this.logger,
         timeouts: this.timeouts,
         frameLimitBytes: this.frameLimitBytes,

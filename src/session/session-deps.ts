@@ -12,4 +12,8 @@ export interface SessionDeps {
   logger: Logger;
   /** how long a cancelled turn may take to end natively before the prompt resolves anyway */
   cancelGraceMs: number;
+  /** merge text chunks while the client is behind (off only for the benchmark's baseline) */
+  mergeDeltas: boolean;
+  /** the workspace used where ACP gives none (session/list without cwd, authenticate): the process's */
+  defaultCwd: string;
 }

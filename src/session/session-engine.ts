@@ -63,6 +63,7 @@ export class SessionEngine implements RoutedSession {
     this.updates = new UpdateCoalescer({
       send: (update) => this.deps.client.sessionUpdate({ sessionId: this.sessionId, update }),
       onError: (e) => this.logger.warn("session/update not delivered", { error: describeError(e) }),
+      merge: deps.mergeDeltas,
     });
     this.state.apply(snapshot, { emit: false });
     this.router = new EventRouter(this, deps, this.state, snapshot.runtime?.eventSeq ?? -1);

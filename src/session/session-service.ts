@@ -73,7 +73,7 @@ export class SessionService {
   }
 
   async listSessions(cwd: string | undefined): Promise<SessionInfo[]> {
-    const workspacePath = cwd ?? process.cwd();
+    const workspacePath = cwd ?? this.deps.defaultCwd;
     const sessions: SessionInfo[] = [];
     for (const item of await this.deps.native.listSessions(workspacePath)) {
       const path = item.workspacePath ?? workspacePath;

@@ -15,8 +15,8 @@
  * session engine hands it to the host subscription, which stops reading the host channel
  * while consumers are behind, so a slow client holds back the host instead of filling memory.
  *
- * ZCODE_ACP_MERGE_DELTAS=0 turns merging off (the benchmark's baseline, bench/); the backlog
- * measure and `pressure()` stay.
+ * Merging can be turned off (`merge: false`; the CLI does for ZCODE_ACP_MERGE_DELTAS=0, the
+ * benchmark's baseline); the backlog measure and `pressure()` stay.
  */
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
 
@@ -25,7 +25,7 @@ export interface UpdateCoalescerOptions {
   send(update: SessionUpdate): Promise<void>;
   /** a write failed (the client is gone); the queue goes on with the next update */
   onError?(error: unknown): void;
-  /** merge text chunks while the client is behind (default: on unless ZCODE_ACP_MERGE_DELTAS=0) */
+  /** merge text chunks while the client is behind (default: on) */
   merge?: boolean;
   /** longest merged text, in UTF-16 units (default 64 KiB) */
   maxMergedChars?: number;
@@ -94,7 +94,7 @@ export class UpdateCoalescer {
   merged = 0;
 
   constructor(options: UpdateCoalescerOptions) {
-    this.options = { merge: process.env.ZCODE_ACP_MERGE_DELTAS !== "0", maxMergedChars: 64 * 1024, highWaterChars: 1024 * 1024, lowWaterChars: 256 * 1024, ...options };
+    this.options = { merge: true, maxMergedChars: 64 * 1024, highWaterChars: 1024 * 1024, lowWaterChars: 256 * 1024, ...options };
   }
 
   /** updates queued and not yet written */

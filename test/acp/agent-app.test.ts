@@ -20,7 +20,7 @@ afterAll(() => {
 
 function connect(host = new FakeHost()) {
   const order: string[] = [];
-  const agent = createZcodeAgent({ native: new LineApi(host), logger: silentLogger, createBroker: () => new StubBroker(), cancelGraceMs: 1000 });
+  const agent = createZcodeAgent({ native: new LineApi(host), logger: silentLogger, createBroker: () => new StubBroker(), cancelGraceMs: 1000, mergeDeltas: true, defaultCwd: process.cwd() });
   const updates: acp.SessionNotification[] = [];
   const connection = acp
     .client({ name: "in-process" })

@@ -73,6 +73,11 @@ describe("layer rules of src/", () => {
     expect(cycles).toEqual([]);
   });
 
+  it("settings come from the command line layer: nothing below src/cli/ reads process.env or process.cwd()", () => {
+    const offenders = all.filter((f) => ["acp", "session", "native", "host", "channel"].includes(folderOf(f)) && /\bprocess\.(env|cwd\(\))/.test(readFileSync(f, "utf8")));
+    expect(offenders.map((f) => relative(SRC, f))).toEqual([]);
+  });
+
   it("the session layer never names a ZCode method (only src/native/ does)", () => {
     const methodCall = /\.(call|operate)\(\s*"(agent|task|modelSelection|cancelGeneration|respondPermission|respondStructuredInput)"/;
     const offenders = all.filter((f) => ["session", "acp"].includes(folderOf(f)) && methodCall.test(readFileSync(f, "utf8")));

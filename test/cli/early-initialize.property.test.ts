@@ -20,7 +20,7 @@ const line = (value: unknown): Uint8Array => encoder.encode(typeof value === "st
 
 /** The SDK path: our agent app on an SDK ndJsonStream; the first line it writes for `text`. */
 async function sdkAnswer(text: string): Promise<string> {
-  const agent = createZcodeAgent({ native: new LineApi(new FakeHost()), logger: silentLogger, createBroker: () => new StubBroker(), cancelGraceMs: 1000 });
+  const agent = createZcodeAgent({ native: new LineApi(new FakeHost()), logger: silentLogger, createBroker: () => new StubBroker(), cancelGraceMs: 1000, mergeDeltas: true, defaultCwd: process.cwd() });
   let written = "";
   let gotLine!: (line: string) => void;
   const first = new Promise<string>((resolve) => (gotLine = resolve));

@@ -75,6 +75,7 @@ describe("HostConnection", () => {
     const c = connect();
     const refused = new HostConnection({
       logger: silentLogger,
+      env: process.env,
       resolveInstall: async () => ({ ...supportedAssessment(install), supported: false, failedStep: "version", message: "ZCode 9.9.9 is not supported" }),
     });
     const error = await rejectionOf(refused.call("agent", "initialize", W));

@@ -11,7 +11,7 @@ export function setup(options: { cancelGraceMs?: number } = {}) {
   const host = new FakeHost();
   const client = new RecordingClient();
   const broker = new StubBroker();
-  const service = new SessionService({ native: new LineApi(host), client, broker, logger: silentLogger, cancelGraceMs: options.cancelGraceMs ?? 2000 });
+  const service = new SessionService({ native: new LineApi(host), client, broker, logger: silentLogger, cancelGraceMs: options.cancelGraceMs ?? 2000, mergeDeltas: true, defaultCwd: CWD });
   return { host, client, broker, service };
 }
 

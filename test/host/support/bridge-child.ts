@@ -9,7 +9,7 @@ import { supportedAssessment, type TestInstall } from "./sim.js";
 
 const install = JSON.parse(process.env.BRIDGE_CHILD_INSTALL ?? "{}") as TestInstall;
 const logger = createLogger({ level: "debug", file: process.env.BRIDGE_CHILD_LOG });
-const host = new HostConnection({ resolveInstall: async () => supportedAssessment(install), logger });
+const host = new HostConnection({ resolveInstall: async () => supportedAssessment(install), logger, env: process.env });
 await host.call("agent", "initialize", { workspacePath: "/w" });
 const created = await host.call<{ session: { sessionId: string } }>("agent", "createSession", { workspacePath: "/w" });
 await host.call("agent", "readSession", { workspacePath: "/w", sessionId: created.session.sessionId });
