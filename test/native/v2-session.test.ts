@@ -86,6 +86,22 @@ describe("zcode-task-v2 (simulated ZCode 3.12.3) through the built CLI", () => {
     client.expectValid();
   });
 
+  it("a cold resume after a host crash re-applies plan (3.12.3 does not keep it)", async () => {
+    const client = await start();
+    const { sessionId } = await client.newSession(await workspace());
+    await client.agent.request("session/set_mode", { sessionId, modeId: "plan" });
+    await expect(client.prompt(sessionId, "sim:crash")).rejects.toBeDefined();
+    await expect(client.prompt(sessionId, "after the crash")).resolves.toMatchObject({ stopReason: "end_turn" });
+    const calls = (await sim.readCallLog()).filter((e) => e.kind === "call" && (e.params as { sessionId?: string } | undefined)?.sessionId === sessionId);
+    const resumed = calls.findLastIndex((e) => e.method === "resumeSession");
+    expect(resumed).toBeGreaterThanOrEqual(0);
+    // the restarted host resumed the session without plan; the bridge set it again before prompting
+    const after = calls.slice(resumed + 1).map((e) => `${e.method}${e.method === "setMode" ? `:${(e.params as { mode: string }).mode}` : ""}`);
+    expect(after.indexOf("setMode:plan")).toBeGreaterThanOrEqual(0);
+    expect(after.indexOf("setMode:plan")).toBeLessThan(after.indexOf("sendPrompt"));
+    client.expectValid();
+  });
+
   it("at launch, a manifest naming a release line this build does not implement is refused, naming the implemented ones", async () => {
     const bad = structuredClone(sim.manifest);
     bad.artifact.protocolId = bad.protocol.id = "zcode-task-v9";
