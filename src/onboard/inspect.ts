@@ -10,10 +10,8 @@ import { assessInstall } from "../compat/assess.js";
 import { compareVersions } from "../compat/select-manifest.js";
 import { findRoles, scanRpcCandidates, describeFound } from "../compat/rpc-discovery.js";
 import type { Assessment } from "../compat/types.js";
-import { readAppVersionFromArchive, readAppVersionFromPlist } from "../install/app-version.js";
 import { readBundleMetadata } from "../install/bundle-metadata.js";
 import { hashFile, hashMember } from "../install/cached-hash.js";
-import { readCliVersion } from "../install/cli-version.js";
 import { defaultCacheFile, FingerprintCache } from "../install/fingerprint-cache.js";
 import { defaultInstallRoot, isInstallPlatform, INSTALL_PLATFORMS, type InstallPlatform } from "../install/layout.js";
 import { resolveInstall, type ResolvedInstall } from "../install/resolve-install.js";
@@ -137,12 +135,13 @@ async function buildCandidate(report: OnboardReport, assessment: Assessment, ctx
     }
   }
   if (meta.platform !== report.systemPlatform) refuse(`This ZCode build is for ${String(meta.platform ?? "an unknown platform")}, but this system is ${report.systemPlatform}. Install the ZCode build for ${report.systemPlatform}.`);
-  // 4. versions
-  const app = install.infoPlist !== undefined ? await readAppVersionFromPlist(install.infoPlist, "Contents/Info.plist") : await readAppVersionFromArchive(install.archive);
+  // 4. versions: the assessment above read them (the CLI version in a child run of the executable)
+  const { appVersion, cliVersion } = assessment;
+  if (appVersion === undefined || cliVersion === undefined) refuse(`${assessment.message} Nothing was written.`);
+  const app = { version: appVersion!, build: assessment.diagnostics.appBuild };
   report.appVersion = app.version;
   if (app.build !== undefined) report.appBuild = app.build;
-  const cliVersion = await readCliVersion({ executable: install.executable, cli: install.cli, cwd: install.resourcesDir, env: ctx.env, timeoutMs: ctx.childTimeoutMs });
-  report.cliVersion = cliVersion;
+  report.cliVersion = cliVersion!;
   report.cliSha256 = await hashFile(ctx.cache, install.cli);
   const samePinned = pinned.find((m) => m.manifest.artifact.appVersion === app.version);
   if (samePinned) {
@@ -178,7 +177,7 @@ async function buildCandidate(report: OnboardReport, assessment: Assessment, ctx
   const nearest = nearestPinned(pinned, chosen.id, app.version);
   if (!nearest) refuse(`No pinned release of the line ${chosen.id} exists to take its protocol descriptor from; update zcode-acp.`);
   const base = nearest!.manifest;
-  report.nearest = { release: base.artifact.appVersion, manifest: base.artifact.id, differences: differences(base, { cliVersion, cliSha256: report.cliSha256, hostIndexSha: report.hostIndex.sha256, rpcPath, rpcSha, exports }, chosen) };
+  report.nearest = { release: base.artifact.appVersion, manifest: base.artifact.id, differences: differences(base, { cliVersion: cliVersion!, cliSha256: report.cliSha256, hostIndexSha: report.hostIndex.sha256, rpcPath, rpcSha, exports }, chosen) };
   const candidate: Manifest = {
     schemaVersion: 1,
     trust: "local",
@@ -187,7 +186,7 @@ async function buildCandidate(report: OnboardReport, assessment: Assessment, ctx
     artifact: {
       id: `zcode-host-${app.version}-local`,
       appVersion: app.version,
-      cliVersion,
+      cliVersion: cliVersion!,
       cliSha256: report.cliSha256,
       protocolId: chosen.id,
       hostIndex: { path: HOST_INDEX_PATH, sha256: report.hostIndex.sha256 },
@@ -200,7 +199,7 @@ async function buildCandidate(report: OnboardReport, assessment: Assessment, ctx
   report.candidate = validateManifest(candidate, "(candidate)");
   report.outcome = "candidate";
   report.warning = UNVERIFIED_WARNING;
-  report.message = `ZCode ${app.version} (CLI ${cliVersion}) can be onboarded as a local manifest of the ${chosen.id} line. Review the report; run \`zcode-acp onboard --accept\` to pin it.`;
+  report.message = `ZCode ${app.version} (CLI ${cliVersion!}) can be onboarded as a local manifest of the ${chosen.id} line. Review the report; run \`zcode-acp onboard --accept\` to pin it.`;
 }
 
 async function requireLineFile(install: ResolvedInstall): Promise<void> {
