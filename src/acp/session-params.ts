@@ -19,6 +19,18 @@ function refused(what: string, path: string, problem: string): BridgeError {
  * unreadable, not a directory.
  */
 export async function workspaceDirectory(value: unknown, what = "cwd"): Promise<string> {
+  return (await resolveDirectory(value, what, false))!;
+}
+
+/**
+ * The cwd filter of session/list: like `workspaceDirectory`, except that a directory that does
+ * not exist has no sessions (null: an empty list, as the ACP conformance kit expects), not an error.
+ */
+export function listFilterDirectory(value: unknown): Promise<string | null> {
+  return resolveDirectory(value, "cwd", true);
+}
+
+async function resolveDirectory(value: unknown, what: string, missingIsNull: boolean): Promise<string | null> {
   if (typeof value !== "string" || value === "") throw invalidParams(`${what} must be a non-empty absolute path.`);
   if (value.includes("\0")) throw refused(what, value, "contains a NUL byte; give the path of an existing directory");
   if (!isAbsolute(value)) throw refused(what, value, "is not an absolute path");
@@ -27,25 +39,13 @@ export async function workspaceDirectory(value: unknown, what = "cwd"): Promise<
     real = await realpath(value);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") throw refused(what, value, "does not exist; give the path of an existing directory");
+    if (code === "ENOENT" || code === "ENOTDIR") {
+      if (missingIsNull) return null;
+      throw refused(what, value, "does not exist; give the path of an existing directory");
+    }
     throw refused(what, value, `cannot be resolved (${code ?? "unknown error"})`);
   }
   const info = await stat(real).catch(() => undefined);
   if (!info?.isDirectory()) throw refused(what, value, "is not a directory; give the path of the workspace directory");
   return real;
-}
-
-/**
- * The cwd filter of session/list: like `workspaceDirectory`, except that a directory that does
- * not exist has no sessions (null: an empty list, as the ACP conformance kit expects), not an error.
- */
-export async function listFilterDirectory(value: unknown): Promise<string | null> {
-  if (typeof value === "string" && value !== "" && !value.includes("\0") && isAbsolute(value)) {
-    const missing = await realpath(value).then(
-      () => false,
-      (error: NodeJS.ErrnoException) => error.code === "ENOENT" || error.code === "ENOTDIR",
-    );
-    if (missing) return null;
-  }
-  return workspaceDirectory(value);
 }
