@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import { Readable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 import { Transcript, type Direction, type TranscriptLine } from "./acp-transcript.js";
+import { waitForExit } from "./processes.js";
 
 export const CLI_PATH = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
 
@@ -195,15 +196,8 @@ export class AcpTestClient {
     return this.waitExit(timeoutMs);
   }
 
-  private async waitExit(timeoutMs: number): Promise<ExitInfo> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), timeoutMs)));
-    const result = await Promise.race([this.exited, timeout]);
-    clearTimeout(timer);
-    if (result === "timeout") {
-      this.child.kill("SIGKILL");
-      throw new Error(`the CLI did not exit within ${timeoutMs} ms; stderr tail:\n${this.stderrText.slice(-2000)}`);
-    }
-    return result;
+  private waitExit(timeoutMs: number): Promise<ExitInfo> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return this.exited;
+    return waitForExit(this.child, this.exited, timeoutMs, () => this.stderrText);
   }
 }

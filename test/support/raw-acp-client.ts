@@ -13,6 +13,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync } from "node:fs";
 import { CLI_PATH, type ExitInfo } from "./acp-test-client.js";
 import { Transcript } from "./acp-transcript.js";
+import { waitForExit } from "./processes.js";
 
 export interface RawAcpClientOptions {
   /** environment on top of process.env (e.g. a simulated install's `env`) */
@@ -135,17 +136,9 @@ export class RawAcpClient {
     return this.waitExit(timeoutMs);
   }
 
-  private async waitExit(timeoutMs: number): Promise<ExitInfo> {
+  private waitExit(timeoutMs: number): Promise<ExitInfo> {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return this.exited;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), timeoutMs)));
-    const result = await Promise.race([this.exited, timeout]);
-    clearTimeout(timer);
-    if (result === "timeout") {
-      this.child.kill("SIGKILL");
-      throw new Error(`the CLI did not exit within ${timeoutMs} ms; stderr tail:\n${this.stderrText.slice(-2000)}`);
-    }
-    return result;
+    return waitForExit(this.child, this.exited, timeoutMs, () => this.stderrText);
   }
 }
 
