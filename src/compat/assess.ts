@@ -87,9 +87,10 @@ export async function assessInstall(options: AssessOptions = {}): Promise<Assess
 
   async function runSteps(): Promise<void> {
     // 1. layout
+    let appRead: Awaited<ReturnType<typeof resolveLineLayout>>;
     const install = await steps.run("layout", async () => {
       const resolved = await resolveInstall(platform as "darwin" | "linux" | "win32", root!);
-      await resolveLineLayout(resolved, set.manifests);
+      appRead = await resolveLineLayout(resolved, set.manifests);
       return resolved;
     });
     if (install === undefined) return;
@@ -122,7 +123,8 @@ export async function assessInstall(options: AssessOptions = {}): Promise<Assess
 
     // 4. app version and CLI version select exactly one manifest
     const selected = await steps.run("version", async () => {
-      const app = install.infoPlist !== undefined ? await readAppVersionFromPlist(install.infoPlist, "Contents/Info.plist") : await readAppVersionFromArchive(install.archive);
+      // read once by the layout step; read again here only to report why it could not be read
+      const app = appRead ?? (install.infoPlist !== undefined ? await readAppVersionFromPlist(install.infoPlist, "Contents/Info.plist") : await readAppVersionFromArchive(install.archive));
       report.appVersion = app.version;
       if (app.build !== undefined) report.diagnostics.appBuild = app.build;
       const cliVersion = await cachedFact(cache, `cli-version\u0000${install.cli}`, [install.cli, install.executable], isVersionString, () =>
