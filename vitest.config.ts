@@ -2,10 +2,17 @@ import { defineConfig } from "vitest/config";
 
 /**
  * Two projects: every test on the zcode-task-v1 line (simulated ZCode 3.11.2, the fixtures'
- * default), and every end-to-end suite again on the zcode-task-v2 line (simulated ZCode 3.12.3).
- * The suites read the release from ZCODE_ACP_SIM_RELEASE (fixtures/sim-install.ts).
+ * default), and the end-to-end suites that drive ACP sessions again on the zcode-task-v2 line
+ * (simulated ZCode 3.12.3). The suites read the release from ZCODE_ACP_SIM_RELEASE
+ * (fixtures/sim-install.ts). test/README.md describes the folders.
  */
-const E2E = ["test/acp/**/*.test.ts", "test/hardening/**/*.test.ts", "test/interactions/e2e-*.test.ts", "test/faults/**/*.test.ts", "test/conformance/**/*.test.ts", "test/e2e/**/*.test.ts"];
+const E2E = ["test/e2e/{acp,conformance,faults,hardening,interactions}/**/*.test.ts"];
+/** unit tests that lived in those suites' folders before the folders mirrored src/; still run on both lines */
+const ALSO_ON_V2 = [
+  "test/unit/acp/{agent-app,incoming-messages,session-list-page,wire-order}.test.ts",
+  "test/unit/cli/{stdout-messages,timeout-overrides}.test.ts",
+  "test/unit/session/duplicate-terminals.test.ts",
+];
 
 export default defineConfig({
   test: {
@@ -17,7 +24,7 @@ export default defineConfig({
       : ["default"],
     projects: [
       { extends: true, test: { name: "v1 (3.11.2)", include: ["test/**/*.test.ts"], env: { ZCODE_ACP_SIM_RELEASE: "3.11.2" } } },
-      { extends: true, test: { name: "v2 (3.12.3)", include: E2E, env: { ZCODE_ACP_SIM_RELEASE: "3.12.3" } } },
+      { extends: true, test: { name: "v2 (3.12.3)", include: [...E2E, ...ALSO_ON_V2], env: { ZCODE_ACP_SIM_RELEASE: "3.12.3" } } },
     ],
   },
 });

@@ -21,10 +21,10 @@ import type {
   SessionNotification,
 } from "@agentclientprotocol/sdk";
 import { afterAll, beforeAll, expect } from "vitest";
-import { createSimulatedInstall, type CallLogEntry, type SimInstall } from "../../../fixtures/sim-install.js";
-import { Transcript } from "../../support/acp-transcript.js";
+import { createSimulatedInstall, type CallLogEntry, type SimInstall } from "../../fixtures/sim-install.js";
+import { Transcript } from "./acp-transcript.js";
 
-const CLI = resolve(import.meta.dirname, "../../../dist/cli/main.js");
+const CLI = resolve(import.meta.dirname, "../../dist/cli/main.js");
 
 export const FORM_CLIENT: ClientCapabilities = {
   fs: { readTextFile: false, writeTextFile: false },

@@ -6,7 +6,7 @@ import { mkdtemp } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { afterAll, afterEach, beforeAll, onTestFailed } from "vitest";
 import { createSimulatedInstall, type CallLogEntry, type SimInstall } from "../../fixtures/sim-install.js";
-import { AcpTestClient, type AcpTestClientOptions } from "../support/acp-test-client.js";
+import { AcpTestClient, type AcpTestClientOptions } from "./acp-test-client.js";
 
 export interface E2E {
   sim(): SimInstall;

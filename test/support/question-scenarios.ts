@@ -8,7 +8,7 @@
 import { copyFile, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { SimInstall } from "../../../fixtures/sim-install.js";
+import type { SimInstall } from "../../fixtures/sim-install.js";
 
 const SOURCE = fileURLToPath(new URL("./sim-scenarios/single-question.js", import.meta.url));
 const ANCHOR = "export const SCENARIOS = Object.freeze({";

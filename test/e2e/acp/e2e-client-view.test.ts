@@ -5,7 +5,7 @@
  * carries the token usage; a probe session that never got a prompt leaves no trace in ZCode.
  */
 import { describe, expect, it } from "vitest";
-import { e2e, forSession } from "./e2e-harness.js";
+import { e2e, forSession } from "../../support/e2e-harness.js";
 
 const t = e2e();
 

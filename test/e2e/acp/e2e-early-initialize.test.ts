@@ -7,8 +7,8 @@
 import { mkdtemp } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createSimulatedInstall, type SimInstall } from "../../fixtures/sim-install.js";
-import { INITIALIZE_PARAMS, RawCli, requestLine } from "../support/raw-cli.js";
+import { createSimulatedInstall, type SimInstall } from "../../../fixtures/sim-install.js";
+import { INITIALIZE_PARAMS, RawCli, requestLine } from "../../support/raw-cli.js";
 
 let sim: SimInstall;
 const started: RawCli[] = [];

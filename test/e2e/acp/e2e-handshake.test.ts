@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { e2e } from "./e2e-harness.js";
+import { e2e } from "../../support/e2e-harness.js";
 
 const t = e2e();
-const VERSION = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).version as string;
+const VERSION = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")).version as string;
 
 describe("e2e: handshake, Paseo probe, auth and shutdown", () => {
   it("answers a Paseo-style probe quickly with modes and config options, commands after the response", async () => {

@@ -5,8 +5,8 @@
  */
 import * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, it } from "vitest";
-import type { AcpTestClient } from "../support/acp-test-client.js";
-import { e2e } from "./e2e-harness.js";
+import type { AcpTestClient } from "../../support/acp-test-client.js";
+import { e2e } from "../../support/e2e-harness.js";
 
 const t = e2e();
 /** what Paseo advertises: no elicitation */

@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { e2e, forSession } from "./e2e-harness.js";
+import { e2e, forSession } from "../../support/e2e-harness.js";
 
 const t = e2e();
 

@@ -5,8 +5,8 @@
  */
 import * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, it } from "vitest";
-import { SESSION_LIST_PAGE_SIZE } from "../../src/acp/session-list-page.js";
-import { e2e } from "./e2e-harness.js";
+import { SESSION_LIST_PAGE_SIZE } from "../../../src/acp/session-list-page.js";
+import { e2e } from "../../support/e2e-harness.js";
 
 const t = e2e();
 

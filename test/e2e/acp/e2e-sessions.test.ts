@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { e2e, forSession } from "./e2e-harness.js";
+import { e2e, forSession } from "../../support/e2e-harness.js";
 
 const t = e2e();
 

@@ -9,11 +9,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Assessment } from "../../src/compat/types.js";
-import { createSimulatedInstall } from "./sim.js";
-import { patchMetadata, writeManifest } from "./tamper.js";
+import type { Assessment } from "../../../src/compat/types.js";
+import { createSimulatedInstall } from "../../../fixtures/sim-install.js";
+import { patchMetadata, writeManifest } from "../../support/tamper.js";
 
-const BIN = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
+const BIN = fileURLToPath(new URL("../../../dist/cli/main.js", import.meta.url));
 type Sim = Awaited<ReturnType<typeof createSimulatedInstall>>;
 
 interface Run {

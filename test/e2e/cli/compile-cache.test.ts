@@ -10,8 +10,8 @@ import * as nodeModule from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSimulatedInstall, type SimInstall } from "../../fixtures/sim-install.js";
-import { CLI_PATH } from "../support/acp-test-client.js";
+import { createSimulatedInstall, type SimInstall } from "../../../fixtures/sim-install.js";
+import { CLI_PATH } from "../../support/acp-test-client.js";
 
 const hasCompileCache = typeof (nodeModule as unknown as { enableCompileCache?: unknown }).enableCompileCache === "function";
 let sim: SimInstall;

@@ -9,8 +9,8 @@ import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, symlink, writeFile
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createSimulatedInstall, SIM_RELEASES, type SimInstall } from "../../fixtures/sim-install.js";
-import { AcpTestClient, CLI_PATH } from "../support/acp-test-client.js";
+import { createSimulatedInstall, SIM_RELEASES, type SimInstall } from "../../../fixtures/sim-install.js";
+import { AcpTestClient, CLI_PATH } from "../../support/acp-test-client.js";
 
 const execFileP = promisify(execFile);
 let sim: SimInstall;

@@ -4,7 +4,7 @@
  * auth method). One test per requirement id; through the built CLI, raw lines checked.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { validateDefinition } from "../support/acp-schema.js";
+import { validateDefinition } from "../../support/acp-schema.js";
 import { conformance, problems, STOP_REASONS, type RawAgent } from "./support/raw-agent.js";
 
 const c = conformance({ beforeAll, afterAll });

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { conformance, problems, STOP_REASONS, type RawAgent } from "./support/raw-agent.js";
-import { validateDefinition } from "../support/acp-schema.js";
+import { validateDefinition } from "../../support/acp-schema.js";
 
 const c = conformance({ beforeAll, afterAll });
 

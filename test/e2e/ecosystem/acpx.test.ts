@@ -12,10 +12,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSimulatedInstall, type SimInstall } from "../../fixtures/sim-install.js";
-import { CLI_PATH } from "../support/acp-test-client.js";
-import { Transcript } from "../support/acp-transcript.js";
-import { addQuestionScenarios } from "../interactions/support/question-scenarios.js";
+import { createSimulatedInstall, type SimInstall } from "../../../fixtures/sim-install.js";
+import { CLI_PATH } from "../../support/acp-test-client.js";
+import { Transcript } from "../../support/acp-transcript.js";
+import { addQuestionScenarios } from "../../support/question-scenarios.js";
 
 const ACPX_VERSION = "0.19.1";
 const NPM = process.platform === "win32" ? "npm.cmd" : "npm";

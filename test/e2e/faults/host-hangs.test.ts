@@ -7,8 +7,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { e2e, forSession } from "../acp/e2e-harness.js";
-import { eventually, processesMentioning } from "../support/processes.js";
+import { e2e, forSession } from "../../support/e2e-harness.js";
+import { eventually, processesMentioning } from "../../support/processes.js";
 
 const t = e2e();
 const noHost = (): Promise<void> => eventually(() => processesMentioning(t.sim().root).length === 0, 10_000, "no host process");

@@ -4,9 +4,9 @@
  * command line mentions the simulated install (the Electron stand-in running the host) is alive.
  */
 import { describe, expect, it } from "vitest";
-import { e2e } from "../acp/e2e-harness.js";
-import type { AcpTestClient } from "../support/acp-test-client.js";
-import { eventually, processesMentioning } from "../support/processes.js";
+import { e2e } from "../../support/e2e-harness.js";
+import type { AcpTestClient } from "../../support/acp-test-client.js";
+import { eventually, processesMentioning } from "../../support/processes.js";
 
 const t = e2e();
 

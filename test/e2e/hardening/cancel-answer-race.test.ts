@@ -8,9 +8,9 @@
 import { mkdtemp } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSimulatedInstall, type CallLogEntry, type SimInstall } from "../../fixtures/sim-install.js";
-import { callsFor } from "../interactions/support/bridge-process.js";
-import { RawAcpClient, cancelLine, resultLine, type RawLine } from "../support/raw-acp-client.js";
+import { createSimulatedInstall, type CallLogEntry, type SimInstall } from "../../../fixtures/sim-install.js";
+import { callsFor } from "../../support/bridge-process.js";
+import { RawAcpClient, cancelLine, resultLine, type RawLine } from "../../support/raw-acp-client.js";
 
 interface Scenario {
   name: string;

@@ -10,11 +10,11 @@ import { mkdtemp } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSimulatedInstall, type SimInstall } from "../../fixtures/sim-install.js";
-import { callsFor } from "../interactions/support/bridge-process.js";
-import { CLI_PATH } from "../support/acp-test-client.js";
-import { processesMentioning } from "../support/processes.js";
-import { RawAcpClient } from "../support/raw-acp-client.js";
+import { createSimulatedInstall, type SimInstall } from "../../../fixtures/sim-install.js";
+import { callsFor } from "../../support/bridge-process.js";
+import { CLI_PATH } from "../../support/acp-test-client.js";
+import { processesMentioning } from "../../support/processes.js";
+import { RawAcpClient } from "../../support/raw-acp-client.js";
 
 const run = promisify(execFile);
 

@@ -8,9 +8,9 @@ import { copyFile, mkdir, mkdtemp, symlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSimulatedInstall, type SimInstall } from "../../fixtures/sim-install.js";
-import { CLI_PATH } from "../support/acp-test-client.js";
-import { RawAcpClient } from "../support/raw-acp-client.js";
+import { createSimulatedInstall, type SimInstall } from "../../../fixtures/sim-install.js";
+import { CLI_PATH } from "../../support/acp-test-client.js";
+import { RawAcpClient } from "../../support/raw-acp-client.js";
 
 const run = promisify(execFile);
 const SECRET = "TOPSECRET-4f1c9a:root:x:0:0";

@@ -8,8 +8,8 @@ import { mkdtemp } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "@agentclientprotocol/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSimulatedInstall, type SimInstall } from "../../fixtures/sim-install.js";
-import { RawAcpClient } from "../support/raw-acp-client.js";
+import { createSimulatedInstall, type SimInstall } from "../../../fixtures/sim-install.js";
+import { RawAcpClient } from "../../support/raw-acp-client.js";
 
 let sim: SimInstall;
 beforeAll(async () => {

@@ -7,9 +7,9 @@ import { mkdtemp, realpath, symlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSimulatedInstall, type SimInstall } from "../../fixtures/sim-install.js";
-import { callsFor } from "../interactions/support/bridge-process.js";
-import { RawAcpClient } from "../support/raw-acp-client.js";
+import { createSimulatedInstall, type SimInstall } from "../../../fixtures/sim-install.js";
+import { callsFor } from "../../support/bridge-process.js";
+import { RawAcpClient } from "../../support/raw-acp-client.js";
 
 const PNG_1X1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
 

@@ -7,8 +7,8 @@
 import { mkdtemp, realpath, symlink, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createSimulatedInstall, type SimInstall } from "../../fixtures/sim-install.js";
-import { RawAcpClient } from "../support/raw-acp-client.js";
+import { createSimulatedInstall, type SimInstall } from "../../../fixtures/sim-install.js";
+import { RawAcpClient } from "../../support/raw-acp-client.js";
 
 let sim: SimInstall;
 let client: RawAcpClient | undefined;

@@ -8,8 +8,8 @@
  * is awaited, not slept for.
  */
 import { describe, expect, it } from "vitest";
-import type { SimInstall } from "../../fixtures/sim-install.js";
-import { BridgeProcess, NO_ELICITATION_CLIENT, callsFor, choose, holdPermission, useBridge, waitForLog } from "./support/bridge-process.js";
+import type { SimInstall } from "../../../fixtures/sim-install.js";
+import { BridgeProcess, NO_ELICITATION_CLIENT, callsFor, choose, holdPermission, useBridge, waitForLog } from "../../support/bridge-process.js";
 
 /** ids of the agent's `session/request_permission` requests the client answered, and the `$/cancel_request`s */
 function wire(bridge: BridgeProcess) {

@@ -4,7 +4,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSimulatedInstall, type SimInstall } from "../../fixtures/sim-install.js";
+import { createSimulatedInstall, type SimInstall } from "../../../fixtures/sim-install.js";
 import {
   BridgeProcess,
   FORM_CLIENT,
@@ -14,7 +14,7 @@ import {
   nativeCalls,
   useBridge,
   waitForLog,
-} from "./support/bridge-process.js";
+} from "../../support/bridge-process.js";
 
 const HEADERS_MESSAGE =
   "this account or model needs a captcha that only the ZCode desktop app can show; switch to a coding-plan model or use the app";

@@ -3,7 +3,7 @@
  * form-capable client and with a client that advertises no elicitation (Paseo).
  */
 import { describe, expect, it } from "vitest";
-import type { SimInstall } from "../../fixtures/sim-install.js";
+import type { SimInstall } from "../../../fixtures/sim-install.js";
 import {
   BridgeProcess,
   FORM_CLIENT,
@@ -14,7 +14,7 @@ import {
   holdPermission,
   useBridge,
   waitForLog,
-} from "./support/bridge-process.js";
+} from "../../support/bridge-process.js";
 
 describe.each([
   ["form-capable client", FORM_CLIENT],

@@ -6,9 +6,9 @@
  * gets the form.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SimInstall } from "../../fixtures/sim-install.js";
-import { addQuestionScenarios } from "./support/question-scenarios.js";
-import { BridgeProcess, FORM_CLIENT, NO_ELICITATION_CLIENT, callsFor, choose, useBridge, waitForLog } from "./support/bridge-process.js";
+import type { SimInstall } from "../../../fixtures/sim-install.js";
+import { addQuestionScenarios } from "../../support/question-scenarios.js";
+import { BridgeProcess, FORM_CLIENT, NO_ELICITATION_CLIENT, callsFor, choose, useBridge, waitForLog } from "../../support/bridge-process.js";
 
 const QUESTION = "Which test runner should I use?";
 

@@ -4,11 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { afterAll, describe, expect, it } from "vitest";
-import { createZcodeAgent } from "../../src/acp/agent-app.js";
-import { silentLogger } from "../../src/log/logger.js";
-import { FakeHost } from "../support/fake-host.js";
-import { LineApi } from "../../src/native/line-api.js";
-import { StubBroker } from "../support/recording-client.js";
+import { createZcodeAgent } from "../../../src/acp/agent-app.js";
+import { silentLogger } from "../../../src/log/logger.js";
+import { FakeHost } from "../../support/fake-host.js";
+import { LineApi } from "../../../src/native/line-api.js";
+import { StubBroker } from "../../support/fake-client.js";
 
 // session/new needs an existing directory (src/acp/session-params.ts)
 const W = realpathSync(mkdtempSync(join(tmpdir(), "acp-app-w-")));

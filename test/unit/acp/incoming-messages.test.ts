@@ -1,9 +1,9 @@
 /** The ACP stdin reader (src/acp/incoming-messages.ts) and the head scan of oversized lines. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { incomingMessages } from "../../src/acp/incoming-messages.js";
-import { readMessageHead } from "../../src/acp/message-head.js";
-import { silentLogger } from "../../src/log/logger.js";
+import { incomingMessages } from "../../../src/acp/incoming-messages.js";
+import { readMessageHead } from "../../../src/acp/message-head.js";
+import { silentLogger } from "../../../src/log/logger.js";
 
 async function run(chunks: Array<string | Uint8Array>, limit = 1024, gate?: Parameters<typeof incomingMessages>[0]["gate"]) {
   const replies: any[] = [];

@@ -1,8 +1,8 @@
 /** session/list pages (src/acp/session-list-page.ts): page size, opaque cursor, invalid cursors. */
 import type { SessionInfo } from "@agentclientprotocol/sdk";
 import { describe, expect, it } from "vitest";
-import { SESSION_LIST_PAGE_SIZE, decodeCursor, encodeCursor, listPage } from "../../src/acp/session-list-page.js";
-import { isBridgeError } from "../../src/util/errors.js";
+import { SESSION_LIST_PAGE_SIZE, decodeCursor, encodeCursor, listPage } from "../../../src/acp/session-list-page.js";
+import { isBridgeError } from "../../../src/util/errors.js";
 
 const list = (n: number, prefix = "ses_"): SessionInfo[] => Array.from({ length: n }, (_, i) => ({ sessionId: `${prefix}${i}`, cwd: "/w" }));
 

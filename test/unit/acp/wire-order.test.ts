@@ -1,8 +1,8 @@
 /** The wire-order tracker (src/acp/wire-order.ts) on its own, and the SDK property it relies on. */
 import * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, it } from "vitest";
-import { WireOrder } from "../../src/acp/wire-order.js";
-import { createLogger } from "../../src/log/logger.js";
+import { WireOrder } from "../../../src/acp/wire-order.js";
+import { createLogger } from "../../../src/log/logger.js";
 
 const logger = createLogger({ level: "error", file: "/dev/null" });
 

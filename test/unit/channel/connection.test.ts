@@ -1,8 +1,8 @@
 import { PassThrough, Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { ChannelConnection, type ChannelCloseInfo, type ChannelConnectionOptions } from "../../src/channel/connection.js";
-import { silentLogger } from "../../src/log/logger.js";
-import { BridgeError } from "../../src/util/errors.js";
+import { ChannelConnection, type ChannelCloseInfo, type ChannelConnectionOptions } from "../../../src/channel/connection.js";
+import { silentLogger } from "../../../src/log/logger.js";
+import { BridgeError } from "../../../src/util/errors.js";
 
 /** A channel wired to two in-memory pipes: `peer.send` writes what the bootstrap would write. */
 function harness(overrides: Partial<ChannelConnectionOptions> = {}) {

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { NdjsonDecoder } from "../../src/channel/ndjson-decoder.js";
-import { encodeFrame } from "../../src/channel/ndjson-encoder.js";
-import { BridgeError } from "../../src/util/errors.js";
+import { NdjsonDecoder } from "../../../src/channel/ndjson-decoder.js";
+import { encodeFrame } from "../../../src/channel/ndjson-encoder.js";
+import { BridgeError } from "../../../src/util/errors.js";
 
 function codeOf(fn: () => unknown): string | undefined {
   try {

@@ -6,9 +6,9 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { NdjsonDecoder } from "../../src/channel/ndjson-decoder.js";
-import { encodeFrame } from "../../src/channel/ndjson-encoder.js";
-import { BridgeError } from "../../src/util/errors.js";
+import { NdjsonDecoder } from "../../../src/channel/ndjson-decoder.js";
+import { encodeFrame } from "../../../src/channel/ndjson-encoder.js";
+import { BridgeError } from "../../../src/util/errors.js";
 
 const DECODER_CODES = new Set(["CHANNEL_PROTOCOL", "FRAME_TOO_LARGE"]);
 const RUNS = { numRuns: 300 };

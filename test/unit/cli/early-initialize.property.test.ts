@@ -7,13 +7,13 @@
 import * as acp from "@agentclientprotocol/sdk";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createZcodeAgent } from "../../src/acp/agent-app.js";
-import { PROTOCOL_VERSION } from "../../src/acp/initialize.js";
-import { earlyInitialize, opensSession } from "../../src/cli/early-initialize.js";
-import { silentLogger } from "../../src/log/logger.js";
-import { FakeHost } from "../support/fake-host.js";
-import { StubBroker } from "../support/recording-client.js";
-import { LineApi } from "../../src/native/line-api.js";
+import { createZcodeAgent } from "../../../src/acp/agent-app.js";
+import { PROTOCOL_VERSION } from "../../../src/acp/initialize.js";
+import { earlyInitialize, opensSession } from "../../../src/cli/early-initialize.js";
+import { silentLogger } from "../../../src/log/logger.js";
+import { FakeHost } from "../../support/fake-host.js";
+import { StubBroker } from "../../support/fake-client.js";
+import { LineApi } from "../../../src/native/line-api.js";
 
 const encoder = new TextEncoder();
 const line = (value: unknown): Uint8Array => encoder.encode(typeof value === "string" ? value : JSON.stringify(value));

@@ -6,7 +6,7 @@
 import { PassThrough } from "node:stream";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { EarlyInput } from "../../src/cli/early-input.js";
+import { EarlyInput } from "../../../src/cli/early-input.js";
 
 async function readAll(stream: ReadableStream<Uint8Array>): Promise<Buffer> {
   const parts: Buffer[] = [];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseCli } from "../../src/cli/options.js";
-import { isBridgeError } from "../../src/util/errors.js";
+import { parseCli } from "../../../src/cli/options.js";
+import { isBridgeError } from "../../../src/util/errors.js";
 
 describe("command line", () => {
   it("defaults to the ACP agent with info logs", () => {

@@ -6,7 +6,7 @@
 import { PassThrough, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, it } from "vitest";
-import { stdoutMessages } from "../../src/cli/stdout-messages.js";
+import { stdoutMessages } from "../../../src/cli/stdout-messages.js";
 
 /** A Writable that keeps what it gets and completes each write only when told to. */
 class SlowSink extends Writable {

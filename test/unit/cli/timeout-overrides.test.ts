@@ -1,7 +1,7 @@
 /** ZCODE_ACP_TIMEOUTS_MS: the fault tests' way to shorten host timeouts; invalid input keeps the defaults. */
 import { describe, expect, it } from "vitest";
-import { timeoutOverridesFrom } from "../../src/cli/timeout-overrides.js";
-import type { Logger } from "../../src/log/logger.js";
+import { timeoutOverridesFrom } from "../../../src/cli/timeout-overrides.js";
+import type { Logger } from "../../../src/log/logger.js";
 
 function recorder(): { logger: Logger; warnings: string[] } {
   const warnings: string[] = [];

@@ -3,11 +3,11 @@ import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join, win32 } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { assessInstall, type AssessOptions } from "../../src/compat/assess.js";
-import type { Assessment, Manifest, StepId } from "../../src/compat/types.js";
-import { silentLogger } from "../../src/log/logger.js";
-import { createSimulatedInstall } from "./sim.js";
-import { editMember, flipOneByte, patchMetadata, writeManifest } from "./tamper.js";
+import { assessInstall, type AssessOptions } from "../../../src/compat/assess.js";
+import type { Assessment, Manifest, StepId } from "../../../src/compat/types.js";
+import { silentLogger } from "../../../src/log/logger.js";
+import { createSimulatedInstall } from "../../../fixtures/sim-install.js";
+import { editMember, flipOneByte, patchMetadata, writeManifest } from "../../support/tamper.js";
 
 type Sim = Awaited<ReturnType<typeof createSimulatedInstall>>;
 const STEPS: StepId[] = ["layout", "metadata", "platform", "version", "host-artifacts", "cli-integrity"];
@@ -111,7 +111,7 @@ describe.each(forms)("assessment of a simulated install ($form)", ({ packed }) =
       const pinned = manifestCopy();
       pinned.artifact.appVersion = "3.11.2";
       await writeManifest(dir, "sim.json", pinned);
-      await copyFile(new URL("../../manifests/zcode-3.10.2.json", import.meta.url), join(dir, "zcode-3.10.2.json"));
+      await copyFile(new URL("../../../manifests/zcode-3.10.2.json", import.meta.url), join(dir, "zcode-3.10.2.json"));
       const report = await assess({ installRoot: other.root, manifestPath: dir });
       expectFailedAt(report, "version");
       expect(report.message).toBe(

@@ -4,7 +4,7 @@
  * frames, exit when the pipe closes, reverse requests answered at once.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { eventually } from "../support/processes.js";
+import { eventually } from "../../support/processes.js";
 import { startRawBootstrap, type RawBootstrap } from "./support/raw-bootstrap.js";
 import { createTestInstall, readCallLog, type TestInstall } from "./support/sim.js";
 

@@ -4,12 +4,12 @@
  * budget and failures, frame limits, subscriptions, graceful close.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { BridgeError } from "../../src/util/errors.js";
+import { BridgeError } from "../../../src/util/errors.js";
 import { EventCollector, openConnection, rejectionOf, type TestConnection } from "./support/connect.js";
-import { eventually, processAlive } from "../support/processes.js";
+import { eventually, processAlive } from "../../support/processes.js";
 import { createTestInstall, readCallLog, supportedAssessment, type TestInstall } from "./support/sim.js";
-import { HostConnection } from "../../src/host/host-connection.js";
-import { silentLogger } from "../../src/log/logger.js";
+import { HostConnection } from "../../../src/host/host-connection.js";
+import { silentLogger } from "../../../src/log/logger.js";
 
 let install: TestInstall;
 let opened: TestConnection[] = [];

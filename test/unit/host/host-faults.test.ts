@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EventCollector, openConnection, rejectionOf, type TestConnection } from "./support/connect.js";
-import { eventually, processAlive, processesMentioning } from "../support/processes.js";
+import { eventually, processAlive, processesMentioning } from "../../support/processes.js";
 import { createTestInstall, readCallLog, type TestInstall } from "./support/sim.js";
 
 let install: TestInstall;

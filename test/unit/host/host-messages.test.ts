@@ -1,7 +1,7 @@
 /** The bootstrap's handling of host → main messages (src/runtime/host-messages.js), in isolation. */
 import { describe, expect, it } from "vitest";
 // plain JS shipped to Electron; tested directly
-import { createHostMessageHandler } from "../../src/runtime/host-messages.js";
+import { createHostMessageHandler } from "../../../src/runtime/host-messages.js";
 
 function setup() {
   const answers: Array<Record<string, unknown>> = [];

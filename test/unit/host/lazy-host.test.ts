@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { LazyHostClient } from "../../src/host/lazy-host.js";
-import { BridgeError } from "../../src/util/errors.js";
-import { FakeHost } from "../support/fake-host.js";
+import { LazyHostClient } from "../../../src/host/lazy-host.js";
+import { BridgeError } from "../../../src/util/errors.js";
+import { FakeHost } from "../../support/fake-host.js";
 
 /** a fake whose early start (HostConnection.startNow) is scripted */
 class StartableFake extends FakeHost {

@@ -6,9 +6,9 @@
 import { join } from "node:path";
 import { writeFile } from "node:fs/promises";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { assessInstall } from "../../src/compat/assess.js";
-import { HostConnection } from "../../src/host/host-connection.js";
-import { silentLogger } from "../../src/log/logger.js";
+import { assessInstall } from "../../../src/compat/assess.js";
+import { HostConnection } from "../../../src/host/host-connection.js";
+import { silentLogger } from "../../../src/log/logger.js";
 import { rejectionOf } from "./support/connect.js";
 import { createTestInstall, readCallLog, type TestInstall } from "./support/sim.js";
 

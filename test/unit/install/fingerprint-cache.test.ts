@@ -2,9 +2,9 @@ import { mkdtemp, readFile, readdir, rm, utimes, writeFile, rename, stat } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cachedFact, defaultCacheFile, FingerprintCache } from "../../src/install/fingerprint-cache.js";
-import { hashFile } from "../../src/install/cached-hash.js";
-import { silentLogger } from "../../src/log/logger.js";
+import { cachedFact, defaultCacheFile, FingerprintCache } from "../../../src/install/fingerprint-cache.js";
+import { hashFile } from "../../../src/install/cached-hash.js";
+import { silentLogger } from "../../../src/log/logger.js";
 
 let dir: string;
 let cacheFile: string;

@@ -3,15 +3,15 @@ import { chmod, mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createPackageWithOptions } from "@electron/asar";
-import { defaultInstallRoot, isInstallPlatform, joinLayout, LAYOUTS } from "../../src/install/layout.js";
-import { isInside } from "../../src/install/confine.js";
-import { resolveInstall } from "../../src/install/resolve-install.js";
-import { readMember } from "../../src/install/app-archive.js";
-import { sha256OfRange } from "../../src/install/sha256.js";
-import { firstSemver, readCliVersion } from "../../src/install/cli-version.js";
-import { probeRoles } from "../../src/install/rpc-roles.js";
-import { readAppVersionFromPlist } from "../../src/install/app-version.js";
-import { createHandInstall, HOST_INDEX, RPC_MODULE, type HandInstall } from "./hand-install.js";
+import { defaultInstallRoot, isInstallPlatform, joinLayout, LAYOUTS } from "../../../src/install/layout.js";
+import { isInside } from "../../../src/install/confine.js";
+import { resolveInstall } from "../../../src/install/resolve-install.js";
+import { readMember } from "../../../src/install/app-archive.js";
+import { sha256OfRange } from "../../../src/install/sha256.js";
+import { firstSemver, readCliVersion } from "../../../src/install/cli-version.js";
+import { probeRoles } from "../../../src/install/rpc-roles.js";
+import { readAppVersionFromPlist } from "../../../src/install/app-version.js";
+import { createHandInstall, HOST_INDEX, RPC_MODULE, type HandInstall } from "../../support/hand-install.js";
 
 const sha = (s: string | Buffer) => createHash("sha256").update(s).digest("hex");
 let install: HandInstall | undefined;

@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createLogger } from "../../src/log/logger.js";
-import { redact, redactString } from "../../src/log/redact.js";
+import { createLogger } from "../../../src/log/logger.js";
+import { redact, redactString } from "../../../src/log/redact.js";
 
 const dirs: string[] = [];
 const logFile = (): string => {

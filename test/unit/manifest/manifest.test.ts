@@ -2,12 +2,12 @@ import { mkdtemp, mkdir, rm, writeFile, readdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { builtInManifestDir, loadManifests } from "../../src/manifest/load-manifests.js";
-import { validateManifest, fieldPath } from "../../src/manifest/validate-manifest.js";
-import { MANIFEST_SCHEMA } from "../../src/manifest/manifest-schema.js";
-import { BridgeError } from "../../src/util/errors.js";
-import type { Manifest } from "../../src/manifest/types.js";
-import { builtInManifest } from "./hand-install.js";
+import { builtInManifestDir, loadManifests } from "../../../src/manifest/load-manifests.js";
+import { validateManifest, fieldPath } from "../../../src/manifest/validate-manifest.js";
+import { MANIFEST_SCHEMA } from "../../../src/manifest/manifest-schema.js";
+import { BridgeError } from "../../../src/util/errors.js";
+import type { Manifest } from "../../../src/manifest/types.js";
+import { builtInManifest } from "../../support/hand-install.js";
 
 function invalid(fn: () => unknown): BridgeError {
   try {

@@ -6,7 +6,7 @@
  * host code runs.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { SIM_PROVIDER_SECRET } from "../../fixtures/sim-install.js";
+import { SIM_PROVIDER_SECRET } from "../../../fixtures/sim-install.js";
 import { startRawBootstrap, type RawBootstrap } from "../host/support/raw-bootstrap.js";
 import { createTestInstall, readCallLog, type TestInstall } from "../host/support/sim.js";
 

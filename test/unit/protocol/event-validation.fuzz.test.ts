@@ -7,10 +7,10 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isValidEnvelope, parseHostEvent, parseSessionEventPayload, parseSnapshot } from "../../src/protocol/event-validation.js";
-import { MODEL_STREAMING_KINDS, TOOL_UPDATED_KINDS, type SessionEventEnvelope } from "../../src/protocol/native-types.js";
-import { BridgeError } from "../../src/util/errors.js";
-import { makeSnapshot } from "../support/fake-host.js";
+import { isValidEnvelope, parseHostEvent, parseSessionEventPayload, parseSnapshot } from "../../../src/protocol/event-validation.js";
+import { MODEL_STREAMING_KINDS, TOOL_UPDATED_KINDS, type SessionEventEnvelope } from "../../../src/protocol/native-types.js";
+import { BridgeError } from "../../../src/util/errors.js";
+import { makeSnapshot } from "../../support/fake-host.js";
 
 const RUNS = { numRuns: 400 };
 

@@ -9,12 +9,12 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { Ajv, type ValidateFunction } from "ajv";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { MANIFEST_AJV_OPTIONS } from "../../src/manifest/validate-manifest.js";
-import { MANIFEST_SCHEMA } from "../../src/manifest/manifest-schema.js";
-import { EVENT_AJV_OPTIONS, EVENT_SCHEMAS } from "../../src/protocol/event-validation.js";
-import { makeSnapshot } from "../support/fake-host.js";
+import { MANIFEST_AJV_OPTIONS } from "../../../src/manifest/validate-manifest.js";
+import { MANIFEST_SCHEMA } from "../../../src/manifest/manifest-schema.js";
+import { EVENT_AJV_OPTIONS, EVENT_SCHEMAS } from "../../../src/protocol/event-validation.js";
+import { makeSnapshot } from "../../support/fake-host.js";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const BUILT = join(ROOT, "build/tsc");
 
 let events: Record<string, ValidateFunction>;

@@ -6,8 +6,8 @@
  */
 import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
-import { MANIFEST_SCHEMA } from "../../src/manifest/manifest-schema.js";
-import { payloadSchemas, sessionEventEnvelopeSchema, snapshotSchema, topLevelSchemas } from "../../src/protocol/event-schemas.js";
+import { MANIFEST_SCHEMA } from "../../../src/manifest/manifest-schema.js";
+import { payloadSchemas, sessionEventEnvelopeSchema, snapshotSchema, topLevelSchemas } from "../../../src/protocol/event-schemas.js";
 
 const schemas: Array<[string, unknown]> = [
   ["manifest", MANIFEST_SCHEMA],

@@ -84,7 +84,7 @@ describe("session engine: cancel", () => {
   it("cancels from an interaction failure exactly once and fails the prompt with its error", async () => {
     const h = setup();
     const { engine } = await openSession(h);
-    const { BridgeError } = await import("../../src/util/errors.js");
+    const { BridgeError } = await import("../../../src/util/errors.js");
     h.broker.onRequest = (call) => call.ctx.failTurn(new BridgeError("PROVIDER_HEADERS_UNSUPPORTED", "captcha needs the desktop app"));
     h.host.script.onPrompt = (s) => {
       s.startTurn();

@@ -6,7 +6,7 @@
  * ended by an old terminal, and a replayed seq only makes the next prompt resynchronise.
  */
 import { describe, expect, it } from "vitest";
-import { joined, openSession, setup } from "../session/harness.js";
+import { joined, openSession, setup } from "./harness.js";
 
 describe("faults: duplicate terminal events", () => {
   it("a second terminal of the same turn is dropped: one answer, one usage report, nothing after it", async () => {

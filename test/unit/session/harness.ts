@@ -1,9 +1,9 @@
 /** Shared setup for session engine tests: a fake host, a recording client, a stub broker. */
-import { silentLogger } from "../../src/log/logger.js";
-import { SessionService } from "../../src/session/session-service.js";
-import { LineApi } from "../../src/native/line-api.js";
-import { FakeHost } from "../support/fake-host.js";
-import { RecordingClient, StubBroker } from "../support/recording-client.js";
+import { silentLogger } from "../../../src/log/logger.js";
+import { SessionService } from "../../../src/session/session-service.js";
+import { LineApi } from "../../../src/native/line-api.js";
+import { FakeHost } from "../../support/fake-host.js";
+import { RecordingClient, StubBroker } from "../../support/fake-client.js";
 
 export const CWD = "/work/project";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { makeSnapshot } from "../support/fake-host.js";
+import { makeSnapshot } from "../../support/fake-host.js";
 import { CWD, openSession, setup, until } from "./harness.js";
 
 function historySnapshot(id: string) {
@@ -103,7 +103,7 @@ describe("session service: load, resume, list, close, auth, host exit", () => {
   it("turns a sendPrompt refusal for a missing provider into AUTH_REQUIRED", async () => {
     const h = setup();
     const { engine } = await openSession(h);
-    const { BridgeError } = await import("../../src/util/errors.js");
+    const { BridgeError } = await import("../../../src/util/errors.js");
     h.host.handlers.set("agent.sendPrompt", () => {
       throw new BridgeError("HOST_CALL_FAILED", "No usable provider", { details: { code: -32001 } });
     });

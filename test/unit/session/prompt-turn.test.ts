@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isBridgeError } from "../../src/util/errors.js";
+import { isBridgeError } from "../../../src/util/errors.js";
 import { CWD, joined, openSession, setup } from "./harness.js";
 
 describe("session engine: a prompt turn", () => {

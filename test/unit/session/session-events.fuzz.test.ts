@@ -7,10 +7,10 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { BridgeError } from "../../src/util/errors.js";
-import { checkUpdateKeys, validateDefinition } from "../support/acp-schema.js";
-import type { FakeSession } from "../support/fake-host.js";
-import { openSession, setup } from "../session/harness.js";
+import { BridgeError } from "../../../src/util/errors.js";
+import { checkUpdateKeys, validateDefinition } from "../../support/acp-schema.js";
+import type { FakeSession } from "../../support/fake-host.js";
+import { openSession, setup } from "./harness.js";
 
 type Step = (s: FakeSession) => void;
 

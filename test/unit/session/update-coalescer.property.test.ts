@@ -8,7 +8,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
-import { UpdateCoalescer } from "../../src/session/update-coalescer.js";
+import { UpdateCoalescer } from "../../../src/session/update-coalescer.js";
 
 const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 

@@ -13,9 +13,9 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { CLI_PATH } from "../../support/acp-test-client.js";
-import { Transcript } from "../../support/acp-transcript.js";
-import { createSimulatedInstall, type SimInstall } from "../../../fixtures/sim-install.js";
+import { CLI_PATH } from "../../../support/acp-test-client.js";
+import { Transcript } from "../../../support/acp-transcript.js";
+import { createSimulatedInstall, type SimInstall } from "../../../../fixtures/sim-install.js";
 
 export interface Line {
   from: "agent" | "client";

@@ -3,8 +3,8 @@
 // prints ONE line `{"pid":<host pid>,"incarnation":n}` on stdout and then waits (to be killed) or,
 // with BRIDGE_CHILD_EXIT=1, closes the host and prints `{"closed":true}`.
 // Its stdout must carry nothing else: the host's output goes to the log file only.
-import { HostConnection } from "../../../src/host/host-connection.js";
-import { createLogger } from "../../../src/log/logger.js";
+import { HostConnection } from "../../../../src/host/host-connection.js";
+import { createLogger } from "../../../../src/log/logger.js";
 import { supportedAssessment, type TestInstall } from "./sim.js";
 
 const install = JSON.parse(process.env.BRIDGE_CHILD_INSTALL ?? "{}") as TestInstall;

@@ -1,10 +1,10 @@
 /** HostConnection wiring for tests: a debug log file per connection and an event collector. */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { HostConnection, type HostConnectionOptions } from "../../../src/host/host-connection.js";
-import type { HostEventSink } from "../../../src/host/types.js";
-import { createLogger } from "../../../src/log/logger.js";
-import type { BridgeError } from "../../../src/util/errors.js";
+import { HostConnection, type HostConnectionOptions } from "../../../../src/host/host-connection.js";
+import type { HostEventSink } from "../../../../src/host/types.js";
+import { createLogger } from "../../../../src/log/logger.js";
+import type { BridgeError } from "../../../../src/util/errors.js";
 import { supportedAssessment, type TestInstall } from "./sim.js";
 
 export interface TestConnection {

@@ -4,8 +4,8 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import type { Duplex } from "node:stream";
-import { buildBootstrapConfig, type BootstrapConfig } from "../../../src/host/bootstrap-config.js";
-import { DEFAULT_BOOTSTRAP_SCRIPT } from "../../../src/host/launcher.js";
+import { buildBootstrapConfig, type BootstrapConfig } from "../../../../src/host/bootstrap-config.js";
+import { DEFAULT_BOOTSTRAP_SCRIPT } from "../../../../src/host/launcher.js";
 import type { TestInstall } from "./sim.js";
 import { supportedAssessment } from "./sim.js";
 

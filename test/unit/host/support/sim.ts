@@ -5,8 +5,8 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Assessment } from "../../../src/compat/types.js";
-import { createSimulatedInstall, type SimInstall, type SimInstallOptions } from "../../../fixtures/sim-install.js";
+import type { Assessment } from "../../../../src/compat/types.js";
+import { createSimulatedInstall, type SimInstall, type SimInstallOptions } from "../../../../fixtures/sim-install.js";
 
 export type TestInstall = SimInstall;
 

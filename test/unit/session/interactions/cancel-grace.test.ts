@@ -6,9 +6,9 @@
  * Timers are faked (setTimeout only), so the grace is stepped through, not waited for.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { silentLogger } from "../../src/log/logger.js";
-import { CLIENT_CANCEL_GRACE_MS, createInteractionBroker } from "../../src/session/interactions/index.js";
-import { BASH_REQUEST, makeContext, settle, until } from "./support/fakes.js";
+import { silentLogger } from "../../../../src/log/logger.js";
+import { CLIENT_CANCEL_GRACE_MS, createInteractionBroker } from "../../../../src/session/interactions/index.js";
+import { BASH_REQUEST, makeContext, settle, until } from "./support/context.js";
 
 const GRACE = 5_000;
 const broker = () => createInteractionBroker({ logger: silentLogger, clientCancelGraceMs: GRACE });

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { NativePermissionOption } from "../../src/session/interactions/native-requests.js";
-import { findOffered, mapPermissionOptions } from "../../src/session/interactions/permission-options.js";
-import { nativeAnswerContent } from "../../src/session/interactions/question-form.js";
+import type { NativePermissionOption } from "../../../../src/session/interactions/native-requests.js";
+import { findOffered, mapPermissionOptions } from "../../../../src/session/interactions/permission-options.js";
+import { nativeAnswerContent } from "../../../../src/session/interactions/question-form.js";
 
 const STANDARD = new Set(["allow_once", "allow_always", "reject_once", "reject_always"]);
 

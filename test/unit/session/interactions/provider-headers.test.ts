@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/log/logger.js";
-import { createInteractionBroker } from "../../src/session/interactions/index.js";
-import { makeContext, settle, until } from "./support/fakes.js";
+import { silentLogger } from "../../../../src/log/logger.js";
+import { createInteractionBroker } from "../../../../src/session/interactions/index.js";
+import { makeContext, settle, until } from "./support/context.js";
 
 const REQUEST = {
   requestId: "r",

@@ -4,9 +4,9 @@
  * or a multi-select one → a real decline and INTERACTION_UNSUPPORTED.
  */
 import { describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/log/logger.js";
-import { createInteractionBroker } from "../../src/session/interactions/index.js";
-import { NO_ELICITATION, QUESTIONS, makeContext, settle, until } from "./support/fakes.js";
+import { silentLogger } from "../../../../src/log/logger.js";
+import { createInteractionBroker } from "../../../../src/session/interactions/index.js";
+import { NO_ELICITATION, QUESTIONS, makeContext, settle, until } from "./support/context.js";
 
 const broker = () => createInteractionBroker({ logger: silentLogger, clientCancelGraceMs: 0 });
 

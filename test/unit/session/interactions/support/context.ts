@@ -12,12 +12,12 @@ import type {
   SessionUpdate,
   ToolCallUpdate,
 } from "@agentclientprotocol/sdk";
-import type { HostClient, HostSubscription, SemanticOperation, ServiceName } from "../../../src/host/types.js";
-import { silentLogger } from "../../../src/log/logger.js";
-import type { ClientPort } from "../../../src/session/client-port.js";
-import { TaskV1Api } from "../../../src/native/zcode-task-v1/api.js";
-import type { InteractionContext } from "../../../src/session/interactions/types.js";
-import { BridgeError } from "../../../src/util/errors.js";
+import type { HostClient, HostSubscription, SemanticOperation, ServiceName } from "../../../../../src/host/types.js";
+import { silentLogger } from "../../../../../src/log/logger.js";
+import type { ClientPort } from "../../../../../src/session/client-port.js";
+import { TaskV1Api } from "../../../../../src/native/zcode-task-v1/api.js";
+import type { InteractionContext } from "../../../../../src/session/interactions/types.js";
+import { BridgeError } from "../../../../../src/util/errors.js";
 
 export interface HostRecord {
   kind: "operate" | "call";
