@@ -1,27 +1,73 @@
 /**
- * A `ClientPort` that records every session/update (for engine unit tests), and a stub
- * `InteractionBroker` that records what it was given.
+ * The one in-memory ACP client (`ClientPort`) of the unit tests. It records every session/update
+ * and the order of everything it saw. Permission requests and form elicitations are refused at
+ * once by default (the session engine's tests expect none); with `requests: "hold"` (the
+ * interaction broker's tests) each one is recorded and waits for the test to answer it, or is
+ * answered by `autoPermission` / `autoElicitation`.
  */
-import type { ClientCapabilities, SessionNotification, SessionUpdate } from "@agentclientprotocol/sdk";
+import type {
+  ClientCapabilities,
+  CreateElicitationRequest,
+  CreateElicitationResponse,
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+  SessionNotification,
+  SessionUpdate,
+} from "@agentclientprotocol/sdk";
 import type { ClientPort } from "../../src/session/client-port.js";
-import type { InteractionBroker, InteractionContext, WithdrawReason } from "../../src/session/interactions/types.js";
 
-export class RecordingClient implements ClientPort {
-  capabilities: ClientCapabilities = {};
+/** a client that advertises form elicitations */
+export const FORM_CAPABLE: ClientCapabilities = { elicitation: { form: {} } };
+/** a client that advertises no elicitation at all */
+export const NO_ELICITATION: ClientCapabilities = {};
+
+export interface FakeClientOptions {
+  /** what the client advertises (default: nothing) */
+  capabilities?: ClientCapabilities;
+  /** "refuse" (default): a permission request or elicitation fails at once; "hold": it waits for the test */
+  requests?: "refuse" | "hold";
+}
+
+export interface Asked<P, R> {
+  params: P;
+  signal: AbortSignal;
+  resolve(response: R): void;
+  reject(error: unknown): void;
+  settled: boolean;
+}
+
+export class FakeClient implements ClientPort {
+  capabilities: ClientCapabilities;
   readonly notifications: SessionNotification[] = [];
+  readonly permissions: Array<Asked<RequestPermissionRequest, RequestPermissionResponse>> = [];
+  readonly elicitations: Array<Asked<CreateElicitationRequest, CreateElicitationResponse>> = [];
+  /** order of everything the client saw: "update:<kind>" (pushed by the test's context), "permission", "elicitation" */
+  readonly order: string[] = [];
+  autoPermission: ((params: RequestPermissionRequest) => RequestPermissionResponse | Error) | undefined;
+  autoElicitation: ((params: CreateElicitationRequest) => CreateElicitationResponse | Error) | undefined;
+  private readonly requests: "refuse" | "hold";
   private waiters: Array<{ test: (n: SessionNotification) => boolean; resolve: (n: SessionNotification) => void }> = [];
+
+  constructor(options: FakeClientOptions = {}) {
+    this.capabilities = options.capabilities ?? {};
+    this.requests = options.requests ?? "refuse";
+  }
 
   async sessionUpdate(notification: SessionNotification): Promise<void> {
     this.notifications.push(structuredClone(notification));
     this.waiters = this.waiters.filter((w) => (w.test(notification) ? (w.resolve(notification), false) : true));
   }
 
-  async requestPermission(): Promise<never> {
-    throw new Error("RecordingClient: no permission requests expected");
+  requestPermission(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse> {
+    if (this.requests === "refuse") return Promise.reject(new Error("FakeClient: no permission requests expected"));
+    this.order.push("permission");
+    return this.ask(this.permissions, params, signal, this.autoPermission);
   }
 
-  async createElicitation(): Promise<never> {
-    throw new Error("RecordingClient: no elicitations expected");
+  createElicitation(params: CreateElicitationRequest, signal: AbortSignal): Promise<CreateElicitationResponse> {
+    if (this.requests === "refuse") return Promise.reject(new Error("FakeClient: no elicitations expected"));
+    this.order.push("elicitation");
+    return this.ask(this.elicitations, params, signal, this.autoElicitation);
   }
 
   updates(sessionId?: string): SessionUpdate[] {
@@ -42,46 +88,38 @@ export class RecordingClient implements ClientPort {
   clear(): void {
     this.notifications.length = 0;
   }
-}
 
-export interface BrokerCall {
-  kind: "permission" | "userInput" | "providerHeaders";
-  request: unknown;
-  ctx: InteractionContext;
-}
-
-export class StubBroker implements InteractionBroker {
-  readonly handled: BrokerCall[] = [];
-  readonly withdrawals: Array<{ sessionId: string; reason: WithdrawReason }> = [];
-  /** optional reaction to a request (e.g. call ctx.failTurn) */
-  onRequest: ((call: BrokerCall) => void) | undefined;
-
-  handlePermission(request: unknown, ctx: InteractionContext): void {
-    this.record({ kind: "permission", request, ctx });
-  }
-
-  handleUserInput(request: unknown, ctx: InteractionContext): void {
-    this.record({ kind: "userInput", request, ctx });
-  }
-
-  handleProviderHeaders(request: unknown, ctx: InteractionContext): void {
-    this.record({ kind: "providerHeaders", request, ctx });
-  }
-
-  async withdrawAll(sessionId: string, reason: WithdrawReason): Promise<void> {
-    this.withdrawals.push({ sessionId, reason });
-  }
-
-  pendingCount(): number {
-    return 0;
-  }
-
-  clientRequestCount(): number {
-    return 0;
-  }
-
-  private record(call: BrokerCall): void {
-    this.handled.push(call);
-    this.onRequest?.(call);
+  private ask<P, R>(list: Array<Asked<P, R>>, params: P, signal: AbortSignal, auto: ((params: P) => R | Error) | undefined): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      const entry: Asked<P, R> = {
+        params,
+        signal,
+        settled: false,
+        resolve: (r) => {
+          if (entry.settled) return;
+          entry.settled = true;
+          signal.removeEventListener("abort", onAbort);
+          resolve(r);
+        },
+        reject: (e) => {
+          if (entry.settled) return;
+          entry.settled = true;
+          signal.removeEventListener("abort", onAbort);
+          reject(e);
+        },
+      };
+      const onAbort = (): void => entry.reject(new Error("request cancelled ($/cancel_request)"));
+      if (signal.aborted) {
+        entry.reject(new Error("aborted before sending"));
+        return;
+      }
+      signal.addEventListener("abort", onAbort);
+      list.push(entry);
+      if (auto) {
+        const answer = auto(params);
+        if (answer instanceof Error) entry.reject(answer);
+        else entry.resolve(answer);
+      }
+    });
   }
 }

@@ -1,8 +1,10 @@
 /**
- * An in-memory `HostClient` for unit tests of the session engine and the ACP handlers
- * (an "L1" fake, zcode-host.md §12.1). It keeps sessions as snapshots, records every call and
- * semantic operation, delivers events to subscribers synchronously, and lets a test script
- * what happens on `sendPrompt` and `stopGeneration`.
+ * The one in-memory `HostClient` of the unit tests. By default it plays a host with a session
+ * store (the session engine's and the ACP handlers' tests): it keeps sessions as snapshots,
+ * delivers events to subscribers synchronously, and lets a test script what happens on
+ * `sendPrompt` and `stopGeneration`. With `{ calls: "null", incarnation: 1 }` it is the already
+ * running host of the interaction broker's tests, which answers every call with null and only
+ * records what was sent. Either way it records every call and semantic operation.
  */
 import type { HostClient, HostEventSink, HostSubscription, SemanticOperation, ServiceName, SessionEventTarget } from "../../src/host/types.js";
 import { BridgeError } from "../../src/util/errors.js";
@@ -18,6 +20,29 @@ export interface RecordedOperation {
   sessionId: string;
   params: Record<string, unknown>;
 }
+
+/** one entry of the journal of calls and operations in the order they were made */
+export interface HostRecord {
+  kind: "operate" | "call";
+  /** `service.method` of a call, the operation's name of an operate */
+  name: string;
+  sessionId?: string;
+  params: Record<string, unknown>;
+  incarnation: number;
+}
+
+export interface FakeHostOptions {
+  /**
+   * How native calls are answered: "sessions" (default) from the built-in session store
+   * (createSession, sendPrompt, setMode, …; an unknown method fails "Method not found"), or
+   * "null": every call answers null.
+   */
+  calls?: "sessions" | "null";
+  /** the incarnation before the first call: 0 (default) = not started, the first call or subscription starts 1 */
+  incarnation?: number;
+}
+
+type ExitListener = (info: { incarnation: number; error: BridgeError }) => void;
 
 export type Snapshot = Record<string, any>;
 
@@ -112,17 +137,29 @@ export interface FakeHostScript {
 }
 
 export class FakeHost implements HostClient {
-  incarnation = 0;
+  incarnation: number;
   readonly calls: RecordedCall[] = [];
   readonly operations: RecordedOperation[] = [];
+  /** calls and operations together, in order, with the incarnation each was made in */
+  readonly records: HostRecord[] = [];
   readonly sessions = new Map<string, FakeSession>();
   /** override or add native methods: "agent.initialize" → handler */
   readonly handlers = new Map<string, (params: Record<string, unknown>) => unknown>();
   script: FakeHostScript = {};
-  private exitListeners = new Set<(info: { incarnation: number; error: BridgeError }) => void>();
+  /** what `operate` resolves to (or a rejection: make it fail); default undefined, or true with `calls: "null"` */
+  operateResult: (operation: SemanticOperation) => Promise<unknown>;
+  readonly exitListeners = new Set<ExitListener>();
+  private readonly answers: "sessions" | "null";
   private nextSessionId = 1;
   private nextSubscriptionId = 1;
   closed = false;
+
+  constructor(options: FakeHostOptions = {}) {
+    this.answers = options.calls ?? "sessions";
+    this.incarnation = options.incarnation ?? 0;
+    const result = this.answers === "null" ? true : undefined;
+    this.operateResult = () => Promise.resolve(result);
+  }
 
   callsOf(method: string): RecordedCall[] {
     return this.calls.filter((c) => c.method === method);
@@ -143,8 +180,10 @@ export class FakeHost implements HostClient {
   async call<T = unknown>(service: ServiceName, method: string, params: Record<string, unknown>): Promise<T> {
     if (this.incarnation === 0) this.incarnation = 1;
     this.calls.push({ service, method, params: structuredClone(params) });
+    this.records.push({ kind: "call", name: `${service}.${method}`, params, incarnation: this.incarnation });
     const custom = this.handlers.get(`${service}.${method}`);
     if (custom) return (await custom(params)) as T;
+    if (this.answers === "null") return null as T;
     return (await this.builtin(method, params)) as T;
   }
 
@@ -157,11 +196,12 @@ export class FakeHost implements HostClient {
 
   async operate<T = unknown>(operation: SemanticOperation, sessionId: string, params: Record<string, unknown>): Promise<T> {
     this.operations.push({ operation, sessionId, params: structuredClone(params) });
-    if (operation === "cancelGeneration") {
+    this.records.push({ kind: "operate", name: operation, sessionId, params, incarnation: this.incarnation });
+    if (this.answers === "sessions" && operation === "cancelGeneration") {
       const session = this.session(sessionId);
       queueMicrotask(() => (this.script.onStop ? this.script.onStop(session) : session.currentTurnId && session.complete("cancelled")));
     }
-    return undefined as T;
+    return (await this.operateResult(operation)) as T;
   }
 
   async subscribe(target: SessionEventTarget, sink: HostEventSink): Promise<HostSubscription> {
@@ -173,9 +213,15 @@ export class FakeHost implements HostClient {
     return { id: `sub-${this.nextSubscriptionId++}`, incarnation, dispose: async () => void session.sinks.delete(sink) };
   }
 
-  onExit(listener: (info: { incarnation: number; error: BridgeError }) => void): () => void {
+  onExit(listener: ExitListener): () => void {
     this.exitListeners.add(listener);
     return () => this.exitListeners.delete(listener);
+  }
+
+  /** The host process exits: exit listeners fire; the incarnation stays until the test restarts it. */
+  exit(message = "host exited"): void {
+    const info = { incarnation: this.incarnation, error: new BridgeError("HOST_EXITED", message) };
+    for (const listener of [...this.exitListeners]) listener(info);
   }
 
   /** Simulate a host crash: every subscription ends, exit listeners fire, the next call restarts. */
@@ -188,12 +234,22 @@ export class FakeHost implements HostClient {
       session.currentTurnId = undefined;
       session.snapshot.session.status = "idle";
     }
-    for (const listener of this.exitListeners) listener({ incarnation, error });
+    for (const listener of [...this.exitListeners]) listener({ incarnation, error });
     this.incarnation++;
   }
 
   async close(): Promise<void> {
     this.closed = true;
+  }
+
+  /** what the broker answered to permission requests (respondPermission params) */
+  permissionAnswers(): Array<Record<string, unknown>> {
+    return this.records.filter((r) => r.name === "respondPermission").map((r) => r.params);
+  }
+
+  /** what the broker answered to structured-input requests (respondStructuredInput params) */
+  elicitationAnswers(): Array<Record<string, unknown>> {
+    return this.records.filter((r) => r.name === "respondStructuredInput").map((r) => r.params);
   }
 
   private builtin(method: string, params: Record<string, unknown>): unknown {

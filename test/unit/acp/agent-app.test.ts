@@ -8,7 +8,7 @@ import { createZcodeAgent } from "../../../src/acp/agent-app.js";
 import { silentLogger } from "../../../src/log/logger.js";
 import { FakeHost } from "../../support/fake-host.js";
 import { LineApi } from "../../../src/native/line-api.js";
-import { StubBroker } from "../../support/fake-client.js";
+import { StubBroker } from "../../support/stub-broker.js";
 
 // session/new needs an existing directory (src/acp/session-params.ts)
 const W = realpathSync(mkdtempSync(join(tmpdir(), "acp-app-w-")));

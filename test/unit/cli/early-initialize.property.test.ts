@@ -12,7 +12,7 @@ import { PROTOCOL_VERSION } from "../../../src/acp/initialize.js";
 import { earlyInitialize, opensSession } from "../../../src/cli/early-initialize.js";
 import { silentLogger } from "../../../src/log/logger.js";
 import { FakeHost } from "../../support/fake-host.js";
-import { StubBroker } from "../../support/fake-client.js";
+import { StubBroker } from "../../support/stub-broker.js";
 import { LineApi } from "../../../src/native/line-api.js";
 
 const encoder = new TextEncoder();

@@ -1,15 +1,16 @@
-/** Shared setup for session engine tests: a fake host, a recording client, a stub broker. */
+/** Shared setup for session engine tests: the fake host, the fake client, a stub broker. */
 import { silentLogger } from "../../../src/log/logger.js";
 import { SessionService } from "../../../src/session/session-service.js";
 import { LineApi } from "../../../src/native/line-api.js";
 import { FakeHost } from "../../support/fake-host.js";
-import { RecordingClient, StubBroker } from "../../support/fake-client.js";
+import { FakeClient } from "../../support/fake-client.js";
+import { StubBroker } from "../../support/stub-broker.js";
 
 export const CWD = "/work/project";
 
 export function setup(options: { cancelGraceMs?: number } = {}) {
   const host = new FakeHost();
-  const client = new RecordingClient();
+  const client = new FakeClient();
   const broker = new StubBroker();
   const service = new SessionService({ native: new LineApi(host), client, broker, logger: silentLogger, cancelGraceMs: options.cancelGraceMs ?? 2000, mergeDeltas: true, defaultCwd: CWD });
   return { host, client, broker, service };

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { silentLogger } from "../../../../src/log/logger.js";
 import { createInteractionBroker } from "../../../../src/session/interactions/index.js";
-import { NO_ELICITATION, PLAN_PERMISSION, PLAN_USER_INPUT, makeContext, settle, until } from "./support/context.js";
+import { NO_ELICITATION } from "../../../support/fake-client.js";
+import { PLAN_PERMISSION, PLAN_USER_INPUT, makeContext, settle, until } from "./support/context.js";
 
 // grace 0: a withdrawn client request is cancelled at once (the cancel grace has its own tests, cancel-grace.test.ts)
 const broker = () => createInteractionBroker({ logger: silentLogger, clientCancelGraceMs: 0 });

@@ -6,7 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { silentLogger } from "../../../../src/log/logger.js";
 import { createInteractionBroker } from "../../../../src/session/interactions/index.js";
-import { NO_ELICITATION, QUESTIONS, makeContext, settle, until } from "./support/context.js";
+import { NO_ELICITATION } from "../../../support/fake-client.js";
+import { QUESTIONS, makeContext, settle, until } from "./support/context.js";
 
 const broker = () => createInteractionBroker({ logger: silentLogger, clientCancelGraceMs: 0 });
 

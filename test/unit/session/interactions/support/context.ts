@@ -1,157 +1,15 @@
 /**
- * Fakes for the interaction broker's unit tests: a HostClient that records operate/call, a
- * ClientPort with scriptable answers and capability profiles, and a context builder.
+ * The interaction broker's unit tests: a context builder around the shared fake host (answering
+ * every call with null) and fake client (holding every request for the test), waits, and the
+ * host requests the tests replay.
  */
-import type {
-  ClientCapabilities,
-  CreateElicitationRequest,
-  CreateElicitationResponse,
-  RequestPermissionRequest,
-  RequestPermissionResponse,
-  SessionNotification,
-  SessionUpdate,
-  ToolCallUpdate,
-} from "@agentclientprotocol/sdk";
-import type { HostClient, HostSubscription, SemanticOperation, ServiceName } from "../../../../../src/host/types.js";
+import type { ClientCapabilities, SessionUpdate, ToolCallUpdate } from "@agentclientprotocol/sdk";
 import { silentLogger } from "../../../../../src/log/logger.js";
-import type { ClientPort } from "../../../../../src/session/client-port.js";
 import { TaskV1Api } from "../../../../../src/native/zcode-task-v1/api.js";
 import type { InteractionContext } from "../../../../../src/session/interactions/types.js";
-import { BridgeError } from "../../../../../src/util/errors.js";
-
-export interface HostRecord {
-  kind: "operate" | "call";
-  name: string;
-  sessionId?: string;
-  params: Record<string, unknown>;
-  incarnation: number;
-}
-
-export class FakeHost implements HostClient {
-  incarnation = 1;
-  readonly records: HostRecord[] = [];
-  readonly exitListeners = new Set<(info: { incarnation: number; error: BridgeError }) => void>();
-  /** make operate fail (or return something) */
-  operateResult: (operation: SemanticOperation) => Promise<unknown> = () => Promise.resolve(true);
-
-  async call<T>(service: ServiceName, method: string, params: Record<string, unknown>): Promise<T> {
-    this.records.push({ kind: "call", name: `${service}.${method}`, params, incarnation: this.incarnation });
-    return null as T;
-  }
-
-  /** the release line the fake host plays */
-  lineId = "zcode-task-v1";
-
-  async protocolId(): Promise<string> {
-    return this.lineId;
-  }
-
-  async operate<T>(operation: SemanticOperation, sessionId: string, params: Record<string, unknown>): Promise<T> {
-    this.records.push({ kind: "operate", name: operation, sessionId, params, incarnation: this.incarnation });
-    return (await this.operateResult(operation)) as T;
-  }
-
-  subscribe(): Promise<HostSubscription> {
-    return Promise.reject(new Error("not used"));
-  }
-
-  onExit(listener: (info: { incarnation: number; error: BridgeError }) => void): () => void {
-    this.exitListeners.add(listener);
-    return () => this.exitListeners.delete(listener);
-  }
-
-  async close(): Promise<void> {}
-
-  /** the host process exits; the next launch will be incarnation + 1 */
-  exit(): void {
-    const info = { incarnation: this.incarnation, error: new BridgeError("HOST_EXITED", "host exited") };
-    for (const l of [...this.exitListeners]) l(info);
-  }
-
-  permissionAnswers(): Array<Record<string, unknown>> {
-    return this.records.filter((r) => r.name === "respondPermission").map((r) => r.params);
-  }
-
-  elicitationAnswers(): Array<Record<string, unknown>> {
-    return this.records.filter((r) => r.name === "respondStructuredInput").map((r) => r.params);
-  }
-}
-
-export interface Asked<P, R> {
-  params: P;
-  signal: AbortSignal;
-  resolve(response: R): void;
-  reject(error: unknown): void;
-  settled: boolean;
-}
-
-export const FORM_CAPABLE: ClientCapabilities = { elicitation: { form: {} } };
-export const NO_ELICITATION: ClientCapabilities = {};
-
-export class FakeClient implements ClientPort {
-  readonly permissions: Array<Asked<RequestPermissionRequest, RequestPermissionResponse>> = [];
-  readonly elicitations: Array<Asked<CreateElicitationRequest, CreateElicitationResponse>> = [];
-  readonly notifications: SessionNotification[] = [];
-  /** order of everything the client saw: "update:<kind>", "permission", "elicitation" */
-  readonly order: string[] = [];
-  autoPermission: ((params: RequestPermissionRequest) => RequestPermissionResponse | Error) | undefined;
-  autoElicitation: ((params: CreateElicitationRequest) => CreateElicitationResponse | Error) | undefined;
-
-  constructor(readonly capabilities: ClientCapabilities = FORM_CAPABLE) {}
-
-  async sessionUpdate(notification: SessionNotification): Promise<void> {
-    this.notifications.push(notification);
-  }
-
-  requestPermission(params: RequestPermissionRequest, signal: AbortSignal): Promise<RequestPermissionResponse> {
-    this.order.push("permission");
-    return this.ask(this.permissions, params, signal, this.autoPermission);
-  }
-
-  createElicitation(params: CreateElicitationRequest, signal: AbortSignal): Promise<CreateElicitationResponse> {
-    this.order.push("elicitation");
-    return this.ask(this.elicitations, params, signal, this.autoElicitation);
-  }
-
-  private ask<P, R>(
-    list: Array<Asked<P, R>>,
-    params: P,
-    signal: AbortSignal,
-    auto: ((params: P) => R | Error) | undefined,
-  ): Promise<R> {
-    return new Promise<R>((resolve, reject) => {
-      const entry: Asked<P, R> = {
-        params,
-        signal,
-        settled: false,
-        resolve: (r) => {
-          if (entry.settled) return;
-          entry.settled = true;
-          signal.removeEventListener("abort", onAbort);
-          resolve(r);
-        },
-        reject: (e) => {
-          if (entry.settled) return;
-          entry.settled = true;
-          signal.removeEventListener("abort", onAbort);
-          reject(e);
-        },
-      };
-      const onAbort = (): void => entry.reject(new Error("request cancelled ($/cancel_request)"));
-      if (signal.aborted) {
-        entry.reject(new Error("aborted before sending"));
-        return;
-      }
-      signal.addEventListener("abort", onAbort);
-      list.push(entry);
-      if (auto) {
-        const answer = auto(params);
-        if (answer instanceof Error) entry.reject(answer);
-        else entry.resolve(answer);
-      }
-    });
-  }
-}
+import type { BridgeError } from "../../../../../src/util/errors.js";
+import { FakeClient, FORM_CAPABLE } from "../../../../support/fake-client.js";
+import { FakeHost } from "../../../../support/fake-host.js";
 
 export interface TestContext {
   ctx: InteractionContext;
@@ -166,8 +24,8 @@ export interface TestContext {
 export function makeContext(
   options: { host?: FakeHost; client?: FakeClient; sessionId?: string; turnId?: string; capabilities?: ClientCapabilities } = {},
 ): TestContext {
-  const host = options.host ?? new FakeHost();
-  const client = options.client ?? new FakeClient(options.capabilities ?? FORM_CAPABLE);
+  const host = options.host ?? new FakeHost({ calls: "null", incarnation: 1 });
+  const client = options.client ?? new FakeClient({ capabilities: options.capabilities ?? FORM_CAPABLE, requests: "hold" });
   const turn = new AbortController();
   const failures: BridgeError[] = [];
   const updates: SessionUpdate[] = [];
