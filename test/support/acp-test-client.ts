@@ -1,7 +1,8 @@
 /**
- * ACP test client for end-to-end tests: spawns the BUILT CLI (`node dist/cli/main.js`, run
- * `npm run build` first) over real pipes, speaks ACP through the SDK client, and records and
- * validates every raw line in both directions (./acp-transcript.ts).
+ * ACP test client for end-to-end tests: starts the BUILT CLI (./cli-process.ts), speaks ACP
+ * through the SDK client, and records and validates every raw line in both directions
+ * (./acp-transcript.ts). Permission requests are answered `cancelled` and elicitations `cancel`
+ * unless the test answers them (./bridge-process.ts scripts answers per prompt instead).
  *
  *   const client = await AcpTestClient.start({ env: sim.env });
  *   await client.initialize();
@@ -10,15 +11,13 @@
  *   client.expectValid();            // every line valid, nothing unanswered
  *   await client.close();            // ends stdin, waits for a clean exit
  */
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { Readable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 import { Transcript, type Direction, type TranscriptLine } from "./acp-transcript.js";
-import { waitForExit } from "./processes.js";
+import { CliProcess, lineSplitter, type ExitInfo } from "./cli-process.js";
 
-export const CLI_PATH = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
+export type { ExitInfo } from "./cli-process.js";
 
 export interface AcpTestClientOptions {
   /** environment for the CLI on top of process.env (e.g. a simulated install's `env`) */
@@ -36,47 +35,22 @@ export interface AcpTestClientOptions {
   onElicitation?: (params: acp.CreateElicitationRequest) => acp.CreateElicitationResponse | Promise<acp.CreateElicitationResponse>;
 }
 
-export interface ExitInfo {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
-/** Splits a byte stream into lines and hands each complete line to `onLine`. */
-function lineSplitter(onLine: (line: string) => void): (chunk: Uint8Array | string) => void {
-  const decoder = new TextDecoder();
-  let buffer = "";
-  return (chunk) => {
-    buffer += typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
-    let newline = buffer.indexOf("\n");
-    while (newline >= 0) {
-      onLine(buffer.slice(0, newline));
-      buffer = buffer.slice(newline + 1);
-      newline = buffer.indexOf("\n");
-    }
-  };
-}
-
 export class AcpTestClient {
   readonly transcript = new Transcript();
-  readonly exited: Promise<ExitInfo>;
-  private stderrText = "";
   private connection!: acp.ClientConnection;
 
   private constructor(
-    readonly child: ChildProcessWithoutNullStreams,
+    private readonly cli: CliProcess,
     options: AcpTestClientOptions,
   ) {
-    this.exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-    child.stderr.setEncoding("utf8");
-    child.stderr.on("data", (text: string) => (this.stderrText += text));
+    const child = cli.child;
     child.stdout.on("data", lineSplitter((line) => this.transcript.record("agent", line)));
     const recordClient = lineSplitter((line) => this.transcript.record("client", line));
     const input = new WritableStream<Uint8Array>({
-      write: (chunk) =>
-        new Promise<void>((resolve, reject) => {
-          recordClient(chunk);
-          child.stdin.write(chunk, (error) => (error ? reject(error) : resolve()));
-        }),
+      write: (chunk) => {
+        recordClient(chunk);
+        return cli.write(chunk);
+      },
       close: () => void child.stdin.end(),
     });
     const output = Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>;
@@ -87,16 +61,21 @@ export class AcpTestClient {
       )
       .onRequest(acp.methods.client.elicitation.create, ({ params }) => (options.onElicitation ? options.onElicitation(params) : { action: "cancel" }))
       .connect(acp.ndJsonStream(input, output));
-    child.stdin.on("error", () => undefined); // EPIPE after the agent exited is reported by `exited`
   }
 
   static async start(options: AcpTestClientOptions = {}): Promise<AcpTestClient> {
-    if (!existsSync(CLI_PATH)) throw new Error(`${CLI_PATH} is missing: run "npm run build" first`);
-    const env: Record<string, string | undefined> = { ...process.env, ...options.env };
+    const env: Record<string, string | undefined> = { ...options.env };
     if (options.simProfile) env.ZCODE_SIM_PROFILE = JSON.stringify(options.simProfile);
     if (options.cancelGraceMs !== undefined) env.ZCODE_ACP_CANCEL_GRACE_MS = String(options.cancelGraceMs);
-    const child = spawn(process.execPath, [CLI_PATH, ...(options.args ?? [])], { cwd: options.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
-    return new AcpTestClient(child, options);
+    return new AcpTestClient(CliProcess.start({ env, args: options.args, cwd: options.cwd }), options);
+  }
+
+  get child(): ChildProcessWithoutNullStreams {
+    return this.cli.child;
+  }
+
+  get exited(): Promise<ExitInfo> {
+    return this.cli.exited;
   }
 
   /** The SDK's client context: send any request or notification. */
@@ -105,7 +84,7 @@ export class AcpTestClient {
   }
 
   get stderr(): string {
-    return this.stderrText;
+    return this.cli.stderr;
   }
 
   initialize(clientCapabilities: acp.ClientCapabilities = {}, clientInfo = { name: "zcode-acp-test", version: "0.0.0" }): Promise<acp.InitializeResponse> {
@@ -153,7 +132,7 @@ export class AcpTestClient {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         stop();
-        reject(new Error(`no matching line within ${timeoutMs} ms; stderr tail:\n${this.stderrText.slice(-2000)}`));
+        reject(new Error(`no matching line within ${timeoutMs} ms; stderr tail:\n${this.stderr.slice(-2000)}`));
       }, timeoutMs);
       const stop = this.transcript.onLine((line) => {
         if (line.message === undefined || !predicate(line)) return;
@@ -186,18 +165,11 @@ export class AcpTestClient {
   /** End stdin (the client goes away) and wait for the CLI to exit; kills it after `timeoutMs`. */
   async close(timeoutMs = 10_000): Promise<ExitInfo> {
     this.connection.close();
-    this.child.stdin.end();
-    return this.waitExit(timeoutMs);
+    return this.cli.close(timeoutMs);
   }
 
   /** Send a signal and wait for the exit. */
-  async kill(signal: NodeJS.Signals = "SIGTERM", timeoutMs = 10_000): Promise<ExitInfo> {
-    this.child.kill(signal);
-    return this.waitExit(timeoutMs);
-  }
-
-  private waitExit(timeoutMs: number): Promise<ExitInfo> {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return this.exited;
-    return waitForExit(this.child, this.exited, timeoutMs, () => this.stderrText);
+  kill(signal: NodeJS.Signals = "SIGTERM", timeoutMs = 10_000): Promise<ExitInfo> {
+    return this.cli.kill(signal, timeoutMs);
   }
 }

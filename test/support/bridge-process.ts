@@ -1,14 +1,13 @@
 /**
- * End-to-end helper for the interaction tests: spawns the BUILT CLI (`node dist/cli/main.js`)
- * over real pipes against a simulated install, speaks ACP to it with the SDK client, records and
- * validates every raw line (test/support/acp-transcript.ts), and lets a test script how the
- * client answers permission requests and form elicitations.
+ * End-to-end helper for the interaction tests: starts the BUILT CLI (./cli-process.ts) against
+ * a simulated install, speaks ACP to it with the SDK client, records and validates every raw
+ * line (./acp-transcript.ts), and lets a test script how the client answers permission requests
+ * and form elicitations (held until the test answers, by default).
  */
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync } from "node:fs";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { PassThrough, Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 import type {
@@ -23,8 +22,7 @@ import type {
 import { afterAll, beforeAll, expect } from "vitest";
 import { createSimulatedInstall, type CallLogEntry, type SimInstall } from "../../fixtures/sim-install.js";
 import { Transcript } from "./acp-transcript.js";
-
-const CLI = resolve(import.meta.dirname, "../../dist/cli/main.js");
+import { CliProcess, lineSplitter } from "./cli-process.js";
 
 export const FORM_CLIENT: ClientCapabilities = {
   fs: { readTextFile: false, writeTextFile: false },
@@ -62,37 +60,33 @@ export class BridgeProcess {
   /** how the client answers; tests replace these between prompts */
   onPermission: PermissionAnswer = holdPermission;
   onElicitation: ElicitationAnswer = holdElicitation;
-  stderr = "";
   /** client requests of the agent not answered yet, by session: answering one `cancelled` (interrupt) */
   private readonly open = new Set<{ sessionId: string; cancel: () => void }>();
   private connection!: acp.ClientConnection;
-  private exited: Promise<number | null>;
   private readonly listeners = new Set<() => void>();
 
   private constructor(
     readonly sim: SimInstall,
-    readonly child: ChildProcessWithoutNullStreams,
+    private readonly cli: CliProcess,
     readonly workspace: string,
-  ) {
-    this.exited = new Promise((resolveExit) => child.once("exit", (code) => resolveExit(code)));
-    child.stderr.setEncoding("utf8");
-    child.stderr.on("data", (chunk: string) => {
-      this.stderr = (this.stderr + chunk).slice(-200_000);
-    });
-  }
+  ) {}
 
+  /** the CLI in a fresh workspace directory, logging at debug, initialized with `capabilities` */
   static async start(sim: SimInstall, capabilities: ClientCapabilities, env: Record<string, string> = {}): Promise<BridgeProcess> {
-    if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
     const workspace = await mkdtemp(join(tmpdir(), "zcode-acp-ws-"));
-    const child = spawn(process.execPath, [CLI], {
-      cwd: workspace,
-      env: { ...process.env, ...sim.env, ZCODE_ACP_LOG_LEVEL: "debug", ...env },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    const bridge = new BridgeProcess(sim, child, workspace);
+    const cli = CliProcess.start({ cwd: workspace, env: { ...sim.env, ZCODE_ACP_LOG_LEVEL: "debug", ...env } });
+    const bridge = new BridgeProcess(sim, cli, workspace);
     bridge.connect();
     await bridge.agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: capabilities });
     return bridge;
+  }
+
+  get child(): ChildProcessWithoutNullStreams {
+    return this.cli.child;
+  }
+
+  get stderr(): string {
+    return this.cli.stderr;
   }
 
   get agent(): acp.ClientContext {
@@ -102,9 +96,9 @@ export class BridgeProcess {
   private connect(): void {
     const fromAgent = new PassThrough();
     const toAgent = new PassThrough();
-    tapLines(this.child.stdout, (line) => this.record("agent", line));
+    this.child.stdout.on("data", lineSplitter((line) => this.record("agent", line)));
     this.child.stdout.pipe(fromAgent);
-    tapLines(toAgent, (line) => this.record("client", line));
+    toAgent.on("data", lineSplitter((line) => this.record("client", line)));
     toAgent.pipe(this.child.stdin);
     const stream = acp.ndJsonStream(Writable.toWeb(toAgent), Readable.toWeb(fromAgent) as ReadableStream<Uint8Array>);
     this.connection = acp
@@ -219,26 +213,10 @@ export class BridgeProcess {
   }
 
   async stop(): Promise<void> {
-    this.child.stdin.end();
-    const timer = setTimeout(() => this.child.kill("SIGKILL"), 8_000);
-    await this.exited;
-    clearTimeout(timer);
+    await this.cli.close(8_000, "resolve");
     this.connection.close();
     await rm(this.workspace, { recursive: true, force: true });
   }
-}
-
-function tapLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
-  let buffer = "";
-  stream.on("data", (chunk: Buffer | string) => {
-    buffer += chunk.toString();
-    let index = buffer.indexOf("\n");
-    while (index >= 0) {
-      onLine(buffer.slice(0, index));
-      buffer = buffer.slice(index + 1);
-      index = buffer.indexOf("\n");
-    }
-  });
 }
 
 // ---- the simulator's call log ----

@@ -42,19 +42,3 @@ export async function eventually(condition: () => boolean, timeoutMs: number, wh
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
-
-/**
- * Wait for a spawned CLI to exit; after `timeoutMs` it is SIGKILLed and the wait fails with the
- * tail of its stderr.
- */
-export async function waitForExit<T>(child: { kill(signal: NodeJS.Signals): boolean }, exited: Promise<T>, timeoutMs: number, stderrTail: () => string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), timeoutMs)));
-  const result = await Promise.race([exited, timeout]);
-  clearTimeout(timer);
-  if (result === "timeout") {
-    child.kill("SIGKILL");
-    throw new Error(`the CLI did not exit within ${timeoutMs} ms; stderr tail:\n${stderrTail().slice(-2000)}`);
-  }
-  return result;
-}

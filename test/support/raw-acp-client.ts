@@ -1,6 +1,6 @@
 /**
- * A raw-line ACP client for end-to-end tests that need exact bytes on the wire: it spawns the
- * BUILT CLI over real pipes, writes the lines a test gives it (several in ONE write when asked),
+ * A raw-line ACP client for end-to-end tests that need exact bytes on the wire: it starts the
+ * BUILT CLI (./cli-process.ts), writes the lines a test gives it (several in ONE write when asked),
  * and records and validates every line in both directions (./acp-transcript.ts). No SDK in
  * between, so nothing reorders, validates or answers on the test's behalf.
  *
@@ -9,60 +9,42 @@
  *   const asked = await client.waitForAgent((m) => m.method === "session/request_permission");
  *   await client.write([cancelLine, answerLine]);   // one write(2) of both lines
  */
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync } from "node:fs";
-import { CLI_PATH, type ExitInfo } from "./acp-test-client.js";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { Transcript } from "./acp-transcript.js";
-import { waitForExit } from "./processes.js";
+import { CliProcess, lineSplitter, type CliProcessOptions, type ExitInfo } from "./cli-process.js";
 
-export interface RawAcpClientOptions {
-  /** environment on top of process.env (e.g. a simulated install's `env`) */
-  env?: Record<string, string>;
-  args?: string[];
-  cwd?: string;
-}
+export type RawAcpClientOptions = CliProcessOptions;
 
 /** one JSON-RPC message as the text of one line (no newline) */
 export type RawLine = string | Record<string, unknown>;
 
 export class RawAcpClient {
   readonly transcript = new Transcript();
-  readonly exited: Promise<ExitInfo>;
-  private stderrText = "";
   private nextId = 1;
   private readonly waiters = new Set<() => void>();
 
-  private constructor(readonly child: ChildProcessWithoutNullStreams) {
-    this.exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-    child.stderr.setEncoding("utf8");
-    child.stderr.on("data", (text: string) => (this.stderrText = (this.stderrText + text).slice(-400_000)));
-    child.stdin.on("error", () => undefined); // EPIPE after an exit is reported by `exited`
-    const decoder = new TextDecoder();
-    let buffer = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      buffer += decoder.decode(chunk, { stream: true });
-      let newline = buffer.indexOf("\n");
-      while (newline >= 0) {
-        this.transcript.record("agent", buffer.slice(0, newline));
-        buffer = buffer.slice(newline + 1);
-        newline = buffer.indexOf("\n");
-      }
+  private constructor(private readonly cli: CliProcess) {
+    const record = lineSplitter((line) => this.transcript.record("agent", line));
+    cli.child.stdout.on("data", (chunk: Buffer) => {
+      record(chunk);
       for (const wake of [...this.waiters]) wake();
     });
   }
 
   static start(options: RawAcpClientOptions = {}): RawAcpClient {
-    if (!existsSync(CLI_PATH)) throw new Error(`${CLI_PATH} is missing: run "npm run build" first`);
-    const child = spawn(process.execPath, [CLI_PATH, ...(options.args ?? [])], {
-      cwd: options.cwd,
-      env: { ...process.env, ...options.env },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    return new RawAcpClient(child);
+    return new RawAcpClient(CliProcess.start(options));
+  }
+
+  get child(): ChildProcessWithoutNullStreams {
+    return this.cli.child;
+  }
+
+  get exited(): Promise<ExitInfo> {
+    return this.cli.exited;
   }
 
   get stderr(): string {
-    return this.stderrText;
+    return this.cli.stderr;
   }
 
   /** a request line with a fresh id (not written) */
@@ -80,7 +62,7 @@ export class RawAcpClient {
 
   /** Write bytes exactly as given (not recorded: may be no JSON at all). */
   writeBytes(bytes: string | Uint8Array): Promise<void> {
-    return new Promise((resolve, reject) => this.child.stdin.write(bytes, (error) => (error ? reject(error) : resolve())));
+    return this.cli.write(bytes);
   }
 
   /** Send a request and wait for its response message (result or error). */
@@ -103,7 +85,7 @@ export class RawAcpClient {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiters.delete(check);
-        reject(new Error(`timed out waiting for ${what}; stderr tail:\n${this.stderrText.slice(-3000)}`));
+        reject(new Error(`timed out waiting for ${what}; stderr tail:\n${this.stderr.slice(-3000)}`));
       }, timeoutMs);
       const check = (): void => {
         const message = find();
@@ -126,19 +108,12 @@ export class RawAcpClient {
   }
 
   /** End stdin and wait for the exit (SIGKILL after `timeoutMs`). */
-  async close(timeoutMs = 10_000): Promise<ExitInfo> {
-    this.child.stdin.end();
-    return this.waitExit(timeoutMs);
+  close(timeoutMs = 10_000): Promise<ExitInfo> {
+    return this.cli.close(timeoutMs);
   }
 
-  async kill(signal: NodeJS.Signals = "SIGTERM", timeoutMs = 10_000): Promise<ExitInfo> {
-    this.child.kill(signal);
-    return this.waitExit(timeoutMs);
-  }
-
-  private waitExit(timeoutMs: number): Promise<ExitInfo> {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return this.exited;
-    return waitForExit(this.child, this.exited, timeoutMs, () => this.stderrText);
+  kill(signal: NodeJS.Signals = "SIGTERM", timeoutMs = 10_000): Promise<ExitInfo> {
+    return this.cli.kill(signal, timeoutMs);
   }
 }
 

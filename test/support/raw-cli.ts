@@ -1,60 +1,50 @@
 /**
- * The BUILT CLI (`node dist/cli/main.js`) over real pipes, driven with raw bytes: the test
+ * The BUILT CLI (./cli-process.ts) over real pipes, driven with raw bytes: the test
  * decides how the client's lines are split into writes (for the early `initialize` path). Every
  * complete line in both directions is recorded and validated (./acp-transcript.ts); the agent's
  * raw stdout is kept byte for byte.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync } from "node:fs";
-import { CLI_PATH } from "./acp-test-client.js";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { Transcript, type TranscriptLine } from "./acp-transcript.js";
+import { CliProcess, lineSplitter, type ExitInfo } from "./cli-process.js";
 
-export interface RawExit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
-function splitter(onLine: (line: string) => void): (chunk: Buffer) => void {
-  const decoder = new TextDecoder();
-  let buffer = "";
-  return (chunk) => {
-    buffer += decoder.decode(chunk, { stream: true });
-    for (let nl = buffer.indexOf("\n"); nl >= 0; nl = buffer.indexOf("\n")) {
-      onLine(buffer.slice(0, nl));
-      buffer = buffer.slice(nl + 1);
-    }
-  };
-}
+export type RawExit = ExitInfo;
 
 export class RawCli {
   readonly transcript = new Transcript();
-  readonly exited: Promise<RawExit>;
   /** everything the agent wrote on stdout */
   stdout = "";
-  stderr = "";
-  private readonly recordClient = splitter((line) => this.transcript.record("client", line));
+  private readonly recordClient = lineSplitter((line) => this.transcript.record("client", line));
 
-  private constructor(readonly child: ChildProcessWithoutNullStreams) {
-    this.exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-    const recordAgent = splitter((line) => this.transcript.record("agent", line));
-    child.stdout.on("data", (chunk: Buffer) => {
+  private constructor(private readonly cli: CliProcess) {
+    const recordAgent = lineSplitter((line) => this.transcript.record("agent", line));
+    cli.child.stdout.on("data", (chunk: Buffer) => {
       this.stdout += chunk.toString("utf8");
       recordAgent(chunk);
     });
-    child.stderr.setEncoding("utf8").on("data", (text: string) => (this.stderr += text));
-    child.stdin.on("error", () => undefined);
   }
 
   static start(env: Record<string, string>): RawCli {
-    if (!existsSync(CLI_PATH)) throw new Error(`${CLI_PATH} is missing: run "npm run build" first`);
-    return new RawCli(spawn(process.execPath, [CLI_PATH], { env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] }));
+    return new RawCli(CliProcess.start({ env }));
+  }
+
+  get child(): ChildProcessWithoutNullStreams {
+    return this.cli.child;
+  }
+
+  get exited(): Promise<RawExit> {
+    return this.cli.exited;
+  }
+
+  get stderr(): string {
+    return this.cli.stderr;
   }
 
   /** one write(2)-sized piece of input, flushed before the promise resolves */
   write(bytes: string | Buffer): Promise<void> {
     const chunk = typeof bytes === "string" ? Buffer.from(bytes) : bytes;
     this.recordClient(chunk);
-    return new Promise((resolve, reject) => this.child.stdin.write(chunk, (error) => (error ? reject(error) : resolve())));
+    return this.cli.write(chunk);
   }
 
   /** agent lines so far */
@@ -86,14 +76,8 @@ export class RawCli {
   }
 
   /** end stdin and wait for the exit (SIGKILL after `timeoutMs`) */
-  async close(timeoutMs = 15_000): Promise<RawExit> {
-    this.child.stdin.end();
-    const timer = setTimeout(() => this.child.kill("SIGKILL"), timeoutMs);
-    try {
-      return await this.exited;
-    } finally {
-      clearTimeout(timer);
-    }
+  close(timeoutMs = 15_000): Promise<RawExit> {
+    return this.cli.close(timeoutMs, "resolve");
   }
 }
 

@@ -7,13 +7,12 @@ import { existsSync } from "node:fs";
 import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Assessment } from "../../../src/compat/types.js";
 import { createSimulatedInstall } from "../../../fixtures/sim-install.js";
+import { CLI_PATH as BIN } from "../../support/cli-process.js";
 import { patchMetadata, writeManifest } from "../../support/tamper.js";
 
-const BIN = fileURLToPath(new URL("../../../dist/cli/main.js", import.meta.url));
 type Sim = Awaited<ReturnType<typeof createSimulatedInstall>>;
 
 interface Run {

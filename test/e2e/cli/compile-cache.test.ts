@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSimulatedInstall, type SimInstall } from "../../../fixtures/sim-install.js";
-import { CLI_PATH } from "../../support/acp-test-client.js";
+import { CLI_PATH } from "../../support/cli-process.js";
 
 const hasCompileCache = typeof (nodeModule as unknown as { enableCompileCache?: unknown }).enableCompileCache === "function";
 let sim: SimInstall;

@@ -10,7 +10,8 @@ import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createSimulatedInstall, SIM_RELEASES, type SimInstall } from "../../../fixtures/sim-install.js";
-import { AcpTestClient, CLI_PATH } from "../../support/acp-test-client.js";
+import { AcpTestClient } from "../../support/acp-test-client.js";
+import { CLI_PATH } from "../../support/cli-process.js";
 
 const execFileP = promisify(execFile);
 let sim: SimInstall;

@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSimulatedInstall, type SimInstall } from "../../../fixtures/sim-install.js";
-import { CLI_PATH } from "../../support/acp-test-client.js";
+import { CLI_PATH } from "../../support/cli-process.js";
 import { Transcript } from "../../support/acp-transcript.js";
 import { addQuestionScenarios } from "../../support/question-scenarios.js";
 

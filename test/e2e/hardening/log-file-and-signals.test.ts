@@ -12,7 +12,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSimulatedInstall, type SimInstall } from "../../../fixtures/sim-install.js";
 import { callsFor } from "../../support/bridge-process.js";
-import { CLI_PATH } from "../../support/acp-test-client.js";
+import { CLI_PATH } from "../../support/cli-process.js";
 import { processesMentioning } from "../../support/processes.js";
 import { RawAcpClient } from "../../support/raw-acp-client.js";
 

@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSimulatedInstall, type SimInstall } from "../../../fixtures/sim-install.js";
-import { CLI_PATH } from "../../support/acp-test-client.js";
+import { CLI_PATH } from "../../support/cli-process.js";
 import { RawAcpClient } from "../../support/raw-acp-client.js";
 
 const run = promisify(execFile);

@@ -11,7 +11,8 @@ import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createSimulatedInstall, SIM_PROVIDER_SECRET, SIM_RELEASES, V2_DEFAULT_SELECTION, V2_PROVIDERS, type SimInstall } from "../../../fixtures/sim-install.js";
-import { AcpTestClient, CLI_PATH } from "../../support/acp-test-client.js";
+import { AcpTestClient } from "../../support/acp-test-client.js";
+import { CLI_PATH } from "../../support/cli-process.js";
 
 const run = promisify(execFile);
 let sim: SimInstall;

@@ -1,6 +1,6 @@
 /**
- * A raw-line ACP client for the conformance suite (modelled on the acp-tck v1 harness): spawns
- * the BUILT CLI (`node dist/cli/main.js`) against a simulated install, writes JSON-RPC lines
+ * A raw-line ACP client for the conformance suite (modelled on the acp-tck v1 harness): starts
+ * the BUILT CLI (test/support/cli-process.ts) against a simulated install, writes JSON-RPC lines
  * itself (any id, any shape), and keeps every stdout line as raw bytes, checked for UTF-8 and
  * validated per definition (test/support/acp-transcript.ts). Agent → client requests are
  * answered like the kit's mock client: permissions `cancelled`, anything else -32601.
@@ -9,12 +9,11 @@
  * `_`-prefixed request and waits for its answer; the agent handles its input in order, so what
  * it had queued before reading the barrier is on the wire before the barrier's answer.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync } from "node:fs";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { CLI_PATH } from "../../../support/acp-test-client.js";
 import { Transcript } from "../../../support/acp-transcript.js";
+import { CliProcess } from "../../../support/cli-process.js";
 import { createSimulatedInstall, type SimInstall } from "../../../../fixtures/sim-install.js";
 
 export interface Line {
@@ -33,24 +32,24 @@ export class RawAgent {
   readonly transcript = new Transcript();
   /** stdout lines that were not valid UTF-8 or not JSON (each is a conformance failure) */
   readonly badLines: string[] = [];
-  stderr = "";
-  private readonly exited: Promise<number | null>;
   private readonly listeners = new Set<(line: Line) => void>();
   private nextId = 1;
   private buffer = Buffer.alloc(0);
 
-  private constructor(readonly child: ChildProcessWithoutNullStreams) {
-    this.exited = new Promise((resolve) => child.once("exit", (code) => resolve(code)));
-    child.stderr.setEncoding("utf8");
-    child.stderr.on("data", (text: string) => (this.stderr = (this.stderr + text).slice(-100_000)));
-    child.stdout.on("data", (chunk: Buffer) => this.receive(chunk));
-    child.stdin.on("error", () => undefined);
+  private constructor(private readonly cli: CliProcess) {
+    cli.child.stdout.on("data", (chunk: Buffer) => this.receive(chunk));
   }
 
   static start(sim: SimInstall, cwd: string, env: Record<string, string> = {}): RawAgent {
-    if (!existsSync(CLI_PATH)) throw new Error(`${CLI_PATH} is missing: run \`npm run build\` first`);
-    const child = spawn(process.execPath, [CLI_PATH], { cwd, env: { ...process.env, ...sim.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
-    return new RawAgent(child);
+    return new RawAgent(CliProcess.start({ cwd, env: { ...sim.env, ...env } }));
+  }
+
+  get child(): ChildProcessWithoutNullStreams {
+    return this.cli.child;
+  }
+
+  get stderr(): string {
+    return this.cli.stderr;
   }
 
   private receive(chunk: Buffer): void {
@@ -163,11 +162,7 @@ export class RawAgent {
   }
 
   async stop(): Promise<number | null> {
-    this.child.stdin.end();
-    const timer = setTimeout(() => this.child.kill("SIGKILL"), 10_000);
-    const code = await this.exited;
-    clearTimeout(timer);
-    return code;
+    return (await this.cli.close(10_000, "resolve")).code;
   }
 }
 
