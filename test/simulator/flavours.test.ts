@@ -10,11 +10,12 @@ import { promisify } from "node:util";
 import plist from "plist";
 import { createSimulatedInstall, SIM_RELEASES, type SimInstall, type SimRelease } from "../../fixtures/sim-install.js";
 import { loadRpcModule, waitUntil } from "./support/host-harness.js";
+import { MANIFESTS_DIR, verifiedReleases } from "../support/verified-releases.js";
 import { onCleanup } from "./support/session-helpers.js";
 
 const run = promisify(execFile);
 const sha256 = (data: Buffer | string): string => createHash("sha256").update(data).digest("hex");
-const pinned = async (file: string) => JSON.parse(await readFile(fileURLToPath(new URL(`../../manifests/${file}`, import.meta.url)), "utf8"));
+const pinned = async (file: string) => JSON.parse(await readFile(join(MANIFESTS_DIR, file), "utf8"));
 const WORKER_ENTRY = fileURLToPath(new URL("./support/host-worker.mjs", import.meta.url));
 const STANDIN_LAUNCH = fileURLToPath(new URL("./support/standin-launch.mjs", import.meta.url));
 const RELEASES = Object.keys(SIM_RELEASES) as SimRelease[];
@@ -115,7 +116,7 @@ describe.each(RELEASES)("the %s install", (release) => {
     if (v2) expect("exports" in manifest.artifact).toBe(false);
     else expect(manifest.artifact.exports).toEqual({ protocol: "g", client: "i", service: "j" });
     expect(install.env.ZCODE_ACP_CONFIG_DIR).toBe(join(dirname(install.manifestPath), "config"));
-    expect(install.env.ZCODE_ACP_MANIFEST).toBe(release === "3.14.5" ? undefined : install.manifestPath);
+    expect(install.env.ZCODE_ACP_MANIFEST).toBe(verifiedReleases().includes(release) ? install.manifestPath : undefined);
   });
 
   it("has the builtin provider config on v2 only (resources/config/provider/zcode-builtin.json), without secrets", async () => {

@@ -9,11 +9,12 @@ import { promisify } from "node:util";
 import { extractFile, listPackage } from "@electron/asar";
 import plist from "plist";
 import { createSimulatedInstall, readCallLog } from "../../fixtures/sim-install.js";
+import { pinnedManifest } from "../support/verified-releases.js";
 import { onCleanup } from "./support/session-helpers.js";
 
 const run = promisify(execFile);
 const sha256 = (data: Buffer | string): string => createHash("sha256").update(data).digest("hex");
-const reference = JSON.parse(await readFile(fileURLToPath(new URL("../../manifests/zcode-3.11.2.json", import.meta.url)), "utf8"));
+const reference = pinnedManifest("3.11.2").manifest;
 const WORKER_ENTRY = fileURLToPath(new URL("./support/host-worker.mjs", import.meta.url));
 const STANDIN_LAUNCH = fileURLToPath(new URL("./support/standin-launch.mjs", import.meta.url));
 

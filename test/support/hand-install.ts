@@ -4,11 +4,12 @@
  * module, a CLI that prints its version, and a manifest pinning the files' hashes.
  */
 import { createHash } from "node:crypto";
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createPackage } from "@electron/asar";
 import type { Manifest } from "../../src/compat/types.js";
+import { pinnedManifest } from "./verified-releases.js";
 
 export interface HandInstall {
   dir: string;
@@ -32,7 +33,7 @@ export const HOST_INDEX = `export const host = "simulated";\n`;
 export const CLI = `console.log("zcode agent CLI v0.16.5 (hand-made)");\n`;
 
 export async function builtInManifest(): Promise<Manifest> {
-  return JSON.parse(await readFile(new URL("../../manifests/zcode-3.11.2.json", import.meta.url), "utf8")) as Manifest;
+  return pinnedManifest("3.11.2").manifest;
 }
 
 export async function createHandInstall(options: { packed?: boolean; rpcModule?: string; appVersion?: string } = {}): Promise<HandInstall> {

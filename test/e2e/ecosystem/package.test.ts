@@ -17,6 +17,7 @@ import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSimulatedInstall, type SimInstall } from "../../../fixtures/sim-install.js";
 import { Transcript } from "../../support/acp-transcript.js";
+import { pinnedManifests } from "../../support/verified-releases.js";
 
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
@@ -101,8 +102,7 @@ describe("npm package", () => {
   it("contains the built bin, the plain-JS bootstrap and the manifests, and no sources or tests", () => {
     expect(files).toContain("dist/cli/main.js");
     expect(files).toContain("dist/runtime/bootstrap.js");
-    expect(files).toContain("manifests/zcode-3.11.2.json");
-    expect(files).toContain("manifests/zcode-3.10.2.json");
+    for (const { file } of pinnedManifests()) expect(files).toContain(`manifests/${file}`);
     expect(files.filter((f) => f.startsWith("src/") || f.startsWith("test/") || f.startsWith("fixtures/"))).toEqual([]);
   });
 

@@ -8,6 +8,7 @@ import type { Assessment, Manifest, StepId } from "../../../src/compat/types.js"
 import { silentLogger } from "../../../src/log/logger.js";
 import { createSimulatedInstall } from "../../../fixtures/sim-install.js";
 import { editMember, flipOneByte, patchMetadata, writeManifest } from "../../support/tamper.js";
+import { pinnedManifest } from "../../support/verified-releases.js";
 
 type Sim = Awaited<ReturnType<typeof createSimulatedInstall>>;
 const STEPS: StepId[] = ["layout", "metadata", "platform", "version", "host-artifacts", "cli-integrity"];
@@ -111,7 +112,7 @@ describe.each(forms)("assessment of a simulated install ($form)", ({ packed }) =
       const pinned = manifestCopy();
       pinned.artifact.appVersion = "3.11.2";
       await writeManifest(dir, "sim.json", pinned);
-      await copyFile(new URL("../../../manifests/zcode-3.10.2.json", import.meta.url), join(dir, "zcode-3.10.2.json"));
+      await copyFile(pinnedManifest("3.10.2").path, join(dir, "zcode-3.10.2.json"));
       const report = await assess({ installRoot: other.root, manifestPath: dir });
       expectFailedAt(report, "version");
       expect(report.message).toBe(
