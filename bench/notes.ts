@@ -60,7 +60,7 @@ export function explain(figures: Figures, profiles: ProfileResult[]): string[] {
     const unmerged = figures.unmergedRatio === undefined ? "" : ` With merging off the same bridge reaches ${fmt(figures.unmergedRatio * 100, 0)} % of the raw relay.`;
     notes.push(
       "- **Throughput.** While the client is behind (a notification is still being written), the session engine merges consecutive text deltas of one message into the queued chunk " +
-        "(src/session/update-coalescer.ts: text and order unchanged, at most 64 KiB per chunk, nothing waits for a timer; property tests in test/fuzz/update-coalescer.property.test.ts)." +
+        "(src/session/update-coalescer.ts: text and order unchanged, at most 64 KiB per chunk, nothing waits for a timer; property tests in test/unit/session/update-coalescer.property.test.ts)." +
         `${unmerged} Unmerged, every delta costs a validation, a translation, an SDK notification and a write(2) on stdout; the profiles below show that cost.`,
     );
   }
