@@ -6,7 +6,7 @@
 import type { InitializeResponse } from "@agentclientprotocol/sdk";
 import { PACKAGE_VERSION } from "../version.js";
 
-/** the SDK's PROTOCOL_VERSION (test/cli/early-initialize.test.ts keeps them equal) */
+/** the SDK's PROTOCOL_VERSION (test/unit/cli/early-initialize.property.test.ts keeps them equal) */
 export const PROTOCOL_VERSION = 1;
 
 export const AUTH_METHOD_ID = "zcode-app";

@@ -11,7 +11,7 @@
  * Why the SDK would answer the same: its initialize params schema requires only `protocolVersion`
  * (an integer 0…65535); `clientCapabilities`, `clientInfo` and `_meta` fall back to defaults when
  * malformed, and unknown keys are dropped. Our handler's answer does not depend on the params.
- * test/cli/early-initialize.property.test.ts compares both paths on generated requests.
+ * test/unit/cli/early-initialize.property.test.ts compares both paths on generated requests.
  */
 import { isAbsolute } from "node:path";
 import { initializeResponse } from "../acp/initialize.js";

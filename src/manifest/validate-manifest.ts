@@ -25,7 +25,7 @@ let compiled: ValidateFunction<Manifest> | undefined;
  * The build's precompiled validator, else compiled on first use (ajv is loaded only then, so the
  * built CLI never loads it). `optimize: false` halves the compile time of this small schema and
  * `validateSchema: false` skips compiling the meta-schema (the schema is a constant of ours,
- * meta-validated by test/protocol/schemas-meta.test.ts).
+ * meta-validated by test/unit/protocol/schemas-meta.test.ts).
  */
 function validator(): ValidateFunction<Manifest> {
   compiled ??= precompiledManifestValidator ?? compileWithAjv();

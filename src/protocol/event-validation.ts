@@ -21,7 +21,7 @@ let ajv: AjvClass | undefined;
  * The ajv options of the event schemas (scripts/precompile-validators.mjs uses the same).
  * strictRequired is off: conditional `then: { required }` branches name properties declared one
  * level up. validateSchema is off: these are our own constant schemas, checked against the
- * meta-schema by test/protocol/schemas-meta.test.ts.
+ * meta-schema by test/unit/protocol/schemas-meta.test.ts.
  */
 export const EVENT_AJV_OPTIONS = { allErrors: false, strict: true, strictRequired: false, allowUnionTypes: true, validateSchema: false } as const;
 
