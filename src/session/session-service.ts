@@ -8,8 +8,6 @@ import { BridgeError, describeError } from "../util/errors.js";
 import { SessionEngine } from "./session-engine.js";
 import type { SessionDeps } from "./session-deps.js";
 
-export type SessionServiceDeps = SessionDeps;
-
 export interface OpenedSession {
   sessionId: string;
   modes: SessionModeState;
@@ -24,7 +22,7 @@ export class SessionService {
   private readonly signedIn = new Map<string, number>();
   private readonly stopListening: () => void;
 
-  constructor(private readonly deps: SessionServiceDeps) {
+  constructor(private readonly deps: SessionDeps) {
     this.stopListening = deps.native.onExit(({ error }) => {
       this.signedIn.clear();
       for (const engine of this.sessions.values()) engine.lostHost(error);
