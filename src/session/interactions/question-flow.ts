@@ -93,22 +93,11 @@ export async function askForm(
   pending: PendingInteraction,
   params: CreateElicitationRequest,
 ): Promise<(CreateElicitationResponse & { content?: Record<string, unknown> | null }) | undefined> {
-  if (!pending.shouldAsk) return undefined;
-  try {
-    const response = await ctx.client.createElicitation(params, pending.clientSignal());
-    pending.clientSettled();
-    if (pending.isEnded) return undefined;
-    return response as CreateElicitationResponse & { content?: Record<string, unknown> | null };
-  } catch (error) {
-    pending.clientSettled();
-    if (!pending.isEnded) {
-      await pending.fallBack(
-        `client request failed: ${describeError(error)}`,
-        new BridgeError("INTERACTION_UNSUPPORTED", "the ACP client failed to answer ZCode's question; the turn was stopped"),
-      );
-    }
-    return undefined;
-  }
+  const asked = await pending.askClient(
+    (signal) => ctx.client.createElicitation(params, signal),
+    new BridgeError("INTERACTION_UNSUPPORTED", "the ACP client failed to answer ZCode's question; the turn was stopped"),
+  );
+  return asked?.response as (CreateElicitationResponse & { content?: Record<string, unknown> | null }) | undefined;
 }
 
 /** ask the native questions as one form and answer the host with the native content convention */
