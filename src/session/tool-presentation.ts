@@ -185,8 +185,8 @@ export function resultText(result: unknown): string | undefined {
   return undefined;
 }
 
-/** Wrap tool output as ACP content; command output is fenced so clients keep it verbatim. */
-export function textContent(text: string, kind: ToolKind): ToolCallContent {
+/** Wrap text as ACP tool call content; command output (kind execute) is fenced so clients keep it verbatim. */
+export function textContent(text: string, kind: ToolKind = "other"): ToolCallContent {
   const body = kind === "execute" ? fence(text) : text;
   return { type: "content", content: { type: "text", text: body } };
 }

@@ -9,7 +9,8 @@
 import type { CreateElicitationRequest, CreateElicitationResponse, ToolCallUpdate } from "@agentclientprotocol/sdk";
 import { BridgeError, describeError } from "../../util/errors.js";
 import { askChoiceAsPermission } from "./choice-permission.js";
-import { hasFormElicitation, permissionToolCall, showToolCall, textContent } from "./client-updates.js";
+import { textContent } from "../tool-presentation.js";
+import { hasFormElicitation, permissionToolCall, showToolCall } from "./client-updates.js";
 import type { NativeQuestion, NativeUserInputRequest } from "./native-requests.js";
 import type { PendingInteraction } from "./pending.js";
 import { answerWithContent, questionMessage, questionSchema } from "./question-form.js";
@@ -41,7 +42,7 @@ function questionToolCall(ctx: InteractionContext, req: NativeUserInputRequest, 
   const call = permissionToolCall(ctx, req.toolCallId ?? `question-${req.requestId}`, { toolName: req.toolName, reason: undefined, input: req.input });
   const choices = question.options.map((o) => `- ${o.label || o.value}${o.description ? `: ${o.description}` : ""}`).join("\n");
   const header = question.header && question.header !== question.question ? `**${question.header}**\n\n` : "";
-  return { ...call, title: question.question, content: textContent(`${header}${question.question}\n\n${choices}`) };
+  return { ...call, title: question.question, content: [textContent(`${header}${question.question}\n\n${choices}`)] };
 }
 
 export function startQuestions(req: NativeUserInputRequest, ctx: InteractionContext, registry: PendingRegistry): void {
