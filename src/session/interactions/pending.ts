@@ -98,10 +98,10 @@ export class PendingInteraction {
       init.ctx.signal.addEventListener("abort", onAbort, { once: true });
       this.cleanups.push(() => init.ctx.signal.removeEventListener("abort", onAbort));
     }
-    const stopListening = init.ctx.native.onExit(({ incarnation }) => {
+    const hostExits = init.ctx.native.onExit(({ incarnation }) => {
       if (incarnation === this.incarnation) this.drop("host exited");
     });
-    this.cleanups.push(stopListening);
+    this.cleanups.push(() => hostExits.dispose());
   }
 
   get isEnded(): boolean {
