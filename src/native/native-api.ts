@@ -51,7 +51,7 @@ export interface PromptInput {
 
 export type QuestionAnswer = { action: "accept"; content: unknown } | { action: "decline" | "cancel" };
 
-export type { ExitListener };
+export type { ExitListener } from "../host/types.js";
 
 export interface NativeApi {
   /** the release line (manifest `protocol.id`) */

@@ -59,7 +59,7 @@ function firstNumber(input: Record<string, unknown>, keys: readonly string[]): n
 const PATH_KEYS = ["file_path", "filePath", "path", "notebook_path", "filename"] as const;
 
 /** The file a tool input names, if any (as given by the model). */
-export function inputPath(input: unknown): string | undefined {
+function inputPath(input: unknown): string | undefined {
   return firstString(record(input), PATH_KEYS);
 }
 

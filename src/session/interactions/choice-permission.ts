@@ -11,14 +11,14 @@ import type { NativeQuestion } from "./native-requests.js";
 import type { PendingInteraction } from "./pending.js";
 import { answerWithContent } from "./question-form.js";
 
-export interface ChoiceOptions {
+interface ChoiceOptions {
   options: PermissionOption[];
   /** the native values, in native order, each once */
   values: string[];
   rejectId: string;
 }
 
-export function choiceOptions(question: NativeQuestion): ChoiceOptions {
+function choiceOptions(question: NativeQuestion): ChoiceOptions {
   const values = [...new Set(question.options.map((o) => o.value))];
   let rejectId = "reject";
   while (values.includes(rejectId)) rejectId = `${rejectId}_`;

@@ -158,11 +158,6 @@ export class PendingInteraction {
     this.onClientRequest?.(this, false);
   }
 
-  /** true while a client request is open (also during the grace after the client's own cancel) */
-  get awaitingClient(): boolean {
-    return this.clientOutstanding;
-  }
-
   /** the client produced a valid answer */
   async answer(answer: HostAnswer): Promise<void> {
     if (this.ended) {

@@ -12,7 +12,7 @@ import { interactionKey } from "./pending.js";
 import type { PendingRegistry } from "./registry.js";
 import type { InteractionContext } from "./types.js";
 
-export function toolLabel(req: { toolName: string | undefined }): string {
+function toolLabel(req: { toolName: string | undefined }): string {
   return req.toolName ? `the ${req.toolName} tool` : "a tool";
 }
 

@@ -28,7 +28,7 @@ function unmappable(questions: readonly NativeQuestion[]): string | undefined {
   return undefined;
 }
 
-export function unsupportedQuestionError(req: NativeUserInputRequest, why?: string): BridgeError {
+function unsupportedQuestionError(req: NativeUserInputRequest, why?: string): BridgeError {
   const subject = `${why ?? "a question"}${req.toolName ? ` (${req.toolName})` : ""}`;
   return new BridgeError(
     "INTERACTION_UNSUPPORTED",
