@@ -17,7 +17,8 @@ import { readBundleMetadata } from "../install/bundle-metadata.js";
 import { readAppVersionFromArchive, readAppVersionFromPlist } from "../install/app-version.js";
 import { readCliVersion } from "../install/cli-version.js";
 import { cachedFact, defaultCacheFile, FingerprintCache } from "../install/fingerprint-cache.js";
-import { STEP_ORDER, StepFailure, StepRecorder } from "./step-recorder.js";
+import { STEP_ORDER, StepRecorder } from "./step-recorder.js";
+import { installProblem } from "../install/install-problem.js";
 import { checkCliIntegrity, checkHostArtifacts } from "./artifact-steps.js";
 import { expectedValues, metadataMatches, METADATA_FIELDS, selectManifest } from "./select-manifest.js";
 import { resolveLineLayout } from "./line-layout.js";
@@ -135,15 +136,15 @@ export async function assessInstall(options: AssessOptions = {}): Promise<Assess
       const evidence = { appVersion: { expected: expectedValues(candidates, (m) => m.manifest.artifact.appVersion), actual: app.version }, cliVersion: { expected: expectedValues(candidates, (m) => m.manifest.artifact.cliVersion), actual: cliVersion } };
       switch (selection.kind) {
         case "unknown-app":
-          throw new StepFailure(
+          throw installProblem(
             `ZCode ${app.version} is not pinned by this zcode-acp (verified releases: ${selection.verified.join(", ")}). Run \`zcode-acp onboard\` to review this build and, if you accept it, pin it locally; zcode-acp may not work with builds it has not verified. Or install a verified release, or update zcode-acp.`,
             evidence,
           );
         case "cli-mismatch":
           evidence.cliVersion.expected = selection.expectedCli.length === 1 ? selection.expectedCli[0]! : selection.expectedCli;
-          throw new StepFailure(`ZCode ${app.version} reports agent CLI ${cliVersion}, but the verified ZCode ${app.version} ships CLI ${selection.expectedCli.join(" or ")}. Reinstall ZCode ${app.version}.`, evidence);
+          throw installProblem(`ZCode ${app.version} reports agent CLI ${cliVersion}, but the verified ZCode ${app.version} ships CLI ${selection.expectedCli.join(" or ")}. Reinstall ZCode ${app.version}.`, evidence);
         case "ambiguous":
-          throw new StepFailure(`ZCode ${app.version} with CLI ${cliVersion} matches several manifests (${selection.matches.map((m) => m.file).join(", ")}); this is ambiguous, so none is used. Keep exactly one per release (delete the extra local manifest files).`, evidence);
+          throw installProblem(`ZCode ${app.version} with CLI ${cliVersion} matches several manifests (${selection.matches.map((m) => m.file).join(", ")}); this is ambiguous, so none is used. Keep exactly one per release (delete the extra local manifest files).`, evidence);
         case "selected":
           evidence.appVersion.expected = selection.manifest.manifest.artifact.appVersion;
           evidence.cliVersion.expected = selection.manifest.manifest.artifact.cliVersion;

@@ -173,9 +173,9 @@ export class FakeHost implements HostClient {
     return { id: `sub-${this.nextSubscriptionId++}`, incarnation, dispose: async () => void session.sinks.delete(sink) };
   }
 
-  onExit(listener: (info: { incarnation: number; error: BridgeError }) => void): () => void {
+  onExit(listener: (info: { incarnation: number; error: BridgeError }) => void): { dispose(): void } {
     this.exitListeners.add(listener);
-    return () => this.exitListeners.delete(listener);
+    return { dispose: () => void this.exitListeners.delete(listener) };
   }
 
   /** Simulate a host crash: every subscription ends, exit listeners fire, the next call restarts. */

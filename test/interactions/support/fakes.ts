@@ -55,9 +55,9 @@ export class FakeHost implements HostClient {
     return Promise.reject(new Error("not used"));
   }
 
-  onExit(listener: (info: { incarnation: number; error: BridgeError }) => void): () => void {
+  onExit(listener: (info: { incarnation: number; error: BridgeError }) => void): { dispose(): void } {
     this.exitListeners.add(listener);
-    return () => this.exitListeners.delete(listener);
+    return { dispose: () => void this.exitListeners.delete(listener) };
   }
 
   async close(): Promise<void> {}
