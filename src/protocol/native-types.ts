@@ -7,6 +7,7 @@
  */
 import type * as S from "./event-schemas.js";
 import type { PayloadOf, TopLevelEvent } from "./event-table.js";
+import type * as R from "./request-schemas.js";
 import type { FromHostSchema } from "./schema-type.js";
 
 export { MODEL_STREAMING_KINDS, TOOL_UPDATED_KINDS } from "./event-schemas.js";
@@ -63,3 +64,10 @@ export interface SessionListEntry {
   updatedAt?: number;
 }
 
+// ---- reverse requests (§6), parsed by src/session/interactions/native-requests.ts ----
+
+export type NativePermissionOption = FromHostSchema<typeof R.permissionOptionSchema>;
+export type NativePermissionRequestFields = FromHostSchema<typeof R.permissionRequestSchema>;
+export type NativeQuestion = FromHostSchema<typeof R.questionsSchema>[number];
+export type NativeUserInputRequestFields = FromHostSchema<typeof R.userInputRequestSchema>;
+export type NativeProviderHeadersRequest = FromHostSchema<typeof R.providerHeadersRequestSchema>;

@@ -1,6 +1,6 @@
 /**
  * The one place our protocol JSON Schemas become validators (adr/0014-one-validation-stack.md):
- * every host event and snapshot schema by a key, the ajv options they are
+ * every host event, snapshot and reverse-request schema by a key, the ajv options they are
  * compiled with, and the validator of a key — the build's precompiled one
  * (scripts/precompile-validators.mjs), else one compiled by ajv on first use. ajv itself is loaded
  * only then, so the built CLI never loads it.
@@ -10,6 +10,13 @@ import type { Ajv as AjvClass, ErrorObject, ValidateFunction } from "ajv";
 import { sessionEventEnvelopeSchema, snapshotSchema } from "./event-schemas.js";
 import { SESSION_EVENTS, TOP_LEVEL_EVENTS } from "./event-table.js";
 import { precompiledValidators } from "./precompiled-validators.js";
+import {
+  permissionOptionSchema,
+  permissionRequestSchema,
+  providerHeadersRequestSchema,
+  questionsSchema,
+  userInputRequestSchema,
+} from "./request-schemas.js";
 
 /**
  * The ajv options of these schemas (scripts/precompile-validators.mjs uses the same).
@@ -21,7 +28,7 @@ export const PROTOCOL_AJV_OPTIONS = { allErrors: false, strict: true, strictRequ
 
 /**
  * Every schema by its key: "snapshot", "envelope", "top:<type>" and "payload:<type>" (from the
- * event table).
+ * event table), "request:<what>" (the reverse requests).
  */
 export const PROTOCOL_SCHEMAS: Readonly<Record<string, object>> = {
   snapshot: snapshotSchema,
@@ -30,6 +37,11 @@ export const PROTOCOL_SCHEMAS: Readonly<Record<string, object>> = {
   ...Object.fromEntries(
     Object.entries(SESSION_EVENTS).flatMap(([type, row]) => ("payload" in row ? [[`payload:${type}`, row.payload]] : [])),
   ),
+  "request:permission": permissionRequestSchema,
+  "request:permissionOption": permissionOptionSchema,
+  "request:userInput": userInputRequestSchema,
+  "request:questions": questionsSchema,
+  "request:providerHeaders": providerHeadersRequestSchema,
 };
 
 let ajv: AjvClass | undefined;
