@@ -19,6 +19,9 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { DEFAULT_FRAME_LIMIT_BYTES } from "../src/channel/limits.js";
+import { resolveConfig } from "../src/cli/config.js";
+import { installOptionsFrom } from "../src/cli/install-options.js";
 import { assessInstall } from "../src/compat/assess.js";
 import { builtinProviderConfig, buildBootstrapConfig } from "../src/host/bootstrap-config.js";
 import { DEFAULT_BOOTSTRAP_SCRIPT, requireSupported } from "../src/host/launcher.js";
@@ -103,8 +106,8 @@ type Launch = "session" | "spawn";
 
 /** The minimal launcher's argument: the executable and the bootstrap configuration zcode-acp would use. */
 async function minimalHostSpec(install: BenchInstall): Promise<(launch: Launch) => string[]> {
-  const supported = requireSupported(await assessInstall({ env: install.env }));
-  const config = buildBootstrapConfig(supported, { frameLimitBytes: 16 * 1024 * 1024, disposeTimeoutMs: 5_000, builtinProviderConfig: builtinProviderConfig(supported, install.env) });
+  const supported = requireSupported(await assessInstall(installOptionsFrom(resolveConfig([], install.env), install.env)));
+  const config = buildBootstrapConfig(supported, { frameLimitBytes: DEFAULT_FRAME_LIMIT_BYTES, disposeTimeoutMs: 5_000, builtinProviderConfig: builtinProviderConfig(supported, install.env) });
   return (launch) => [JSON.stringify({ executable: supported.paths.executable, args: [DEFAULT_BOOTSTRAP_SCRIPT, JSON.stringify(config)], launch })];
 }
 

@@ -5,6 +5,8 @@
  */
 import { HostConnection } from "../../src/host/host-connection.js";
 import type { HostSubscription } from "../../src/host/types.js";
+import { resolveConfig } from "../../src/cli/config.js";
+import { installOptionsFrom } from "../../src/cli/install-options.js";
 import { assessInstall } from "../../src/compat/assess.js";
 import { silentLogger } from "../../src/log/logger.js";
 
@@ -18,7 +20,7 @@ export class RawRelay {
 
   constructor(private readonly env: NodeJS.ProcessEnv) {
     this.host = new HostConnection({
-      resolveInstall: () => assessInstall({ env, logger: silentLogger }),
+      resolveInstall: () => assessInstall({ ...installOptionsFrom(resolveConfig([], env), env), logger: silentLogger }),
       logger: silentLogger,
       env,
     });

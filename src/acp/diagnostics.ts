@@ -8,10 +8,6 @@ import type * as acp from "@agentclientprotocol/sdk";
 
 export const DIAGNOSTICS_METHOD = "_zcode/diagnostics";
 
-export function diagnosticsEnabled(env: NodeJS.ProcessEnv): boolean {
-  return env.ZCODE_ACP_DIAGNOSTICS === "1";
-}
-
 /** Active libuv resources by kind (Timeout, PipeWrap, ProcessWrap, …) and a few listener counts. */
 export function processDiagnostics(): Record<string, unknown> {
   const resources: Record<string, number> = {};

@@ -14,6 +14,7 @@
 import { DEFAULT_MAX_MESSAGE_BYTES, type AnyMessage } from "@agentclientprotocol/sdk";
 import type { Logger } from "../log/logger.js";
 import { readMessageHead } from "./message-head.js";
+import { JSON_RPC_CODES } from "./request-errors.js";
 
 type Message = Record<string, unknown>;
 
@@ -61,12 +62,12 @@ export function incomingMessages(options: IncomingOptions): ReadableStream<AnyMe
     logger.warn("ACP message over the size limit skipped", { bytes: totalBytes, limitBytes: limit, method: head.method, hasId: head.id !== undefined });
     if (head.method !== undefined) {
       // a request gets its error; a notification has nobody to answer
-      if (head.id !== undefined && head.id !== null) options.reply(errorResponse(head.id, -32602, text, data));
+      if (head.id !== undefined && head.id !== null) options.reply(errorResponse(head.id, JSON_RPC_CODES.invalidParams, text, data));
       return undefined;
     }
     // a response to one of our requests: the SDK gets it as an error response (the interaction falls back)
-    if (head.id !== undefined && head.id !== null) return { jsonrpc: "2.0", id: head.id, error: { code: -32600, message: text, data } };
-    options.reply(errorResponse(null, -32600, text, data));
+    if (head.id !== undefined && head.id !== null) return { jsonrpc: "2.0", id: head.id, error: { code: JSON_RPC_CODES.invalidRequest, message: text, data } };
+    options.reply(errorResponse(null, JSON_RPC_CODES.invalidRequest, text, data));
     return undefined;
   };
 
@@ -77,11 +78,11 @@ export function incomingMessages(options: IncomingOptions): ReadableStream<AnyMe
     try {
       value = JSON.parse(text);
     } catch {
-      options.reply(errorResponse(null, -32700, "Parse error"));
+      options.reply(errorResponse(null, JSON_RPC_CODES.parseError, "Parse error"));
       return undefined;
     }
-    if (Array.isArray(value)) options.reply(errorResponse(null, -32600, "Invalid Request", "JSON-RPC batches are not supported"));
-    else if (!isRecord(value)) options.reply(errorResponse(null, -32600, "Invalid Request"));
+    if (Array.isArray(value)) options.reply(errorResponse(null, JSON_RPC_CODES.invalidRequest, "Invalid Request", "JSON-RPC batches are not supported"));
+    else if (!isRecord(value)) options.reply(errorResponse(null, JSON_RPC_CODES.invalidRequest, "Invalid Request"));
     else return value;
     return undefined;
   };

@@ -5,27 +5,39 @@
 import { RequestError } from "@agentclientprotocol/sdk";
 import { BridgeError, describeError, isBridgeError } from "../util/errors.js";
 
+/**
+ * The JSON-RPC error codes, read from the SDK's RequestError factories (the SDK has one for each
+ * code we answer with). Only the code is taken: a factory's message is generic ("Invalid params: …";
+ * sessionNotFound's is "Resource not found"), ours is the BridgeError's, which the client shows.
+ */
+export const JSON_RPC_CODES = Object.freeze({
+  parseError: RequestError.parseError().code,
+  invalidRequest: RequestError.invalidRequest().code,
+  invalidParams: RequestError.invalidParams().code,
+  internalError: RequestError.internalError().code,
+  authRequired: RequestError.authRequired().code,
+  resourceNotFound: RequestError.resourceNotFound().code,
+});
+
 export function toRequestError(error: unknown): RequestError {
   if (error instanceof RequestError) return error;
-  if (!isBridgeError(error)) {
-    return new RequestError(-32603, `Internal error: ${describeError(error)}`, { code: "INTERNAL" });
-  }
+  if (!isBridgeError(error)) return new RequestError(JSON_RPC_CODES.internalError, `Internal error: ${describeError(error)}`, { code: "INTERNAL" });
   const data: Record<string, unknown> = { code: error.code };
   if (error.details && Object.keys(error.details).length > 0) data.details = error.details;
   switch (error.code) {
     case "AUTH_REQUIRED":
-      return new RequestError(-32000, error.message, data);
+      return new RequestError(JSON_RPC_CODES.authRequired, error.message, data);
     case "SESSION_NOT_FOUND": {
       const sessionId = error.details?.sessionId;
-      return new RequestError(-32002, error.message, typeof sessionId === "string" ? { ...data, sessionId } : data);
+      return new RequestError(JSON_RPC_CODES.resourceNotFound, error.message, typeof sessionId === "string" ? { ...data, sessionId } : data);
     }
     case "INVALID_PARAMS":
     case "USAGE":
-      return new RequestError(-32602, error.message, data);
+      return new RequestError(JSON_RPC_CODES.invalidParams, error.message, data);
     case "SESSION_BUSY":
-      return new RequestError(-32600, error.message, data);
+      return new RequestError(JSON_RPC_CODES.invalidRequest, error.message, data);
     default:
-      return new RequestError(-32603, error.message, data);
+      return new RequestError(JSON_RPC_CODES.internalError, error.message, data);
   }
 }
 

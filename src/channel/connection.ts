@@ -17,7 +17,8 @@ import type { Readable, Writable } from "node:stream";
 import type { Logger } from "../log/logger.js";
 import { BridgeError, describeError } from "../util/errors.js";
 import { parseInboundFrame, remoteErrorToBridgeError, type OwnerNotificationMethod, type RequestMethod } from "./frames.js";
-import { DEFAULT_FRAME_LIMIT_BYTES, NdjsonDecoder } from "./ndjson-decoder.js";
+import { DEFAULT_FRAME_LIMIT_BYTES, DEFAULT_MAX_PENDING_DELIVERIES, DEFAULT_MAX_PENDING_REQUESTS, WRITE_BUFFER_FRAMES } from "./limits.js";
+import { NdjsonDecoder } from "./ndjson-decoder.js";
 import { encodeFrame } from "./ndjson-encoder.js";
 
 export interface SubscriptionRoute {
@@ -89,9 +90,9 @@ export class ChannelConnection {
     this.logger = options.logger;
     this.frameLimitBytes = options.frameLimitBytes ?? DEFAULT_FRAME_LIMIT_BYTES;
     this.decoder = new NdjsonDecoder(this.frameLimitBytes);
-    this.maxPendingRequests = options.maxPendingRequests ?? 1024;
-    this.maxPendingDeliveries = options.maxPendingDeliveries ?? 64;
-    this.maxWriteBufferBytes = options.maxWriteBufferBytes ?? 2 * this.frameLimitBytes;
+    this.maxPendingRequests = options.maxPendingRequests ?? DEFAULT_MAX_PENDING_REQUESTS;
+    this.maxPendingDeliveries = options.maxPendingDeliveries ?? DEFAULT_MAX_PENDING_DELIVERIES;
+    this.maxWriteBufferBytes = options.maxWriteBufferBytes ?? WRITE_BUFFER_FRAMES * this.frameLimitBytes;
     this.separateOutput = (this.output as unknown) !== this.input;
     this.input.on("data", (chunk: Buffer | string) => this.onData(typeof chunk === "string" ? Buffer.from(chunk) : chunk));
     this.input.on("end", () => this.onInputEnd());

@@ -10,8 +10,10 @@
  */
 import { isUtf8 } from "node:buffer";
 import { BridgeError } from "../util/errors.js";
+import { DEFAULT_FRAME_LIMIT_BYTES } from "./limits.js";
 
-export const DEFAULT_FRAME_LIMIT_BYTES = 16 * 1024 * 1024;
+/** defined in ./limits.ts; re-exported for the modules that import it from here */
+export { DEFAULT_FRAME_LIMIT_BYTES };
 const NEWLINE = 0x0a;
 
 export class NdjsonDecoder {

@@ -1,6 +1,6 @@
 /** NDJSON encoder with the same frame limit as the decoder (runtime contract §4). */
 import { BridgeError, describeError } from "../util/errors.js";
-import { DEFAULT_FRAME_LIMIT_BYTES } from "./ndjson-decoder.js";
+import { DEFAULT_FRAME_LIMIT_BYTES } from "./limits.js";
 
 /**
  * One frame as a line ("…\n"). Throws FRAME_TOO_LARGE when the JSON text exceeds `limitBytes`,

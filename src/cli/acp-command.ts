@@ -19,7 +19,7 @@ import { describeError, isBridgeError } from "../util/errors.js";
 import { earlyInitialize, opensSession } from "./early-initialize.js";
 import { EarlyInput } from "./early-input.js";
 import { LazyHostClient } from "../host/lazy-host.js";
-import type { CliOptions } from "./options.js";
+import type { Config } from "./config.js";
 import { StopRequests } from "./stop-requests.js";
 import { PACKAGE_VERSION } from "../version.js";
 
@@ -28,24 +28,19 @@ const PREPARED_ASSESSMENT_MAX_AGE_MS = 10_000;
 /** how long the SDK waits for the warm-up assessment (one from the fingerprint cache takes ~10 ms) */
 const ASSESSMENT_WAIT_MS = 100;
 
-/** The lazily created HostConnection; its warm-up assesses the install for the first launch. */
-export function createLazyHost(options: CliOptions, env: NodeJS.ProcessEnv, logger: Logger): LazyHostClient {
+/** The lazily created HostConnection; its warm-up assesses the install for the first launch. `env`: the host's and the checks' environment. */
+export function createLazyHost(config: Config, env: NodeJS.ProcessEnv, logger: Logger): LazyHostClient {
   let assess: (() => Promise<Assessment>) | undefined;
   let prepared: { assessment: Promise<Assessment>; at: number } | undefined;
   return new LazyHostClient(
     async () => {
-      const [{ HostConnection }, { assessInstall }, { timeoutOverridesFrom }] = await Promise.all([
+      const [{ HostConnection }, { assessInstall }, { installOptionsFrom }] = await Promise.all([
         import("../host/host-connection.js"),
         import("../compat/assess.js"),
-        import("./timeout-overrides.js"),
+        import("./install-options.js"),
       ]);
-      assess = () =>
-        assessInstall({
-          ...(options.zcodeInstall !== undefined ? { installRoot: options.zcodeInstall } : {}),
-          ...(options.manifest !== undefined ? { manifestPath: options.manifest } : {}),
-          logger,
-          env,
-        });
+      const options = { ...installOptionsFrom(config, env), logger };
+      assess = () => assessInstall(options);
       return new HostConnection({
         resolveInstall: () => {
           const early = prepared;
@@ -55,7 +50,7 @@ export function createLazyHost(options: CliOptions, env: NodeJS.ProcessEnv, logg
         },
         logger,
         env,
-        timeouts: timeoutOverridesFrom(env, logger),
+        timeouts: config.timeouts,
       });
     },
     {
@@ -69,10 +64,10 @@ export function createLazyHost(options: CliOptions, env: NodeJS.ProcessEnv, logg
   );
 }
 
-export async function runAcpCommand(options: CliOptions, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function runAcpCommand(config: Config, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let logger: Logger;
   try {
-    logger = createLogger({ level: options.logLevel, file: options.logFile });
+    logger = createLogger({ level: config.logLevel, file: config.logFile });
   } catch (error) {
     // an unusable --log-file: refused at start, with the reason
     process.stderr.write(`zcode-acp: ${isBridgeError(error) ? error.message : describeError(error)}\n`);
@@ -80,6 +75,7 @@ export async function runAcpCommand(options: CliOptions, env: NodeJS.ProcessEnv 
   }
   const stop = new StopRequests(logger);
   logger.info("zcode-acp starting", { version: PACKAGE_VERSION, pid: process.pid });
+  for (const warning of config.warnings) logger.warn(warning.message, warning.fields);
   const input = new EarlyInput(process.stdin);
   const first = await Promise.race([input.firstLine(), stop.requested.then(() => undefined)]);
   if (first === undefined) {
@@ -90,7 +86,7 @@ export async function runAcpCommand(options: CliOptions, env: NodeJS.ProcessEnv 
     return 0;
   }
   const early = first.line ? earlyInitialize(first.line) : undefined;
-  const host = createLazyHost(options, env, logger);
+  const host = createLazyHost(config, env, logger);
   let sessionWaiting = false;
   if (early) {
     process.stdout.write(early.answer);
@@ -129,5 +125,5 @@ export async function runAcpCommand(options: CliOptions, env: NodeJS.ProcessEnv 
     throw error;
   }
   logger.debug("ACP connection loaded");
-  return serveAcp({ env, logger, host, input, early, stop, sessionWaiting });
+  return serveAcp({ config, logger, host, input, early, stop, sessionWaiting });
 }

@@ -15,32 +15,22 @@ import { incomingMessages } from "../acp/incoming-messages.js";
 import { WireOrder } from "../acp/wire-order.js";
 import type { LazyHostClient } from "../host/lazy-host.js";
 import { LineApi } from "../native/line-api.js";
-import { diagnosticsEnabled, registerDiagnostics } from "../acp/diagnostics.js";
+import { registerDiagnostics } from "../acp/diagnostics.js";
 import type { Logger } from "../log/logger.js";
 import { compileSessionValidators } from "../protocol/event-validation.js";
 import { createInteractionBroker } from "../session/interactions/index.js";
 import { describeError } from "../util/errors.js";
+import type { Config } from "./config.js";
 import type { EarlyInitialize } from "./early-initialize.js";
 import type { EarlyInput } from "./early-input.js";
 import { stdoutMessages } from "./stdout-messages.js";
 import type { StopRequests } from "./stop-requests.js";
 
-export const DEFAULT_CANCEL_GRACE_MS = 30_000;
 /** After shutdown, a last resort in case something still holds the event loop. */
 const EXIT_BACKSTOP_MS = 5_000;
 
-/** `ZCODE_ACP_CANCEL_GRACE_MS`: how long a cancelled turn may take to end natively. */
-export function cancelGraceFrom(env: NodeJS.ProcessEnv, logger: Logger): number {
-  const raw = env.ZCODE_ACP_CANCEL_GRACE_MS;
-  if (raw === undefined || raw === "") return DEFAULT_CANCEL_GRACE_MS;
-  const value = Number(raw);
-  if (Number.isInteger(value) && value > 0 && value <= 600_000) return value;
-  logger.warn("ZCODE_ACP_CANCEL_GRACE_MS must be an integer between 1 and 600000; using the default", { value: raw });
-  return DEFAULT_CANCEL_GRACE_MS;
-}
-
 export interface AcpConnectionOptions {
-  env: NodeJS.ProcessEnv;
+  config: Config;
   logger: Logger;
   host: LazyHostClient;
   input: EarlyInput;
@@ -62,19 +52,19 @@ function isInitializeResult(message: Message): boolean {
 }
 
 export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
-  const { env, logger, host, early, stop } = options;
+  const { config, logger, host, early, stop } = options;
   // wire order of cancels and interaction answers; `agent` is bound right below
   const wire = new WireOrder((sessionId) => agent.cancelSession(sessionId), logger.child("wire"));
   const agent = createZcodeAgent({
     native: new LineApi(host),
     logger,
     createBroker: (brokerLogger) => createInteractionBroker({ logger: brokerLogger }),
-    cancelGraceMs: cancelGraceFrom(env, logger),
-    mergeDeltas: env.ZCODE_ACP_MERGE_DELTAS !== "0",
+    cancelGraceMs: config.cancelGraceMs,
+    mergeDeltas: config.mergeDeltas,
     defaultCwd: process.cwd(),
     tracker: wire,
   });
-  if (diagnosticsEnabled(env)) registerDiagnostics(agent.app, { sessions: () => agent.diagnostics(), host: () => host.diagnostics() });
+  if (config.diagnostics) registerDiagnostics(agent.app, { sessions: () => agent.diagnostics(), host: () => host.diagnostics() });
 
   let replayed: EarlyInitialize | undefined = early;
   let releaseInput!: () => void;

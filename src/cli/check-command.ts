@@ -4,7 +4,8 @@
  * Exit 0 supported (a modified CLI is still 0), 1 unsupported, 2 usage or configuration error
  * (missing --manifest path, invalid manifest).
  */
-import type { CliOptions } from "./options.js";
+import type { Config } from "./config.js";
+import { installOptionsFrom } from "./install-options.js";
 import { assessInstall } from "../compat/assess.js";
 import { formatAssessment } from "../compat/format-assessment.js";
 import { createLogger } from "../log/logger.js";
@@ -13,30 +14,26 @@ import { describeError, isBridgeError } from "../util/errors.js";
 export interface CheckIo {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
+  /** the environment of the child runs of the ZCode executable */
   env: NodeJS.ProcessEnv;
 }
 
-export async function runCheckCommand(options: CliOptions, io: CheckIo = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+export async function runCheckCommand(config: Config, io: CheckIo = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
   let logger;
   try {
-    logger = createLogger({ level: options.logLevel, file: options.logFile });
+    logger = createLogger({ level: config.logLevel, file: config.logFile });
   } catch (error) {
     io.stderr.write(`zcode-acp: ${isBridgeError(error) ? error.message : describeError(error)}\n`);
     return 2;
   }
   try {
-    const report = await assessInstall({
-      ...(options.zcodeInstall !== undefined ? { installRoot: options.zcodeInstall } : {}),
-      ...(options.manifest !== undefined ? { manifestPath: options.manifest } : {}),
-      logger,
-      env: io.env,
-    });
-    io.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatAssessment(report));
+    const report = await assessInstall({ ...installOptionsFrom(config, io.env), logger });
+    io.stdout.write(config.json ? `${JSON.stringify(report, null, 2)}\n` : formatAssessment(report));
     return report.supported ? 0 : 1;
   } catch (error) {
     const usage = isBridgeError(error, "USAGE") || isBridgeError(error, "INVALID_MANIFEST");
     const message = isBridgeError(error) ? error.message : `unexpected failure: ${describeError(error)}`;
-    if (options.json) {
+    if (config.json) {
       const body = isBridgeError(error) ? error.toJSON() : { code: "INTERNAL", message };
       io.stdout.write(`${JSON.stringify({ supported: false, error: body }, null, 2)}\n`);
     }

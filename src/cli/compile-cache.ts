@@ -1,6 +1,6 @@
 /**
  * Node's module compile cache (Node ≥ 22.1: `module.enableCompileCache`): the CLI's modules are
- * compiled once and then read from `<cache dir>/node-compile-cache` (see src/install/cache-dir.ts)
+ * compiled once and then read from `<cache dir>/node-compile-cache` (the cache dir: ./locations.ts)
  * on every later start. A no-op on Node 20 (the function does not exist) and when
  * NODE_DISABLE_COMPILE_CACHE is set; an existing NODE_COMPILE_CACHE is the user's choice and wins.
  * Never fails the start-up: any problem only costs time. The environment the host gets is not
@@ -9,7 +9,6 @@
 import { mkdirSync } from "node:fs";
 import * as nodeModule from "node:module";
 import { join } from "node:path";
-import { cacheDir } from "../install/cache-dir.js";
 
 type EnableCompileCache = (directory?: string) => { status: number; message?: string; directory?: string };
 
@@ -20,13 +19,13 @@ export interface CompileCacheResult {
   reason?: string;
 }
 
-export function enableCompileCache(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): CompileCacheResult {
+/** Enables it under `cacheDir` (the setting, ./config.ts); without a cache dir it stays off. */
+export function enableCompileCache(cacheDir: string | undefined): CompileCacheResult {
   const enable = (nodeModule as unknown as { enableCompileCache?: EnableCompileCache }).enableCompileCache;
   if (typeof enable !== "function") return { enabled: false, reason: "this Node has no module compile cache" };
   try {
-    const base = cacheDir(env, platform);
-    if (base === undefined) return { enabled: false, reason: "no cache directory" };
-    const directory = join(base, "node-compile-cache");
+    if (cacheDir === undefined) return { enabled: false, reason: "no cache directory" };
+    const directory = join(cacheDir, "node-compile-cache");
     mkdirSync(directory, { recursive: true, mode: 0o700 });
     const before = process.env.NODE_COMPILE_CACHE;
     const result = enable(directory);

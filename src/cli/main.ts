@@ -1,22 +1,23 @@
 #!/usr/bin/env node
 /**
- * Entry point of the `zcode-acp` binary. Parses the command line and dispatches.
- * In ACP mode stdout carries ACP JSON-RPC and nothing else.
+ * Entry point of the `zcode-acp` binary, the composition root: resolves the settings once
+ * (./config.ts) and dispatches. In ACP mode stdout carries ACP JSON-RPC and nothing else.
  */
 import { enableCompileCache } from "./compile-cache.js";
-import { parseCli, USAGE, type CliOptions } from "./options.js";
+import { resolveConfig, type Config } from "./config.js";
+import { USAGE } from "./options.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { isBridgeError, describeError } from "../util/errors.js";
 
 async function main(): Promise<number> {
-  let options: CliOptions;
+  let config: Config;
   try {
-    options = parseCli(process.argv.slice(2), process.env);
+    config = resolveConfig(process.argv.slice(2), process.env);
   } catch (error) {
     process.stderr.write(`zcode-acp: ${isBridgeError(error) ? error.message : describeError(error)}\n`);
     return 2;
   }
-  switch (options.command) {
+  switch (config.command) {
     case "help":
       process.stdout.write(USAGE);
       return 0;
@@ -25,13 +26,13 @@ async function main(): Promise<number> {
       return 0;
     // each command loads only its own modules: start-up time is part of the product
     case "check":
-      enableCompileCache();
-      return (await import("./check-command.js")).runCheckCommand(options);
+      enableCompileCache(config.cacheDir);
+      return (await import("./check-command.js")).runCheckCommand(config);
     case "onboard":
-      return (await import("./onboard-command.js")).runOnboardCommand(options);
+      return (await import("./onboard-command.js")).runOnboardCommand(config);
     case "acp":
-      enableCompileCache();
-      return (await import("./acp-command.js")).runAcpCommand(options);
+      enableCompileCache(config.cacheDir);
+      return (await import("./acp-command.js")).runAcpCommand(config);
   }
 }
 

@@ -3,7 +3,8 @@
  * manifest already verifies the install), 1 when not (with why) or when --accept cannot write,
  * 2 on a usage error. Without --accept nothing is written.
  */
-import type { CliOptions } from "./options.js";
+import type { Config } from "./config.js";
+import { installOptionsFrom } from "./install-options.js";
 import { createLogger } from "../log/logger.js";
 import { formatOnboardReport } from "../onboard/format.js";
 import { inspectForOnboarding } from "../onboard/inspect.js";
@@ -13,30 +14,31 @@ import { describeError, isBridgeError } from "../util/errors.js";
 export interface OnboardIo {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
+  /** the environment of the child runs of the ZCode executable */
   env: NodeJS.ProcessEnv;
 }
 
-export async function runOnboardCommand(options: CliOptions, io: OnboardIo = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
-  const logger = createLogger({ level: options.logLevel, file: options.logFile });
+export async function runOnboardCommand(config: Config, io: OnboardIo = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+  const logger = createLogger({ level: config.logLevel, file: config.logFile });
   try {
-    const report = await inspectForOnboarding({ ...(options.zcodeInstall !== undefined ? { installRoot: options.zcodeInstall } : {}), env: io.env, logger });
+    const report = await inspectForOnboarding({ ...installOptionsFrom(config, io.env), logger });
     let written: string | undefined;
-    if (options.accept && report.outcome === "candidate" && report.candidate) {
+    if (config.accept && report.outcome === "candidate" && report.candidate) {
       try {
-        written = await writeLocalManifest(report.candidate, io.env);
+        written = await writeLocalManifest(report.candidate, config.configDir);
       } catch (error) {
         const message = isBridgeError(error) ? error.message : describeError(error);
-        if (options.json) io.stdout.write(`${JSON.stringify({ ...report, accepted: false, error: message }, null, 2)}\n`);
+        if (config.json) io.stdout.write(`${JSON.stringify({ ...report, accepted: false, error: message }, null, 2)}\n`);
         io.stderr.write(`zcode-acp: ${message}\n`);
         return 1;
       }
     }
-    io.stdout.write(options.json ? `${JSON.stringify({ ...report, ...(written ? { accepted: true, written } : { accepted: false }) }, null, 2)}\n` : formatOnboardReport(report, written));
+    io.stdout.write(config.json ? `${JSON.stringify({ ...report, ...(written ? { accepted: true, written } : { accepted: false }) }, null, 2)}\n` : formatOnboardReport(report, written));
     return report.outcome === "refused" ? 1 : 0;
   } catch (error) {
     const usage = isBridgeError(error, "USAGE") || isBridgeError(error, "INVALID_MANIFEST");
     const message = isBridgeError(error) ? error.message : `unexpected failure: ${describeError(error)}`;
-    if (options.json) io.stdout.write(`${JSON.stringify({ outcome: "refused", error: isBridgeError(error) ? error.toJSON() : { code: "INTERNAL", message } }, null, 2)}\n`);
+    if (config.json) io.stdout.write(`${JSON.stringify({ outcome: "refused", error: isBridgeError(error) ? error.toJSON() : { code: "INTERNAL", message } }, null, 2)}\n`);
     io.stderr.write(`zcode-acp: ${message}\n`);
     return usage ? 2 : 1;
   }

@@ -1,21 +1,22 @@
 /**
- * Command line of runtime contract §5. Every option can also come from the environment;
- * the flag wins. Unknown options are a usage error (exit 2), never ignored.
+ * The command line (runtime contract §5), as typed: the command and the flags' raw values.
+ * Unknown options are a usage error (exit 2), never ignored. The environment and the defaults
+ * are merged in by resolveConfig (./config.ts), where the flag wins.
  */
 import { BridgeError } from "../util/errors.js";
-import { LOG_LEVELS, type LogLevel } from "../log/logger.js";
 
 export type CommandName = "acp" | "check" | "onboard" | "help" | "version";
 
-export interface CliOptions {
+export interface CommandLine {
   command: CommandName;
-  zcodeInstall: string | undefined;
-  manifest: string | undefined;
   json: boolean;
   /** onboard only: write the candidate to the local manifest store */
   accept: boolean;
-  logFile: string | undefined;
-  logLevel: LogLevel;
+  /** the value flags as given (never empty) */
+  zcodeInstall?: string;
+  manifest?: string;
+  logFile?: string;
+  logLevel?: string;
 }
 
 const VALUE_FLAGS = {
@@ -40,17 +41,12 @@ Options (each also read from the environment):
   --log-level LEVEL     ZCODE_ACP_LOG_LEVEL      error | warn | info | debug (default info)
 `;
 
-function usageError(message: string): BridgeError {
+export function usageError(message: string): BridgeError {
   return new BridgeError("USAGE", `${message}. Run "zcode-acp --help" for the options.`);
 }
 
-function parseLevel(value: string, source: string): LogLevel {
-  if ((LOG_LEVELS as string[]).includes(value)) return value as LogLevel;
-  throw usageError(`${source} must be one of ${LOG_LEVELS.join(", ")}, got "${value}"`);
-}
-
-export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliOptions {
-  const raw: Partial<Record<(typeof VALUE_FLAGS)[keyof typeof VALUE_FLAGS], string>> = {};
+export function parseCommandLine(argv: readonly string[]): CommandLine {
+  const values: Partial<Record<(typeof VALUE_FLAGS)[keyof typeof VALUE_FLAGS], string>> = {};
   let command: CommandName | undefined;
   let json = false;
   let accept = false;
@@ -62,7 +58,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliOp
       const key = VALUE_FLAGS[flag as keyof typeof VALUE_FLAGS];
       const value = eq > 0 && flag !== arg ? arg.slice(eq + 1) : argv[++i];
       if (value === undefined || value === "") throw usageError(`${flag} needs a value`);
-      raw[key] = value;
+      values[key] = value;
     } else if (arg === "--json") json = true;
     else if (arg === "--accept") accept = true;
     else if (arg === "--help" || arg === "-h") command = "help";
@@ -75,18 +71,5 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliOp
   command ??= "acp";
   if (json && command === "acp") throw usageError(`--json is only valid with "check" and "onboard"`);
   if (accept && command !== "onboard") throw usageError(`--accept is only valid with "onboard"`);
-  const logLevel = raw.logLevel
-    ? parseLevel(raw.logLevel, "--log-level")
-    : env.ZCODE_ACP_LOG_LEVEL
-      ? parseLevel(env.ZCODE_ACP_LOG_LEVEL, "ZCODE_ACP_LOG_LEVEL")
-      : "info";
-  return {
-    command,
-    zcodeInstall: raw.zcodeInstall ?? (env.ZCODE_ACP_ZCODE_INSTALL || undefined),
-    manifest: raw.manifest ?? (env.ZCODE_ACP_MANIFEST || undefined),
-    json,
-    accept,
-    logFile: raw.logFile ?? (env.ZCODE_ACP_LOG_FILE || undefined),
-    logLevel,
-  };
+  return { command, json, accept, ...values };
 }

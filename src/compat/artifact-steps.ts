@@ -5,14 +5,13 @@
  * is the non-blocking diagnostic `modified`.
  */
 import type { Manifest } from "./types.js";
-import type { Evidence } from "../install/install-problem.js";
+import { installProblem, type Evidence } from "../install/install-problem.js";
 import type { MemberLocation } from "../install/app-archive.js";
 import type { ResolvedInstall } from "../install/resolve-install.js";
 import type { FingerprintCache } from "../install/fingerprint-cache.js";
 import { hashFile, hashMember } from "../install/cached-hash.js";
 import { RPC_CLASS_NAMES, RPC_ROLES, ROLE_SHAPES, type RpcRole } from "../install/rpc-roles.js";
 import { describeFound, findRoles, scanRpcCandidates } from "./rpc-discovery.js";
-import { StepFailure } from "./step-recorder.js";
 
 export interface ArtifactContext {
   install: ResolvedInstall;
@@ -44,26 +43,26 @@ export async function checkHostArtifacts(ctx: ArtifactContext): Promise<HostArti
     [`sha256 ${artifact.hostIndex.path}`]: { expected: artifact.hostIndex.sha256, actual: await hashMember(ctx.cache, hostIndex) },
   };
   if (evidence[`sha256 ${artifact.hostIndex.path}`]!.actual !== artifact.hostIndex.sha256) {
-    throw new StepFailure(`The ${version} host files differ from the verified release (SHA-256 mismatch: ${artifact.hostIndex.path}). The install was modified or is a different build; ${reinstall}.`, evidence);
+    throw installProblem(`The ${version} host files differ from the verified release (SHA-256 mismatch: ${artifact.hostIndex.path}). The install was modified or is a different build; ${reinstall}.`, evidence);
   }
 
   const scan = await scanRpcCandidates(ctx.install, artifact.hostIndex.path, hostIndex, ctx.cache);
   evidence["RPC module (by shape)"] = { expected: artifact.rpcModule.path, actual: scan.matches.length === 1 ? scan.matches[0] : scan.matches };
   if (scan.matches.length === 0) {
-    throw new StepFailure(`No RPC module found: none of the ${scan.imports.length} modules the host index imports defines ${RPC_CLASS_NAMES.join(" and ")}. The install is not the verified ${version}; ${reinstall}.`, evidence);
+    throw installProblem(`No RPC module found: none of the ${scan.imports.length} modules the host index imports defines ${RPC_CLASS_NAMES.join(" and ")}. The install is not the verified ${version}; ${reinstall}.`, evidence);
   }
   if (scan.matches.length > 1) {
-    throw new StepFailure(`The RPC module is ambiguous: ${scan.matches.join(", ")} all define ${RPC_CLASS_NAMES.join(" and ")}. The install is not the verified ${version}; ${reinstall}.`, evidence);
+    throw installProblem(`The RPC module is ambiguous: ${scan.matches.join(", ")} all define ${RPC_CLASS_NAMES.join(" and ")}. The install is not the verified ${version}; ${reinstall}.`, evidence);
   }
   const found = scan.matches[0]!;
   if (found !== artifact.rpcModule.path) {
-    throw new StepFailure(`The RPC module found by shape is ${found}, but the verified ${version} has ${artifact.rpcModule.path}. The install is a different build; ${reinstall}.`, evidence);
+    throw installProblem(`The RPC module found by shape is ${found}, but the verified ${version} has ${artifact.rpcModule.path}. The install is a different build; ${reinstall}.`, evidence);
   }
   const rpcModule = await ctx.install.archive.locate(found);
   const rpcSha = await hashMember(ctx.cache, rpcModule);
   evidence[`sha256 ${found}`] = { expected: artifact.rpcModule.sha256, actual: rpcSha };
   if (rpcSha !== artifact.rpcModule.sha256) {
-    throw new StepFailure(`The ${version} host files differ from the verified release (SHA-256 mismatch: ${found}). The install was modified or is a different build; ${reinstall}.`, evidence);
+    throw installProblem(`The ${version} host files differ from the verified release (SHA-256 mismatch: ${found}). The install was modified or is a different build; ${reinstall}.`, evidence);
   }
 
   // only now, with its bytes verified, is the module imported (inside the install's executable)
@@ -74,7 +73,7 @@ export async function checkHostArtifacts(ctx: ArtifactContext): Promise<HostArti
       roles.problem === "import-failed"
         ? `the ZCode executable could not import it (${roles.message}). The executable ${ctx.install.executable} must be the Electron of ${version}`
         : `its exports do not have the RPC roles (${roles.problem}: ${roles.message}). The install does not match the verified ${version}`;
-    throw new StepFailure(`The RPC module ${found} failed the role check: ${why}; reinstall ZCode.`, evidence);
+    throw installProblem(`The RPC module ${found} failed the role check: ${why}; reinstall ZCode.`, evidence);
   }
   for (const role of RPC_ROLES) evidence[`export ${role}`] = { expected: artifact.exports?.[role] ?? ROLE_SHAPES[role], actual: roles.exports[role] };
   const pinned = artifact.exports;
@@ -82,7 +81,7 @@ export async function checkHostArtifacts(ctx: ArtifactContext): Promise<HostArti
     const differing = RPC_ROLES.filter((role) => pinned[role] !== roles.exports[role]);
     if (differing.length > 0) {
       const detail = differing.map((role) => `${role} is "${roles.exports[role]}", pinned "${pinned[role]}"`).join("; ");
-      throw new StepFailure(`The RPC module ${found} exports its roles under other names than the verified ${version} (${detail}); ${reinstall}.`, evidence);
+      throw installProblem(`The RPC module ${found} exports its roles under other names than the verified ${version} (${detail}); ${reinstall}.`, evidence);
     }
   }
   const how = describeFound(found, roles.exports);

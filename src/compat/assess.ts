@@ -10,32 +10,35 @@
 import type { Assessment } from "./types.js";
 import { silentLogger, type Logger } from "../log/logger.js";
 import { loadManifests, type LoadedManifest } from "../manifest/load-manifests.js";
-import { localManifestDir } from "../manifest/local-store.js";
 import { defaultInstallRoot, isInstallPlatform, INSTALL_PLATFORMS } from "../install/layout.js";
 import { resolveInstall, installPaths } from "../install/resolve-install.js";
 import { readBundleMetadata } from "../install/bundle-metadata.js";
 import { readAppVersionFromArchive, readAppVersionFromPlist } from "../install/app-version.js";
 import { readCliVersion } from "../install/cli-version.js";
-import { cachedFact, defaultCacheFile, FingerprintCache } from "../install/fingerprint-cache.js";
-import { STEP_ORDER, StepFailure, StepRecorder } from "./step-recorder.js";
+import { cachedFact, FingerprintCache } from "../install/fingerprint-cache.js";
+import { CHILD_RUN_TIMEOUT_MS } from "../install/electron-node.js";
+import { STEP_ORDER, StepRecorder } from "./step-recorder.js";
+import { installProblem } from "../install/install-problem.js";
 import { checkCliIntegrity, checkHostArtifacts } from "./artifact-steps.js";
 import { expectedValues, metadataMatches, METADATA_FIELDS, selectManifest } from "./select-manifest.js";
 import { resolveLineLayout } from "./line-layout.js";
 import { describeFound } from "./rpc-discovery.js";
 
 export interface AssessOptions {
-  /** install root; default: ZCODE_ACP_ZCODE_INSTALL, else the platform's default root */
+  /** install root; default: the platform's default root (src/install/layout.ts) */
   installRoot?: string;
-  /** manifest file or directory replacing the built-in set; default: ZCODE_ACP_MANIFEST */
+  /** manifest file or directory replacing the built-in set and the local store */
   manifestPath?: string;
+  /** the local manifest store read beside the built-in set (without `manifestPath`); default: none */
+  localManifestDir?: string;
   platform?: NodeJS.Platform;
   arch?: string;
   logger?: Logger;
-  /** fingerprint cache file; default: ZCODE_ACP_CACHE_DIR or the user cache dir */
+  /** fingerprint cache file; default: none (the cache lives in memory for this assessment) */
   cacheFile?: string;
-  /** environment for defaults and for the child runs (default process.env) */
+  /** environment of the child runs, where the platform's default root is looked up too (LOCALAPPDATA on win32); default: this process's */
   env?: NodeJS.ProcessEnv;
-  /** bound of each child run of the ZCode executable (default 15000 ms) */
+  /** bound of each child run of the ZCode executable (default CHILD_RUN_TIMEOUT_MS) */
   childTimeoutMs?: number;
 }
 
@@ -65,9 +68,8 @@ export async function assessInstall(options: AssessOptions = {}): Promise<Assess
     });
     return finish();
   }
-  const override = options.manifestPath ?? (env.ZCODE_ACP_MANIFEST || undefined);
-  const set = await loadManifests(override, override === undefined ? { localDir: localManifestDir(env) } : {});
-  const root = options.installRoot ?? (env.ZCODE_ACP_ZCODE_INSTALL || undefined) ?? defaultInstallRoot(platform, env);
+  const set = await loadManifests(options.manifestPath, options.localManifestDir !== undefined ? { localDir: options.localManifestDir } : {});
+  const root = options.installRoot ?? defaultInstallRoot(platform, env);
   if (root === undefined) {
     steps.fail("layout", "The default ZCode install location is unknown (LOCALAPPDATA is not set). Pass --zcode-install DIR (or set ZCODE_ACP_ZCODE_INSTALL).", {
       root: { expected: "%LOCALAPPDATA%\\Programs\\ZCode", actual: "LOCALAPPDATA not set" },
@@ -75,7 +77,7 @@ export async function assessInstall(options: AssessOptions = {}): Promise<Assess
     return finish();
   }
   report.installRoot = root;
-  const cache = await FingerprintCache.load(options.cacheFile ?? defaultCacheFile(env, platform), logger);
+  const cache = await FingerprintCache.load(options.cacheFile, logger);
   try {
     await runSteps();
   } finally {
@@ -135,15 +137,15 @@ export async function assessInstall(options: AssessOptions = {}): Promise<Assess
       const evidence = { appVersion: { expected: expectedValues(candidates, (m) => m.manifest.artifact.appVersion), actual: app.version }, cliVersion: { expected: expectedValues(candidates, (m) => m.manifest.artifact.cliVersion), actual: cliVersion } };
       switch (selection.kind) {
         case "unknown-app":
-          throw new StepFailure(
+          throw installProblem(
             `ZCode ${app.version} is not pinned by this zcode-acp (verified releases: ${selection.verified.join(", ")}). Run \`zcode-acp onboard\` to review this build and, if you accept it, pin it locally; zcode-acp may not work with builds it has not verified. Or install a verified release, or update zcode-acp.`,
             evidence,
           );
         case "cli-mismatch":
           evidence.cliVersion.expected = selection.expectedCli.length === 1 ? selection.expectedCli[0]! : selection.expectedCli;
-          throw new StepFailure(`ZCode ${app.version} reports agent CLI ${cliVersion}, but the verified ZCode ${app.version} ships CLI ${selection.expectedCli.join(" or ")}. Reinstall ZCode ${app.version}.`, evidence);
+          throw installProblem(`ZCode ${app.version} reports agent CLI ${cliVersion}, but the verified ZCode ${app.version} ships CLI ${selection.expectedCli.join(" or ")}. Reinstall ZCode ${app.version}.`, evidence);
         case "ambiguous":
-          throw new StepFailure(`ZCode ${app.version} with CLI ${cliVersion} matches several manifests (${selection.matches.map((m) => m.file).join(", ")}); this is ambiguous, so none is used. Keep exactly one per release (delete the extra local manifest files).`, evidence);
+          throw installProblem(`ZCode ${app.version} with CLI ${cliVersion} matches several manifests (${selection.matches.map((m) => m.file).join(", ")}); this is ambiguous, so none is used. Keep exactly one per release (delete the extra local manifest files).`, evidence);
         case "selected":
           evidence.appVersion.expected = selection.manifest.manifest.artifact.appVersion;
           evidence.cliVersion.expected = selection.manifest.manifest.artifact.cliVersion;
@@ -158,7 +160,7 @@ export async function assessInstall(options: AssessOptions = {}): Promise<Assess
     steps.record("version", "pass", `ZCode ${report.appVersion} with CLI ${report.cliVersion} selects manifest ${manifest.artifact.id}`, selected.evidence);
 
     // 5. host index + RPC module SHA-256, then the exports
-    const artifacts = await steps.run("host-artifacts", () => checkHostArtifacts({ install, manifest, cache, env, childTimeoutMs: options.childTimeoutMs ?? 15_000 }));
+    const artifacts = await steps.run("host-artifacts", () => checkHostArtifacts({ install, manifest, cache, env, childTimeoutMs: options.childTimeoutMs ?? CHILD_RUN_TIMEOUT_MS }));
     if (artifacts === undefined) return;
     report.paths = installPaths(install, artifacts.hostIndex, artifacts.rpcModule);
     report.rpc = artifacts.rpc;

@@ -17,14 +17,6 @@ export const STEP_TITLES: Readonly<Record<StepId, string>> = {
   "cli-integrity": "agent CLI integrity",
 };
 
-/** A failed step: what to tell people, and the evidence. */
-export class StepFailure {
-  constructor(
-    readonly message: string,
-    readonly evidence?: Evidence,
-  ) {}
-}
-
 export class StepRecorder {
   readonly steps: AssessmentStep[] = [];
   failure: { step: StepId; message: string } | undefined;
@@ -43,13 +35,15 @@ export class StepRecorder {
     }
   }
 
-  /** Runs one step body; a thrown StepFailure or install problem fails the step. */
+  /**
+   * Runs one step body; an install problem (`installProblem`: UNSUPPORTED_ZCODE with evidence)
+   * fails the step with its message and evidence, anything else as an unexpected error.
+   */
   async run<T>(id: StepId, body: () => Promise<T>): Promise<T | undefined> {
     try {
       return await body();
     } catch (error) {
-      if (error instanceof StepFailure) this.fail(id, error.message, error.evidence);
-      else if (isBridgeError(error, "UNSUPPORTED_ZCODE")) this.fail(id, error.message, evidenceOf(error));
+      if (isBridgeError(error, "UNSUPPORTED_ZCODE")) this.fail(id, error.message, evidenceOf(error));
       else {
         this.fail(id, `Unexpected error while checking the ${STEP_TITLES[id]}: ${describeError(error)}. Reinstall ZCode; if this persists, report it with the output of "zcode-acp check --json".`, {
           error: { actual: describeError(error) },

@@ -17,8 +17,10 @@ import { BridgeError, describeError } from "../util/errors.js";
 import { HostIncarnation } from "./incarnation.js";
 import { requireSupported } from "./launcher.js";
 import { buildTimeoutTable, timeoutFor, type TimeoutTable } from "./timeouts.js";
+import type { Disposable } from "../util/disposable.js";
 import type {
   CallOptions,
+  ExitListener,
   HostClient,
   HostEventSink,
   HostSubscription,
@@ -55,7 +57,6 @@ export interface HostDiagnostics {
   exitListeners: number;
 }
 
-type ExitListener = (info: { incarnation: number; error: BridgeError }) => void;
 
 export class HostConnection implements HostClient {
   private readonly options: HostConnectionOptions;
@@ -188,9 +189,9 @@ export class HostConnection implements HostClient {
     await this.ensureStarted();
   }
 
-  onExit(listener: ExitListener): () => void {
+  onExit(listener: ExitListener): Disposable {
     this.exitListeners.add(listener);
-    return () => this.exitListeners.delete(listener);
+    return { dispose: () => void this.exitListeners.delete(listener) };
   }
 
   async close(): Promise<void> {

@@ -8,10 +8,8 @@
  * way. Neither reports a failure itself: a failed load, assessment or start surfaces at the first
  * real use (call, operate, subscribe) with the same error as without the warm-up.
  */
-import type { CallOptions, HostClient, HostEventSink, HostSubscription, SemanticOperation, ServiceName, SessionEventTarget } from "./types.js";
-import type { BridgeError } from "../util/errors.js";
-
-type ExitListener = (info: { incarnation: number; error: BridgeError }) => void;
+import type { CallOptions, ExitListener, HostClient, HostEventSink, HostSubscription, SemanticOperation, ServiceName, SessionEventTarget } from "./types.js";
+import type { Disposable } from "../util/disposable.js";
 
 /** a host client that can be started before its first request (HostConnection) */
 interface StartableHost extends HostClient {
@@ -28,7 +26,8 @@ export class LazyHostClient implements HostClient {
   private loading: Promise<StartableHost> | undefined;
   private early: Promise<void> | undefined;
   private warming: Promise<unknown> | undefined;
-  private readonly listeners = new Map<ExitListener, (() => void) | undefined>();
+  /** exit listeners, with their subscription on the host once it is loaded */
+  private readonly listeners = new Map<ExitListener, Disposable | undefined>();
 
   constructor(
     private readonly create: () => Promise<StartableHost>,
@@ -82,11 +81,13 @@ export class LazyHostClient implements HostClient {
     return (await this.ready()).subscribe(target, sink);
   }
 
-  onExit(listener: ExitListener): () => void {
+  onExit(listener: ExitListener): Disposable {
     this.listeners.set(listener, this.host?.onExit(listener));
-    return () => {
-      this.listeners.get(listener)?.();
-      this.listeners.delete(listener);
+    return {
+      dispose: () => {
+        this.listeners.get(listener)?.dispose();
+        this.listeners.delete(listener);
+      },
     };
   }
 

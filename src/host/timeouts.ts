@@ -5,6 +5,11 @@
  */
 import { BridgeError } from "../util/errors.js";
 
+/** an ordinary request to the host (a read, a setting change, a subscription): 30 s, room for a busy host */
+export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
+/** a short request the host answers at once (an interaction answer, a cancel, a token usage read): 15 s */
+export const DEFAULT_ACK_TIMEOUT_MS = 15_000;
+
 export const DEFAULT_TIMEOUTS_MS = Object.freeze({
   // lifecycle
   /** launch → `ready` (database migrations on a fresh data directory take a while) */
@@ -16,30 +21,34 @@ export const DEFAULT_TIMEOUTS_MS = Object.freeze({
   /** after SIGTERM, before SIGKILL */
   killGrace: 2_000,
   // channel requests that are not native calls
-  subscribe: 30_000,
+  subscribe: DEFAULT_CALL_TIMEOUT_MS,
+  /** ending a subscription: local to the host */
   unsubscribe: 10_000,
   /** any native call not listed below */
-  default: 30_000,
+  default: DEFAULT_CALL_TIMEOUT_MS,
   // native API operations (src/native/), whatever the method each line calls for them
+  /** the first call of a workspace: the host loads its providers and project state */
   initialize: 60_000,
   /** the provider / model catalogue read by the sign-in check */
-  signInState: 30_000,
-  workspacePresentation: 30_000,
+  signInState: DEFAULT_CALL_TIMEOUT_MS,
+  workspacePresentation: DEFAULT_CALL_TIMEOUT_MS,
+  /** a new or resumed session: the host starts the agent process of the workspace */
   createSession: 120_000,
   resumeSession: 120_000,
-  listSessions: 30_000,
+  listSessions: DEFAULT_CALL_TIMEOUT_MS,
+  /** a session's whole history, for session/load */
   readSession: 60_000,
   /** an acknowledgement only; the turn arrives as events (browser requests are answered at once) */
   sendPrompt: 60_000,
-  closeSession: 30_000,
-  setModel: 30_000,
-  setThoughtLevel: 30_000,
-  setMode: 30_000,
-  tokenUsage: 15_000,
-  cancel: 15_000,
-  answerPermission: 15_000,
-  answerQuestion: 15_000,
-  answerProviderHeaders: 15_000,
+  closeSession: DEFAULT_CALL_TIMEOUT_MS,
+  setModel: DEFAULT_CALL_TIMEOUT_MS,
+  setThoughtLevel: DEFAULT_CALL_TIMEOUT_MS,
+  setMode: DEFAULT_CALL_TIMEOUT_MS,
+  tokenUsage: DEFAULT_ACK_TIMEOUT_MS,
+  cancel: DEFAULT_ACK_TIMEOUT_MS,
+  answerPermission: DEFAULT_ACK_TIMEOUT_MS,
+  answerQuestion: DEFAULT_ACK_TIMEOUT_MS,
+  answerProviderHeaders: DEFAULT_ACK_TIMEOUT_MS,
 } satisfies Record<string, number>);
 
 export type TimeoutTable = Readonly<Record<string, number>>;
@@ -68,5 +77,5 @@ export function buildTimeoutTable(overrides: Partial<Record<string, number>> = {
 
 /** The timeout of `key`, or the table's `default`. */
 export function timeoutFor(table: TimeoutTable, key: string): number {
-  return table[key] ?? table.default ?? DEFAULT_TIMEOUTS_MS.default;
+  return table[key] ?? table.default ?? DEFAULT_CALL_TIMEOUT_MS;
 }

@@ -5,6 +5,7 @@
  * The host client knows ZCode services ("agent" = zcode-agent, "task" = zcode-task) and the
  * protocol descriptor's semantic operations; it does not know ACP.
  */
+import type { Disposable } from "../util/disposable.js";
 import type { BridgeError } from "../util/errors.js";
 import type { OperationTimeout } from "./timeouts.js";
 
@@ -37,6 +38,9 @@ export interface HostEventSink {
   onEnd(error: BridgeError | null): void;
 }
 
+/** told of every host exit (crash or stop) with the incarnation that ended */
+export type ExitListener = (info: { incarnation: number; error: BridgeError }) => void;
+
 export interface HostSubscription {
   readonly id: string;
   /** host incarnation this subscription belongs to */
@@ -64,8 +68,8 @@ export interface HostClient {
   protocolId(): Promise<string>;
   /** Subscribe to onDynamicSessionEvent. Resolves once the host acknowledged the subscription. */
   subscribe(target: SessionEventTarget, sink: HostEventSink): Promise<HostSubscription>;
-  /** Listen for host exits (crash or stop). Returns an unsubscribe function. */
-  onExit(listener: (info: { incarnation: number; error: BridgeError }) => void): () => void;
+  /** Listen for host exits (crash or stop) until the returned subscription is disposed. */
+  onExit(listener: ExitListener): Disposable;
   /** Stop the host gracefully (dispose, bounded wait, SIGTERM, SIGKILL). Idempotent. */
   close(): Promise<void>;
 }

@@ -3,7 +3,7 @@
  * (contract §1); the first semver in its standard output.
  */
 import { installProblem } from "./install-problem.js";
-import { excerpt, runElectronNode } from "./electron-node.js";
+import { CHILD_RUN_TIMEOUT_MS, excerpt, runElectronNode } from "./electron-node.js";
 
 const SEMVER = /(?<![0-9.])(\d+\.\d+\.\d+(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?)(?!\.?[0-9])/;
 
@@ -21,7 +21,7 @@ export interface CliVersionOptions {
 }
 
 export async function readCliVersion(options: CliVersionOptions): Promise<string> {
-  const timeoutMs = options.timeoutMs ?? 15_000;
+  const timeoutMs = options.timeoutMs ?? CHILD_RUN_TIMEOUT_MS;
   const run = await runElectronNode(options.executable, [options.cli, "version"], {
     env: options.env,
     cwd: options.cwd,

@@ -6,6 +6,9 @@
  */
 import { describeError } from "../util/errors.js";
 
+/** bound of one child run (the CLI version query, the export check): 15 s, room for a cold start of Electron */
+export const CHILD_RUN_TIMEOUT_MS = 15_000;
+
 export interface ElectronNodeRun {
   /** undefined when the process could not be started or was killed */
   exitCode: number | undefined;

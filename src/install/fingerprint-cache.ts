@@ -4,12 +4,12 @@
  * path, size, mtime (ns), ctime (ns), inode and device. Any change of a stamp is a miss, so the
  * fact is recomputed. A corrupt cache file is ignored and rebuilt. Writes are atomic
  * (temporary file + rename). The cache never decides anything by itself: a failure to read or
- * write it only costs time.
+ * write it only costs time. The file is the caller's (the CLI keeps it in its cache dir,
+ * src/cli/locations.ts); without one the cache lives in memory only.
  */
 import { randomBytes } from "node:crypto";
 import { mkdir, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
-import { cacheDir } from "./cache-dir.js";
+import { dirname } from "node:path";
 import { describeError } from "../util/errors.js";
 import type { Logger } from "../log/logger.js";
 
@@ -31,7 +31,6 @@ interface CacheEntry {
 const CACHE_VERSION = 1;
 const MAX_ENTRIES = 256;
 const MAX_CACHE_BYTES = 4 * 1024 * 1024;
-export const CACHE_FILE_NAME = "fingerprints.json";
 
 export async function stampOf(path: string): Promise<FileStamp> {
   const info = await stat(path, { bigint: true });
@@ -53,15 +52,6 @@ function sameStamps(a: readonly FileStamp[], b: readonly FileStamp[]): boolean {
       return s.path === t.path && s.size === t.size && s.mtimeNs === t.mtimeNs && s.ctimeNs === t.ctimeNs && s.ino === t.ino && s.dev === t.dev;
     })
   );
-}
-
-/**
- * Where the cache lives: $ZCODE_ACP_CACHE_DIR, else the user cache dir ($XDG_CACHE_HOME or
- * ~/.cache on linux, ~/Library/Caches on darwin, %LOCALAPPDATA% on win32) + "zcode-acp".
- */
-export function defaultCacheFile(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): string | undefined {
-  const dir = cacheDir(env, platform);
-  return dir === undefined ? undefined : join(dir, CACHE_FILE_NAME);
 }
 
 function isStamp(value: unknown): value is FileStamp {

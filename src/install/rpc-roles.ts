@@ -7,7 +7,7 @@
  * `fromService`. Plain Node cannot import from inside an asar archive; Electron as Node can.
  */
 import { pathToFileURL } from "node:url";
-import { excerpt, runElectronNode } from "./electron-node.js";
+import { CHILD_RUN_TIMEOUT_MS, excerpt, runElectronNode } from "./electron-node.js";
 
 export const RPC_ROLES = ["protocol", "client", "service"] as const;
 export type RpcRole = (typeof RPC_ROLES)[number];
@@ -48,7 +48,7 @@ export interface RoleProbeOptions {
 }
 
 export async function probeRoles(options: RoleProbeOptions): Promise<RoleReport> {
-  const timeoutMs = options.timeoutMs ?? 15_000;
+  const timeoutMs = options.timeoutMs ?? CHILD_RUN_TIMEOUT_MS;
   const run = await runElectronNode(options.executable, ["-e", PROBE, pathToFileURL(options.modulePath).href], {
     env: options.env,
     cwd: options.cwd,

@@ -5,6 +5,7 @@
  */
 import type { HostClient, HostEventSink, HostSubscription } from "../host/types.js";
 import type { ModelRef, SessionSnapshot, TaskTokenUsage } from "../protocol/native-types.js";
+import type { Disposable } from "../util/disposable.js";
 import { createNativeApi } from "./index.js";
 import type { ExitListener, NativeApi, NativeSessionEntry, NewSession, PromptInput, QuestionAnswer, ResumeSession, SessionRef } from "./native-api.js";
 
@@ -23,7 +24,7 @@ export class LineApi implements NativeApi {
     return this.host.incarnation;
   }
 
-  onExit(listener: ExitListener): () => void {
+  onExit(listener: ExitListener): Disposable {
     return this.host.onExit(listener);
   }
 

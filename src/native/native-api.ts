@@ -5,7 +5,8 @@
  * `persistence`, …), result shapes and snapshot parsing. Snapshots come back in the bridge's
  * session model (`SessionSnapshot` of src/protocol/native-types.ts), whatever the line's own shape.
  */
-import type { HostEventSink, HostSubscription } from "../host/types.js";
+import type { ExitListener, HostEventSink, HostSubscription } from "../host/types.js";
+import type { Disposable } from "../util/disposable.js";
 import { DEFAULT_FRAME_LIMIT_BYTES } from "../channel/ndjson-decoder.js";
 
 /** a subscription to a session's events, and where its events go */
@@ -13,7 +14,6 @@ export type NativeSubscription = HostSubscription;
 export type NativeEventSink = HostEventSink;
 /** the largest message the host channel carries (a prompt must fit in one, with its envelope) */
 export const NATIVE_FRAME_LIMIT_BYTES = DEFAULT_FRAME_LIMIT_BYTES;
-import type { BridgeError } from "../util/errors.js";
 import type { ModelRef, SessionSnapshot, TaskTokenUsage } from "../protocol/native-types.js";
 
 export interface SessionRef {
@@ -51,14 +51,15 @@ export interface PromptInput {
 
 export type QuestionAnswer = { action: "accept"; content: unknown } | { action: "decline" | "cancel" };
 
-export type ExitListener = (info: { incarnation: number; error: BridgeError }) => void;
+export type { ExitListener } from "../host/types.js";
 
 export interface NativeApi {
   /** the release line (manifest `protocol.id`) */
   readonly lineId: string;
   /** host incarnation: interactions are bound to it */
   readonly incarnation: number;
-  onExit(listener: ExitListener): () => void;
+  /** told of every host exit until the returned subscription is disposed */
+  onExit(listener: ExitListener): Disposable;
 
   /** throws AUTH_REQUIRED (not signed in / no provider) or HOST_CALL_FAILED */
   checkSignIn(workspacePath: string): Promise<void>;

@@ -12,7 +12,8 @@ import { findRoles, scanRpcCandidates, describeFound } from "../compat/rpc-disco
 import type { Assessment } from "../compat/types.js";
 import { readBundleMetadata } from "../install/bundle-metadata.js";
 import { hashFile, hashMember } from "../install/cached-hash.js";
-import { defaultCacheFile, FingerprintCache } from "../install/fingerprint-cache.js";
+import { FingerprintCache } from "../install/fingerprint-cache.js";
+import { CHILD_RUN_TIMEOUT_MS } from "../install/electron-node.js";
 import { defaultInstallRoot, isInstallPlatform, INSTALL_PLATFORMS, type InstallPlatform } from "../install/layout.js";
 import { resolveInstall, type ResolvedInstall } from "../install/resolve-install.js";
 import { loadManifests, type LoadedManifest } from "../manifest/load-manifests.js";
@@ -50,7 +51,15 @@ export interface OnboardReport {
 }
 
 export interface OnboardOptions {
+  /** install root; default: the platform's default root (src/install/layout.ts) */
   installRoot?: string;
+  /** manifest file or directory replacing the built-in set, for the "already verified" assessment */
+  manifestPath?: string;
+  /** the local manifest store, for the "already verified" assessment; default: none */
+  localManifestDir?: string;
+  /** fingerprint cache file; default: none (in memory) */
+  cacheFile?: string;
+  /** environment of the child runs and of the platform's default root (as for assessInstall); default: this process's */
   env?: NodeJS.ProcessEnv;
   platform?: NodeJS.Platform;
   arch?: string;
@@ -73,17 +82,18 @@ export async function inspectForOnboarding(options: OnboardOptions = {}): Promis
   };
   try {
     if (!isInstallPlatform(platform)) refuse(`zcode-acp supports ZCode on ${INSTALL_PLATFORMS.join(", ")}; this system is ${platform}.`);
-    const root = options.installRoot ?? (env.ZCODE_ACP_ZCODE_INSTALL || undefined) ?? defaultInstallRoot(platform as InstallPlatform, env);
+    const root = options.installRoot ?? defaultInstallRoot(platform as InstallPlatform, env);
     if (root === undefined) refuse("The default ZCode install location is unknown (LOCALAPPDATA is not set). Pass --zcode-install DIR.");
     report.installRoot = root;
 
     // an install a manifest already verifies needs nothing
-    const assessment = await assessInstall({ ...(options.installRoot ? { installRoot: options.installRoot } : {}), env, platform, arch, logger, ...(options.childTimeoutMs ? { childTimeoutMs: options.childTimeoutMs } : {}) });
+    const { installRoot, manifestPath, localManifestDir, cacheFile, childTimeoutMs } = options;
+    const assessment = await assessInstall({ installRoot, manifestPath, localManifestDir, cacheFile, env, platform, arch, logger, childTimeoutMs });
     if (assessment.supported) return verified(report, assessment);
 
-    const cache = await FingerprintCache.load(defaultCacheFile(env, platform), logger);
+    const cache = await FingerprintCache.load(cacheFile, logger);
     try {
-      await buildCandidate(report, assessment, { root: root!, platform: platform as InstallPlatform, env, cache, childTimeoutMs: options.childTimeoutMs ?? 15_000, now: options.now ?? (() => new Date()) }, refuse);
+      await buildCandidate(report, assessment, { root: root!, platform: platform as InstallPlatform, env, cache, childTimeoutMs: childTimeoutMs ?? CHILD_RUN_TIMEOUT_MS, now: options.now ?? (() => new Date()) }, refuse);
     } finally {
       await cache.save();
     }

@@ -9,8 +9,9 @@ import type { Manifest } from "../manifest/types.js";
 import { LOCAL_DIR_MODE, LOCAL_FILE_MODE, localManifestFile } from "../manifest/local-store.js";
 import { BridgeError, describeError } from "../util/errors.js";
 
-export async function writeLocalManifest(manifest: Manifest, env: NodeJS.ProcessEnv): Promise<string> {
-  const file = localManifestFile(env, manifest.artifact.appVersion);
+/** Write `manifest` to the local store of `configDir`; returns the file. */
+export async function writeLocalManifest(manifest: Manifest, configDir: string): Promise<string> {
+  const file = localManifestFile(configDir, manifest.artifact.appVersion);
   const dir = dirname(file);
   const temporary = `${file}.${process.pid}.tmp`;
   try {

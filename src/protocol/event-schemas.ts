@@ -2,23 +2,57 @@
  * JSON Schemas (ajv, draft-07) of the host's dynamic session events (zcode-host.md §5) and of
  * the parts of the session snapshot the bridge reads (§7). Objects allow extra properties
  * (the host adds fields over time); what the bridge relies on is required and typed.
+ * Each schema is a constant (`as const`): ./native-types.ts derives the TypeScript types from
+ * them (adr/0014-one-validation-stack.md), so a schema and its type cannot disagree.
  */
-import { MODEL_STREAMING_KINDS, TOOL_UPDATED_KINDS } from "./native-types.js";
+import type { JSONSchema } from "json-schema-to-ts";
 
-type Schema = Record<string, unknown>;
+export const MODEL_STREAMING_KINDS = [
+  "start",
+  "finish",
+  "error",
+  "text_start",
+  "text_delta",
+  "text_end",
+  "reasoning_start",
+  "reasoning_delta",
+  "reasoning_end",
+  "tool_input_start",
+  "tool_input_delta",
+  "tool_input_end",
+  "tool_call",
+] as const;
 
-const str: Schema = { type: "string" };
-const nonEmpty: Schema = { type: "string", minLength: 1 };
-const obj: Schema = { type: "object" };
-const count: Schema = { type: "integer", minimum: 0 };
+export const TOOL_UPDATED_KINDS = ["scheduled", "started", "progress", "result", "error", "batch", "raw"] as const;
 
-const modelRef: Schema = {
+const str = { type: "string" } as const;
+const nonEmpty = { type: "string", minLength: 1 } as const;
+const obj = { type: "object" } as const;
+const count = { type: "integer", minimum: 0 } as const;
+
+/**
+ * Fields the bridge reads but the schemas do not check: any value passes, as it always has; the
+ * `$comment` only gives the field its TypeScript type (./schema-type.ts), the host's documented
+ * one. Checking such a field is a change of behaviour (such events are then refused): give it a
+ * real schema on purpose, not by accident.
+ */
+export const unchecked = {
+  string: { $comment: "unchecked: string" },
+  number: { $comment: "unchecked: number" },
+  boolean: { $comment: "unchecked: boolean" },
+  /** any value, typed as an object of unknown fields */
+  object: { $comment: "unchecked: object" },
+  /** any value, typed `unknown` */
+  value: {},
+} as const;
+
+const modelRef = {
   type: "object",
   required: ["providerId", "modelId"],
   properties: { providerId: nonEmpty, modelId: nonEmpty, variant: { type: ["string", "null"] } },
-};
+} as const satisfies JSONSchema;
 
-export const snapshotSchema: Schema = {
+export const snapshotSchema = {
   type: "object",
   required: ["session"],
   properties: {
@@ -58,6 +92,7 @@ export const snapshotSchema: Schema = {
           properties: {
             enabled: { type: "boolean" },
             current: { type: ["string", "null"] },
+            defaultLevel: unchecked.string,
             available: {
               type: "array",
               items: {
@@ -71,6 +106,7 @@ export const snapshotSchema: Schema = {
         mode: { type: "object", properties: { current: str } },
       },
     },
+    projection: unchecked.object,
     runtime: {
       type: "object",
       properties: {
@@ -125,9 +161,9 @@ export const snapshotSchema: Schema = {
       items: { type: "object", required: ["name"], properties: { name: nonEmpty, description: str, inputHint: str } },
     },
   },
-};
+} as const satisfies JSONSchema;
 
-export const sessionEventEnvelopeSchema: Schema = {
+export const sessionEventEnvelopeSchema = {
   type: "object",
   required: ["eventId", "sessionId", "seq", "timestamp", "deliveryKind", "type", "payload"],
   properties: {
@@ -141,56 +177,75 @@ export const sessionEventEnvelopeSchema: Schema = {
     type: nonEmpty,
     payload: obj,
   },
-};
+} as const satisfies JSONSchema;
 
-/** The 7 top-level event types (§5.2), keyed by `type`. */
-export const topLevelSchemas: Record<string, Schema> = {
-  snapshot: { type: "object", required: ["type", "snapshot"], properties: { snapshot: snapshotSchema } },
-  "state.updated": {
-    type: "object",
-    required: ["type", "notification"],
-    properties: {
-      notification: {
-        type: "object",
-        required: ["type", "scope", "revision", "patch"],
-        properties: {
-          type: { const: "state.updated" },
-          scope: { enum: ["server", "workspace", "session"] },
-          sessionId: nonEmpty,
-          revision: count,
-          reason: str,
-          patch: obj,
-        },
-        if: { properties: { scope: { const: "session" } } },
-        then: { required: ["sessionId"] },
+// ---- the 7 top-level event types (§5.2); `type` is the key they were looked up by ----
+
+export const snapshotEventSchema = {
+  type: "object",
+  required: ["type", "snapshot"],
+  properties: { type: { const: "snapshot" }, snapshot: snapshotSchema },
+} as const satisfies JSONSchema;
+
+export const stateUpdatedEventSchema = {
+  type: "object",
+  required: ["type", "notification"],
+  properties: {
+    type: { const: "state.updated" },
+    notification: {
+      type: "object",
+      required: ["type", "scope", "revision", "patch"],
+      properties: {
+        type: { const: "state.updated" },
+        scope: { enum: ["server", "workspace", "session"] },
+        sessionId: nonEmpty,
+        revision: count,
+        reason: str,
+        patch: obj,
       },
+      if: { properties: { scope: { const: "session" } } },
+      then: { required: ["sessionId"] },
     },
   },
-  "permission.request": { type: "object", required: ["type", "request"], properties: { request: obj } },
-  "userInput.request": { type: "object", required: ["type", "request"], properties: { request: obj } },
-  "userInput.response": {
-    type: "object",
-    required: ["type", "requestId", "response"],
-    properties: { requestId: nonEmpty },
-  },
-  "providerRuntimeHeaders.request": { type: "object", required: ["type", "request"], properties: { request: obj } },
-  "session.event": { type: "object", required: ["type", "event"], properties: { event: sessionEventEnvelopeSchema } },
-};
+} as const satisfies JSONSchema;
+
+/** a reverse request of the host; `request` is parsed by the interaction broker (./request-schemas.ts) */
+const requestEventSchema = <T extends string>(type: T) =>
+  ({ type: "object", required: ["type", "request"], properties: { type: { const: type }, request: obj } }) as const satisfies JSONSchema;
+
+export const permissionRequestEventSchema = requestEventSchema("permission.request");
+export const userInputRequestEventSchema = requestEventSchema("userInput.request");
+export const providerHeadersRequestEventSchema = requestEventSchema("providerRuntimeHeaders.request");
+
+export const userInputResponseEventSchema = {
+  type: "object",
+  required: ["type", "requestId", "response"],
+  properties: { type: { const: "userInput.response" }, requestId: nonEmpty, response: unchecked.value },
+} as const satisfies JSONSchema;
+
+export const sessionEventSchema = {
+  type: "object",
+  required: ["type", "event"],
+  properties: { type: { const: "session.event" }, event: sessionEventEnvelopeSchema },
+} as const satisfies JSONSchema;
 
 // ---- payloads of the inner types the bridge translates (§5.5–5.8) ----
 
-const toolCallIdRequired = { required: ["toolCallId"], properties: { toolCallId: nonEmpty } };
+const toolCallIdRequired = { required: ["toolCallId"], properties: { toolCallId: nonEmpty } } as const;
 
-export const modelStreamingSchema: Schema = {
+export const modelStreamingSchema = {
   type: "object",
   required: ["kind"],
   properties: {
-    kind: { enum: [...MODEL_STREAMING_KINDS] },
+    kind: { enum: MODEL_STREAMING_KINDS },
     assistantMessageId: str,
     partId: str,
     delta: str,
+    done: unchecked.boolean,
+    input: unchecked.value,
     toolCallId: nonEmpty,
     toolName: nonEmpty,
+    providerExecuted: unchecked.boolean,
   },
   allOf: [
     { if: { properties: { kind: { enum: ["text_delta", "reasoning_delta"] } } }, then: { required: ["delta"] } },
@@ -199,26 +254,37 @@ export const modelStreamingSchema: Schema = {
     { if: { properties: { kind: { const: "tool_input_end" } } }, then: toolCallIdRequired },
     { if: { properties: { kind: { const: "tool_call" } } }, then: { required: ["toolCallId", "toolName"] } },
   ],
-};
+} as const satisfies JSONSchema;
 
-const toolError: Schema = {
+const toolError = {
   type: "object",
   required: ["message"],
-  properties: { type: str, message: str },
-};
+  properties: { type: str, message: str, code: unchecked.value, detail: unchecked.value },
+} as const satisfies JSONSchema;
 
-export const toolUpdatedSchema: Schema = {
+export const toolUpdatedSchema = {
   type: "object",
   required: ["kind"],
   properties: {
-    kind: { enum: [...TOOL_UPDATED_KINDS] },
+    kind: { enum: TOOL_UPDATED_KINDS },
     toolCallId: nonEmpty,
     toolName: nonEmpty,
+    parentToolCallId: unchecked.string,
+    source: unchecked.string,
+    childSessionId: unchecked.string,
+    description: unchecked.string,
+    input: unchecked.value,
     inputOmitted: { type: "boolean" },
+    // progress (Bash)
+    elapsedMs: unchecked.number,
     outputPreview: str,
     stdoutTail: str,
     stderrTail: str,
+    // result / error
+    result: unchecked.value,
+    duration: unchecked.number,
     error: toolError,
+    // batch
     toolCallIds: { type: "array", items: nonEmpty },
   },
   allOf: [
@@ -228,37 +294,43 @@ export const toolUpdatedSchema: Schema = {
     { if: { properties: { kind: { const: "error" } } }, then: { required: ["error"] } },
     { if: { properties: { kind: { const: "batch" } } }, then: { required: ["toolCallIds"] } },
   ],
-};
+} as const satisfies JSONSchema;
 
-export const turnStartedSchema: Schema = {
+export const turnStartedSchema = {
   type: "object",
-  properties: { turnNumber: { type: "number" }, inputId: str, inputSource: str },
-};
+  properties: { turnNumber: { type: "number" }, input: unchecked.value, inputId: str, inputSource: str },
+} as const satisfies JSONSchema;
 
-export const turnCompletedSchema: Schema = {
+export const turnCompletedSchema = {
   type: "object",
   required: ["resultType"],
-  properties: { resultType: nonEmpty, response: str, inputId: str, usage: obj },
-};
+  properties: {
+    resultType: nonEmpty,
+    response: str,
+    tokenCount: unchecked.number,
+    toolCallCount: unchecked.number,
+    duration: unchecked.number,
+    inputId: str,
+    usage: obj,
+  },
+} as const satisfies JSONSchema;
 
-export const turnFailedSchema: Schema = {
+export const turnFailedSchema = {
   type: "object",
   required: ["error"],
-  properties: { error: toolError, turnPhase: str, inputId: str },
-};
+  properties: {
+    error: {
+      type: "object",
+      required: ["message"],
+      properties: { ...toolError.properties, underlyingErrorMessage: unchecked.string },
+    },
+    turnPhase: str,
+    inputId: str,
+  },
+} as const satisfies JSONSchema;
 
-export const titleUpdatedSchema: Schema = {
+export const titleUpdatedSchema = {
   type: "object",
   required: ["title"],
   properties: { title: str, previousTitle: str, source: str },
-};
-
-/** Inner session.event types with a payload schema, keyed by type. */
-export const payloadSchemas: Record<string, Schema> = {
-  "model.streaming": modelStreamingSchema,
-  "tool.updated": toolUpdatedSchema,
-  "turn.started": turnStartedSchema,
-  "turn.completed": turnCompletedSchema,
-  "turn.failed": turnFailedSchema,
-  "session.titleUpdated": titleUpdatedSchema,
-};
+} as const satisfies JSONSchema;

@@ -26,7 +26,7 @@ export class ActiveTurn {
   cancelRequested = false;
   stopRequested = false;
   /** how the turn ended, once settled */
-  outcome: TurnOutcome | undefined;
+  private outcome: TurnOutcome | undefined;
   /** token totals to report with the answer (set before `deliver`) */
   usage: PromptUsage | undefined;
   private readonly abort = new AbortController();

@@ -1,11 +1,14 @@
 /**
  * Routes the raw events of one session's subscription (adr/0004): validation of the 7 top-level
  * types and the session.event envelope, strictly increasing `seq`, binding of native turn ids to
- * the ACP prompt, filtering of late and foreign turns, and dispatch to translation, terminal
- * handling and the interaction broker.
+ * the ACP prompt, filtering of late and foreign turns, and dispatch by the event table
+ * (src/protocol/event-table.ts) to one handler per type: translation, terminal handling, the
+ * interaction broker.
  */
-import type { HostEvent, SessionEventEnvelope, SessionSnapshot, StateUpdatedEvent, TitleUpdatedPayload, TurnCompletedPayload, TurnFailedPayload, TurnStartedPayload } from "../protocol/native-types.js";
-import { NO_OP_SESSION_EVENT_TYPES, parseHostEvent, parseSessionEventPayload } from "../protocol/event-validation.js";
+import type { SessionUpdate } from "@agentclientprotocol/sdk";
+import { sessionEventRowOf, type HandledSessionEventType, type PayloadOf, type ScopeOf, type TopLevelEvent, type TopLevelEventType } from "../protocol/event-table.js";
+import type { HostEvent, SessionEventEnvelope, SessionSnapshot, StateUpdatedEvent, TurnStartedPayload } from "../protocol/native-types.js";
+import { parseHostEvent, parseSessionEventPayload } from "../protocol/event-validation.js";
 import { BridgeError, describeError, isBridgeError } from "../util/errors.js";
 import type { InteractionContext } from "./interactions/types.js";
 import type { ActiveTurn } from "./active-turn.js";
@@ -17,11 +20,21 @@ import type { SnapshotState } from "./snapshot-state.js";
 import { StreamTranslator } from "./stream-translator.js";
 import { completedOutcome, failedOutcome } from "./stop-reason.js";
 
-const TURN_SCOPED = new Set(["model.streaming", "tool.updated", "turn.started", "turn.completed", "turn.failed"]);
 const NOT_USER_TURNS = new Set(["background_task", "subagent"]);
 const ENDED_TURNS_KEPT = 256;
 
 type Owner = "current" | "other";
+
+/** What a handler of an inner type gets besides its payload: the running prompt for a turn-scoped type. */
+type HandlerContext<T extends HandledSessionEventType> = ScopeOf<T> extends "turn"
+  ? { event: SessionEventEnvelope; turn: ActiveTurn }
+  : { event: SessionEventEnvelope };
+
+/** Exactly one handler for each `turn` and `session` row of the event table. */
+type SessionEventHandlers = { [T in HandledSessionEventType]: (payload: PayloadOf<T>, ctx: HandlerContext<T>) => void };
+
+/** Exactly one handler for each top-level row. */
+type TopLevelHandlers = { [T in TopLevelEventType]: (event: TopLevelEvent<T>) => void };
 
 function protocolError(message: string, details?: Record<string, unknown>): BridgeError {
   return new BridgeError("NATIVE_PROTOCOL_ERROR", message, details ? { details } : {});
@@ -39,8 +52,8 @@ export interface RoutedSession {
   failTurn(turn: ActiveTurn, error: BridgeError): void;
   markSuspect(): void;
   applySnapshot(snapshot: SessionSnapshot, how: ApplyOptions): void;
-  post(update: import("@agentclientprotocol/sdk").SessionUpdate): void;
-  emit(update: import("@agentclientprotocol/sdk").SessionUpdate): Promise<void>;
+  post(update: SessionUpdate): void;
+  emit(update: SessionUpdate): Promise<void>;
 }
 
 export class EventRouter {
@@ -50,6 +63,35 @@ export class EventRouter {
   /** native turns running without an ACP prompt (background tasks) */
   private readonly foreignTurnIds = new Set<string>();
   private readonly activityWaiters = new Set<() => void>();
+
+  private readonly topLevelHandlers: TopLevelHandlers = {
+    snapshot: (event) => this.snapshot(event.snapshot),
+    "state.updated": (event) => this.stateUpdated(event.notification),
+    "permission.request": (event) => this.deps.broker.handlePermission(event.request, this.interactionContext(event.request)),
+    "userInput.request": (event) => this.deps.broker.handleUserInput(event.request, this.interactionContext(event.request)),
+    "providerRuntimeHeaders.request": (event) => this.deps.broker.handleProviderHeaders(event.request, this.interactionContext(event.request)),
+    "userInput.response": () => {}, // echo of an answered request
+    "session.event": (event) => this.sessionEvent(event.event),
+  };
+
+  private readonly sessionEventHandlers: SessionEventHandlers = {
+    "model.streaming": (payload) => this.emitAll(this.translator.modelStreaming(payload)),
+    "tool.updated": (payload) => this.emitAll(this.translator.toolUpdated(payload)),
+    "turn.started": () => {}, // validated; its turn id was bound by ownerOf
+    "turn.completed": (payload, { turn }) => this.engine.endTurn(turn, completedOutcome(payload, turn.cancelRequested), true),
+    "turn.failed": (payload, { turn }) => this.engine.endTurn(turn, failedOutcome(payload, turn.cancelRequested), !turn.cancelRequested),
+    "session.titleUpdated": (payload, { event }) => this.emitAll(this.state.titleChanged(payload.title, event.timestamp)),
+    "session.updated": (payload) => {
+      const mode = payload.mode;
+      if (typeof mode === "string" && mode !== "" && ("previousMode" in payload || "source" in payload)) {
+        this.emitAll(this.state.modeChanged(mode));
+      }
+      const usage = payload.contextUsage as { used?: unknown; size?: unknown } | undefined;
+      if (typeof usage?.used === "number" && typeof usage.size === "number" && usage.used >= 0 && usage.size > 0) {
+        this.emitAll(this.state.contextUsage(usage.used, usage.size));
+      }
+    },
+  };
 
   constructor(
     private readonly engine: RoutedSession,
@@ -83,7 +125,7 @@ export class EventRouter {
   }
 
   /** Final updates for the tool calls of the turn still open (it ended early). */
-  closeOpenTools(reason: string): import("@agentclientprotocol/sdk").SessionUpdate[] {
+  closeOpenTools(reason: string): SessionUpdate[] {
     return this.translator.closeOpenTools(reason);
   }
 
@@ -131,20 +173,7 @@ export class EventRouter {
   }
 
   private dispatch(event: HostEvent): void {
-    switch (event.type) {
-      case "snapshot":
-        return this.snapshot(event.snapshot);
-      case "state.updated":
-        return this.stateUpdated(event.notification);
-      case "permission.request":
-      case "userInput.request":
-      case "providerRuntimeHeaders.request":
-        return this.interaction(event.type, event.request);
-      case "userInput.response":
-        return; // echo of an answered request
-      case "session.event":
-        return this.sessionEvent(event.event);
-    }
+    (this.topLevelHandlers[event.type] as unknown as (event: HostEvent) => void)(event);
   }
 
   private snapshot(snapshot: SessionSnapshot): void {
@@ -171,47 +200,18 @@ export class EventRouter {
       });
     }
     this.lastSeq = event.seq;
-    switch (event.type) {
-      case "session.titleUpdated": {
-        const payload = parseSessionEventPayload<TitleUpdatedPayload>(event);
-        return this.emitAll(this.state.titleChanged(payload.title, event.timestamp));
-      }
-      case "session.updated": {
-        const mode = event.payload.mode;
-        if (typeof mode === "string" && mode !== "" && ("previousMode" in event.payload || "source" in event.payload)) {
-          this.emitAll(this.state.modeChanged(mode));
-        }
-        const usage = event.payload.contextUsage as { used?: unknown; size?: unknown } | undefined;
-        if (typeof usage?.used === "number" && typeof usage.size === "number" && usage.used >= 0 && usage.size > 0) {
-          this.emitAll(this.state.contextUsage(usage.used, usage.size));
-        }
-        return;
-      }
-    }
-    if (NO_OP_SESSION_EVENT_TYPES.has(event.type)) return;
-    if (!TURN_SCOPED.has(event.type)) {
+    const row = sessionEventRowOf(event.type);
+    if (!row) {
       throw protocolError(`ZCode sent an unknown session event type "${event.type}"`, { eventType: event.type, seq: event.seq });
     }
-    if (this.ownerOf(event) !== "current") {
+    if (row.scope === "ignored") return;
+    if (row.scope === "turn" && this.ownerOf(event) !== "current") {
       this.engine.logger.debug("event of another turn dropped", { type: event.type, turnId: event.turnId, seq: event.seq });
       return;
     }
-    const turn = this.engine.liveTurn!;
-    switch (event.type) {
-      case "turn.started":
-        parseSessionEventPayload<TurnStartedPayload>(event);
-        return;
-      case "turn.completed": {
-        const outcome = completedOutcome(parseSessionEventPayload<TurnCompletedPayload>(event), turn.cancelRequested);
-        return this.engine.endTurn(turn, outcome, true);
-      }
-      case "turn.failed": {
-        const outcome = failedOutcome(parseSessionEventPayload<TurnFailedPayload>(event), turn.cancelRequested);
-        return this.engine.endTurn(turn, outcome, !turn.cancelRequested);
-      }
-      default:
-        return this.emitAll(this.translator.translate(event));
-    }
+    // the row of `event.type` says which handler and which context; its payload is validated against the row
+    const handle = this.sessionEventHandlers[event.type as HandledSessionEventType] as unknown as (payload: unknown, ctx: { event: SessionEventEnvelope; turn?: ActiveTurn }) => void;
+    handle(parseSessionEventPayload(event), row.scope === "turn" ? { event, turn: this.engine.liveTurn! } : { event });
   }
 
   /** Does this turn-scoped event belong to the running ACP prompt? Binds the native turn id. */
@@ -235,7 +235,8 @@ export class EventRouter {
     return "other";
   }
 
-  private interaction(type: "permission.request" | "userInput.request" | "providerRuntimeHeaders.request", request: Record<string, unknown>): void {
+  /** The context of a reverse request: the running prompt if the request belongs to it (binds the native turn id). */
+  private interactionContext(request: Record<string, unknown>): InteractionContext {
     const requestTurnId = typeof request.turnId === "string" && request.turnId !== "" ? request.turnId : undefined;
     let turn: ActiveTurn | undefined = this.engine.liveTurn;
     if (turn && requestTurnId) {
@@ -244,11 +245,7 @@ export class EventRouter {
       }
       if (turn.turnId !== requestTurnId) turn = undefined;
     }
-    const ctx = this.context(turn, requestTurnId);
-    const broker = this.deps.broker;
-    if (type === "permission.request") broker.handlePermission(request, ctx);
-    else if (type === "userInput.request") broker.handleUserInput(request, ctx);
-    else broker.handleProviderHeaders(request, ctx);
+    return this.context(turn, requestTurnId);
   }
 
   /** Interaction context; without a live turn of its own the signal is already aborted (never allow). */
@@ -272,7 +269,7 @@ export class EventRouter {
     };
   }
 
-  private emitAll(updates: readonly import("@agentclientprotocol/sdk").SessionUpdate[]): void {
+  private emitAll(updates: readonly SessionUpdate[]): void {
     for (const update of updates) this.engine.post(update);
   }
 }

@@ -51,7 +51,7 @@ function toolPart(part: SnapshotPart, cwd: string, logger: Logger): SessionUpdat
   const content: ToolCallContent[] = input !== undefined ? toolDiffs(toolName, input, cwd) : [];
   if (status === "failed") {
     const error = str(state.error) ?? str(rec(state.error).message);
-    if (error) content.push(textContent(error, "other"));
+    if (error) content.push(textContent(error));
     if (state.error !== undefined) update.rawOutput = state.error;
   } else if (state.output !== undefined) {
     const text = resultText(state.output) ?? resultText({ content: state.output });

@@ -3,12 +3,10 @@
  * event → update translation, cancellation and resynchronisation (adr/0004). The engine talks
  * to the ACP client only through `ClientPort` and to the host only through `HostClient`.
  */
-import type { ContentBlock, SessionConfigOption, SessionModeState, SessionUpdate, StopReason } from "@agentclientprotocol/sdk";
+import type { ContentBlock, SessionConfigOption, SessionModeState, SessionUpdate } from "@agentclientprotocol/sdk";
 import type { Logger } from "../log/logger.js";
 import type { NativeSubscription } from "../native/native-api.js";
 import type { SessionDeps } from "./session-deps.js";
-import type { InteractionBroker } from "./interactions/types.js";
-import type { ClientPort } from "./client-port.js";
 import type { SessionSnapshot } from "../protocol/native-types.js";
 import { BridgeError, describeError, isBridgeError } from "../util/errors.js";
 import { ActiveTurn, type TurnResult } from "./active-turn.js";
@@ -21,8 +19,6 @@ import { UpdateCoalescer } from "./update-coalescer.js";
 import { setSessionConfigOption, setSessionMode, type SettingsContext } from "./session-settings.js";
 import type { TurnOutcome } from "./stop-reason.js";
 
-export type { SessionDeps } from "./session-deps.js";
-
 const RUNNING_STATUSES = new Set(["running", "waiting"]);
 
 function isRunning(snapshot: SessionSnapshot): boolean {
@@ -33,10 +29,10 @@ function toBridgeError(error: unknown, code: "HOST_CALL_FAILED" | "INTERNAL" = "
   return isBridgeError(error) ? error : new BridgeError(code, describeError(error), { cause: error });
 }
 
-export class SessionEngine implements RoutedSession {
+export class SessionEngine {
   readonly sessionId: string;
   readonly workspacePath: string;
-  readonly logger: Logger;
+  private readonly logger: Logger;
   private readonly state = new SnapshotState();
   private readonly router: EventRouter;
   private subscription: NativeSubscription | undefined;
@@ -66,7 +62,34 @@ export class SessionEngine implements RoutedSession {
       merge: deps.mergeDeltas,
     });
     this.state.apply(snapshot, { emit: false });
-    this.router = new EventRouter(this, deps, this.state, snapshot.runtime?.eventSeq ?? -1);
+    this.router = new EventRouter(this.routedSession(), deps, this.state, snapshot.runtime?.eventSeq ?? -1);
+  }
+
+  /** What the event router may do with this session: a narrow view over the private members. */
+  private routedSession(): RoutedSession {
+    const incarnation = (): number => this.incarnation;
+    const liveTurn = (): ActiveTurn | undefined => this.liveTurn();
+    return {
+      sessionId: this.sessionId,
+      workspacePath: this.workspacePath,
+      logger: this.logger,
+      get incarnation() {
+        return incarnation();
+      },
+      get liveTurn() {
+        return liveTurn();
+      },
+      endTurn: (turn, outcome, reportUsage) => this.endTurn(turn, outcome, reportUsage),
+      failTurn: (turn, error) => this.failTurn(turn, error),
+      markSuspect: () => {
+        // a protocol error outside a live turn: resynchronise before the next prompt
+        this.needsResync = true;
+      },
+      applySnapshot: (snapshot, how) => this.applySnapshot(snapshot, how),
+      post: (update) => this.post(update),
+      // resolves when written (rejects if the client is gone); text chunks may be merged while the client is behind
+      emit: (update) => this.updates.push(update),
+    };
   }
 
   // ---- lifecycle ----
@@ -90,11 +113,11 @@ export class SessionEngine implements RoutedSession {
   }
 
   /** Let queued updates reach the client (after the client knows the session id). */
-  publish(): void {
+  private publish(): void {
     this.updates.open();
   }
 
-  get incarnation(): number {
+  private get incarnation(): number {
     return this.subscription?.incarnation ?? this.deps.native.incarnation;
   }
 
@@ -126,7 +149,7 @@ export class SessionEngine implements RoutedSession {
     const commands = this.state.commands();
     if (commands) this.post(commands);
     this.replayed = true;
-    await this.drain();
+    await this.updates.drain();
   }
 
   /** The host went away (subscription ended or host exit). Idempotent. */
@@ -232,13 +255,13 @@ export class SessionEngine implements RoutedSession {
   }
 
   /** The current turn if it may receive native events (prompt sent, not settled). */
-  get liveTurn(): ActiveTurn | undefined {
+  private liveTurn(): ActiveTurn | undefined {
     const turn = this.turn;
     return turn && turn.sendIssued && !turn.settled ? turn : undefined;
   }
 
   /** Fail the turn: stop generation once and answer the prompt with the error (or cancelled). */
-  failTurn(turn: ActiveTurn, error: BridgeError): void {
+  private failTurn(turn: ActiveTurn, error: BridgeError): void {
     if (turn.settled) return;
     this.logger.warn("turn failed", { code: error.code, message: error.message });
     if (turn.sendIssued) this.requestStop(turn);
@@ -246,13 +269,8 @@ export class SessionEngine implements RoutedSession {
     this.endTurn(turn, turn.cancelRequested ? { stopReason: "cancelled" } : { error }, false);
   }
 
-  /** A protocol error outside a live turn: remember to resynchronise before the next prompt. */
-  markSuspect(): void {
-    this.needsResync = true;
-  }
-
   /** End the turn with this outcome; the prompt answers after queued updates (and usage). */
-  endTurn(turn: ActiveTurn, outcome: TurnOutcome, reportUsage: boolean): void {
+  private endTurn(turn: ActiveTurn, outcome: TurnOutcome, reportUsage: boolean): void {
     if (!turn.settle(outcome)) return;
     if (turn.turnId) this.router.turnEnded(turn.turnId);
     // tools the client saw running get a final status before the prompt answers
@@ -265,7 +283,7 @@ export class SessionEngine implements RoutedSession {
 
   private async finishTurn(turn: ActiveTurn, reportUsage: boolean): Promise<void> {
     if (reportUsage) await this.reportUsage(turn).catch((e) => this.logger.warn("usage report failed", { error: describeError(e) }));
-    await this.drain();
+    await this.updates.drain();
     if (this.turn === turn) this.turn = undefined;
     turn.deliver();
   }
@@ -353,21 +371,12 @@ export class SessionEngine implements RoutedSession {
 
   // ---- updates ----
 
-  applySnapshot(snapshot: SessionSnapshot, how: ApplyOptions): void {
+  private applySnapshot(snapshot: SessionSnapshot, how: ApplyOptions): void {
     for (const update of this.state.apply(snapshot, how)) this.post(update);
   }
 
-  /** Queue a session/update; resolves when written (rejects if the client is gone). Text chunks may be merged while the client is behind (update-coalescer.ts). */
-  emit(update: SessionUpdate): Promise<void> {
-    return this.updates.push(update);
-  }
-
-  /** Queue a session/update nobody waits for (no promise is made per update). */
-  post(update: SessionUpdate): void {
+  /** Queue a session/update nobody waits for (no promise is made per update; update-coalescer.ts). */
+  private post(update: SessionUpdate): void {
     this.updates.post(update);
-  }
-
-  drain(): Promise<void> {
-    return this.updates.drain();
   }
 }

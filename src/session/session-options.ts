@@ -104,7 +104,7 @@ export class SessionOptions {
       });
     }
     const thought = this.thought;
-    if (thought?.enabled && thought.available.length > 0) {
+    if (thought?.enabled && thought.available && thought.available.length > 0) {
       const current = thought.current ?? thought.defaultLevel ?? thought.available[0]!.value;
       options.push({
         id: THOUGHT_LEVEL_OPTION_ID,
@@ -139,7 +139,7 @@ export class SessionOptions {
   /** Validate a thought level value; throws INVALID_PARAMS if unknown or disabled. */
   thoughtLevel(value: string): string {
     if (!this.thought?.enabled) throw new BridgeError("INVALID_PARAMS", "This model has no thinking levels.");
-    if (!this.thought.available.some((t) => t.value === value)) {
+    if (!this.thought.available?.some((t) => t.value === value)) {
       throw new BridgeError("INVALID_PARAMS", `Unknown thinking level "${value}".`);
     }
     return value;

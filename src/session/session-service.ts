@@ -7,8 +7,7 @@ import type { SessionSnapshot } from "../protocol/native-types.js";
 import { BridgeError, describeError } from "../util/errors.js";
 import { SessionEngine } from "./session-engine.js";
 import type { SessionDeps } from "./session-deps.js";
-
-export type SessionServiceDeps = SessionDeps;
+import type { Disposable } from "../util/disposable.js";
 
 export interface OpenedSession {
   sessionId: string;
@@ -22,10 +21,10 @@ export class SessionService {
   private readonly sessions = new Map<string, SessionEngine>();
   /** workspace → host incarnation in which the sign-in check passed */
   private readonly signedIn = new Map<string, number>();
-  private readonly stopListening: () => void;
+  private readonly hostExits: Disposable;
 
-  constructor(private readonly deps: SessionServiceDeps) {
-    this.stopListening = deps.native.onExit(({ error }) => {
+  constructor(private readonly deps: SessionDeps) {
+    this.hostExits = deps.native.onExit(({ error }) => {
       this.signedIn.clear();
       for (const engine of this.sessions.values()) engine.lostHost(error);
     });
@@ -107,7 +106,7 @@ export class SessionService {
 
   /** The client went away: end every session without touching native state. */
   async shutdown(): Promise<void> {
-    this.stopListening();
+    this.hostExits.dispose();
     const engines = [...this.sessions.values()];
     this.sessions.clear();
     await Promise.all(engines.map((engine) => engine.close("disconnect").catch((e) => this.deps.logger.warn("session shutdown failed", { error: describeError(e) }))));

@@ -1,13 +1,12 @@
 /**
  * Translation of the turn-scoped stream events `model.streaming` and `tool.updated`
  * (zcode-host.md §5.5, §5.6) into ACP updates: text and reasoning deltas → message and thought
- * chunks with message ids; tool events → the tool-call lifecycle. Payloads are validated here;
- * a malformed payload or unknown kind throws NATIVE_PROTOCOL_ERROR.
+ * chunks with message ids; tool events → the tool-call lifecycle. The router hands over payloads
+ * already validated against the event table (src/protocol/event-table.ts).
  */
 import type { SessionUpdate, ToolCallUpdate } from "@agentclientprotocol/sdk";
 import type { Logger } from "../log/logger.js";
-import type { ModelStreamingPayload, SessionEventEnvelope, ToolUpdatedPayload } from "../protocol/native-types.js";
-import { parseSessionEventPayload } from "../protocol/event-validation.js";
+import type { ModelStreamingPayload, ToolUpdatedPayload } from "../protocol/native-types.js";
 import { ToolCallTracker } from "./tool-call-tracker.js";
 
 export class StreamTranslator {
@@ -26,12 +25,11 @@ export class StreamTranslator {
     return this.tools.closeOpen(reason);
   }
 
-  translate(event: SessionEventEnvelope): SessionUpdate[] {
-    if (event.type === "model.streaming") return this.modelStreaming(parseSessionEventPayload<ModelStreamingPayload>(event));
-    return this.tools.toolUpdated(parseSessionEventPayload<ToolUpdatedPayload>(event));
+  toolUpdated(payload: ToolUpdatedPayload): SessionUpdate[] {
+    return this.tools.toolUpdated(payload);
   }
 
-  private modelStreaming(payload: ModelStreamingPayload): SessionUpdate[] {
+  modelStreaming(payload: ModelStreamingPayload): SessionUpdate[] {
     const messageId = payload.assistantMessageId;
     switch (payload.kind) {
       case "text_delta":

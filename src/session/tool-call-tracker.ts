@@ -52,7 +52,7 @@ export class ToolCallTracker {
     for (const tool of this.tools.values()) {
       if (!tool.announced || tool.status === "completed" || tool.status === "failed") continue;
       tool.status = "failed";
-      updates.push({ sessionUpdate: "tool_call_update", toolCallId: tool.id, status: "failed", content: [textContent(reason, "other")] });
+      updates.push({ sessionUpdate: "tool_call_update", toolCallId: tool.id, status: "failed", content: [textContent(reason)] });
     }
     return updates;
   }

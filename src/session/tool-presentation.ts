@@ -59,7 +59,7 @@ function firstNumber(input: Record<string, unknown>, keys: readonly string[]): n
 const PATH_KEYS = ["file_path", "filePath", "path", "notebook_path", "filename"] as const;
 
 /** The file a tool input names, if any (as given by the model). */
-export function inputPath(input: unknown): string | undefined {
+function inputPath(input: unknown): string | undefined {
   return firstString(record(input), PATH_KEYS);
 }
 
@@ -185,8 +185,8 @@ export function resultText(result: unknown): string | undefined {
   return undefined;
 }
 
-/** Wrap tool output as ACP content; command output is fenced so clients keep it verbatim. */
-export function textContent(text: string, kind: ToolKind): ToolCallContent {
+/** Wrap text as ACP tool call content; command output (kind execute) is fenced so clients keep it verbatim. */
+export function textContent(text: string, kind: ToolKind = "other"): ToolCallContent {
   const body = kind === "execute" ? fence(text) : text;
   return { type: "content", content: { type: "text", text: body } };
 }

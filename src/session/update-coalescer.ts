@@ -15,7 +15,7 @@
  * session engine hands it to the host subscription, which stops reading the host channel
  * while consumers are behind, so a slow client holds back the host instead of filling memory.
  *
- * Merging can be turned off (`merge: false`; the CLI does for ZCODE_ACP_MERGE_DELTAS=0, the
+ * Merging can be turned off (`merge: false`, from the CLI's `mergeDeltas` setting: the
  * benchmark's baseline); the backlog measure and `pressure()` stay.
  */
 import type { SessionUpdate } from "@agentclientprotocol/sdk";

@@ -213,9 +213,9 @@ export class FakeHost implements HostClient {
     return { id: `sub-${this.nextSubscriptionId++}`, incarnation, dispose: async () => void session.sinks.delete(sink) };
   }
 
-  onExit(listener: ExitListener): () => void {
+  onExit(listener: ExitListener): { dispose(): void } {
     this.exitListeners.add(listener);
-    return () => this.exitListeners.delete(listener);
+    return { dispose: () => void this.exitListeners.delete(listener) };
   }
 
   /** The host process exits: exit listeners fire; the incarnation stays until the test restarts it. */

@@ -6,6 +6,7 @@
  */
 import type { HostClient, HostEventSink, HostSubscription } from "../../host/types.js";
 import type { ModelRef, SessionListEntry, SessionSnapshot, TaskTokenUsage } from "../../protocol/native-types.js";
+import type { Disposable } from "../../util/disposable.js";
 import { BridgeError, isBridgeError } from "../../util/errors.js";
 import { promptRefusal } from "./sign-in.js";
 import type {
@@ -42,7 +43,7 @@ export abstract class TaskLineApi implements NativeApi {
     return this.host.incarnation;
   }
 
-  onExit(listener: ExitListener): () => void {
+  onExit(listener: ExitListener): Disposable {
     return this.host.onExit(listener);
   }
 

@@ -6,19 +6,19 @@
  * questions (question-flow.ts) and by the user-input form of plan approval (plan-flow.ts).
  */
 import type { PermissionOption, ToolCallUpdate } from "@agentclientprotocol/sdk";
-import { describeError, type BridgeError } from "../../util/errors.js";
+import type { BridgeError } from "../../util/errors.js";
 import type { NativeQuestion } from "./native-requests.js";
 import type { PendingInteraction } from "./pending.js";
 import { answerWithContent } from "./question-form.js";
 
-export interface ChoiceOptions {
+interface ChoiceOptions {
   options: PermissionOption[];
   /** the native values, in native order, each once */
   values: string[];
   rejectId: string;
 }
 
-export function choiceOptions(question: NativeQuestion): ChoiceOptions {
+function choiceOptions(question: NativeQuestion): ChoiceOptions {
   const values = [...new Set(question.options.map((o) => o.value))];
   let rejectId = "reject";
   while (values.includes(rejectId)) rejectId = `${rejectId}_`;
@@ -52,18 +52,10 @@ export async function askChoiceAsPermission(
   ifClientFails: BridgeError,
 ): Promise<void> {
   const { ctx } = pending;
-  if (!pending.shouldAsk) return;
   const { options, values, rejectId } = choiceOptions(question);
-  let response;
-  try {
-    response = await ctx.client.requestPermission({ sessionId: ctx.sessionId, toolCall, options }, pending.clientSignal());
-  } catch (error) {
-    pending.clientSettled();
-    if (!pending.isEnded) await pending.fallBack(`client request failed: ${describeError(error)}`, ifClientFails);
-    return;
-  }
-  pending.clientSettled();
-  const outcome = response?.outcome;
+  const asked = await pending.askClient((signal) => ctx.client.requestPermission({ sessionId: ctx.sessionId, toolCall, options }, signal), ifClientFails);
+  if (asked === undefined) return;
+  const outcome = asked.response?.outcome;
   if (outcome?.outcome === "selected" && values.includes(outcome.optionId)) {
     await answerWithContent(pending, [question], { answer_0: outcome.optionId });
     return;

@@ -2,18 +2,10 @@
  * What the broker shows the client around an interaction: the tool call a permission is
  * about, the plan markdown of a plan approval, and short explanatory messages.
  */
-import type { SessionUpdate, ToolCallContent, ToolCallUpdate, ToolKind } from "@agentclientprotocol/sdk";
+import type { SessionUpdate, ToolCallUpdate } from "@agentclientprotocol/sdk";
 import { describeError } from "../../util/errors.js";
+import { textContent, toolKind } from "../tool-presentation.js";
 import type { InteractionContext } from "./types.js";
-
-const KIND_BY_TOOL: Record<string, ToolKind> = {
-  Bash: "execute",
-  Read: "read",
-  Write: "edit",
-  Edit: "edit",
-  ExitPlanMode: "switch_mode",
-  EnterPlanMode: "switch_mode",
-};
 
 /** the tool call of a permission request: what the engine knows, completed from the request */
 export function permissionToolCall(
@@ -24,7 +16,7 @@ export function permissionToolCall(
   const known = ctx.describeToolCall(toolCallId) ?? {};
   const call: ToolCallUpdate = { ...known, toolCallId };
   if (!call.title) call.title = fallback.reason || fallback.toolName || "Tool call";
-  if (!call.kind) call.kind = (fallback.toolName && KIND_BY_TOOL[fallback.toolName]) || "other";
+  if (!call.kind) call.kind = toolKind(fallback.toolName);
   if (call.rawInput === undefined && fallback.input !== undefined) call.rawInput = fallback.input;
   return call;
 }
@@ -56,15 +48,11 @@ export async function showToolCall(ctx: InteractionContext, call: ToolCallUpdate
   }
 }
 
-export function textContent(text: string): ToolCallContent[] {
-  return [{ type: "content", content: { type: "text", text } }];
-}
-
 /** plan-approval tool call (kind switch_mode) carrying the plan markdown in content and rawInput.plan */
 export function planToolCall(toolCallId: string, title: string, plan: string, input: unknown): ToolCallUpdate {
   const rawInput =
     typeof input === "object" && input !== null && !Array.isArray(input) ? { ...(input as object), plan } : { plan };
-  return { toolCallId, title, kind: "switch_mode", content: textContent(plan), rawInput };
+  return { toolCallId, title, kind: "switch_mode", content: [textContent(plan)], rawInput };
 }
 
 /**

@@ -1,39 +1,20 @@
 /**
- * Parsing of the three native reverse requests (zcode-host.md §6). Parsing is lenient about
- * extra fields and strict about what the broker relies on: a field it needs that is missing or
- * of the wrong type makes the request (or the single option / question) invalid.
+ * Parsing of the three native reverse requests (zcode-host.md §6) against their JSON Schemas
+ * (src/protocol/request-schemas.ts). Parsing is lenient about extra fields and strict about what
+ * the broker relies on: a field it needs that is missing or of the wrong type makes the request
+ * (or the single option / the question list) invalid.
  */
-import { z } from "zod";
+import type { ErrorObject } from "ajv";
+import type {
+  NativePermissionOption,
+  NativePermissionRequestFields,
+  NativeProviderHeadersRequest,
+  NativeQuestion,
+  NativeUserInputRequestFields,
+} from "../../protocol/native-types.js";
+import { validatorOf } from "../../protocol/validators.js";
 
-const nonEmpty = z.string().min(1);
-
-const permissionUpdateSchema = z.unknown();
-
-const nativeOptionSchema = z.object({
-  optionId: nonEmpty,
-  name: z.string(),
-  kind: z.string().optional(),
-  description: z.string().optional(),
-  response: z.object({
-    decision: z.string(),
-    reason: z.string().optional(),
-    modifiedInput: z.unknown().optional(),
-    permissionUpdates: z.array(permissionUpdateSchema).optional(),
-  }),
-});
-export type NativePermissionOption = z.infer<typeof nativeOptionSchema>;
-
-const permissionRequestSchema = z.object({
-  requestId: nonEmpty,
-  sessionId: z.string().optional(),
-  turnId: z.string().optional(),
-  toolCallId: z.string().optional(),
-  toolName: z.string().optional(),
-  reason: z.string().optional(),
-  riskLevel: z.string().optional(),
-  input: z.unknown().optional(),
-  options: z.array(z.unknown()).optional(),
-});
+export type { NativePermissionOption, NativeProviderHeadersRequest, NativeQuestion };
 
 export interface NativePermissionRequest {
   requestId: string;
@@ -49,31 +30,6 @@ export interface NativePermissionRequest {
   /** the raw `options` was absent or not an array */
   optionsMissing: boolean;
 }
-
-const questionOptionSchema = z.object({
-  value: z.string(),
-  label: z.string().optional(),
-  description: z.string().optional(),
-});
-const questionSchema = z.object({
-  question: z.string(),
-  header: z.string().optional(),
-  options: z.array(questionOptionSchema).min(1),
-  multiSelect: z.boolean().optional(),
-});
-export type NativeQuestion = z.infer<typeof questionSchema>;
-
-const userInputRequestSchema = z.object({
-  requestId: nonEmpty,
-  sessionId: z.string().optional(),
-  turnId: z.string().optional(),
-  toolCallId: z.string().optional(),
-  toolName: z.string().optional(),
-  prompt: z.string().optional(),
-  input: z.unknown().optional(),
-  questions: z.unknown().optional(),
-  schema: z.unknown().optional(),
-});
 
 export interface NativeUserInputRequest {
   requestId: string;
@@ -91,15 +47,6 @@ export interface NativeUserInputRequest {
   planApproval: boolean;
 }
 
-const providerHeadersRequestSchema = z.object({
-  requestId: nonEmpty,
-  sessionId: z.string().optional(),
-  turnId: z.string().optional(),
-  providerId: z.string().optional(),
-  reason: z.string().optional(),
-});
-export type NativeProviderHeadersRequest = z.infer<typeof providerHeadersRequestSchema>;
-
 export type Parsed<T> = { ok: true; value: T } | { ok: false; requestId: string | undefined; problem: string };
 
 function requestIdOf(raw: unknown): string | undefined {
@@ -108,22 +55,29 @@ function requestIdOf(raw: unknown): string | undefined {
   return typeof id === "string" && id.length > 0 ? id : undefined;
 }
 
-function problemOf(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 3)
-    .map((issue) => `${issue.path.join(".") || "(request)"}: ${issue.message}`)
-    .join("; ");
+/** "<field path>: <what is wrong>", e.g. "toolName: must be string" */
+function problemOf(errors: ErrorObject[] | null | undefined): string {
+  const first = errors?.[0];
+  if (!first) return "(request): invalid";
+  const path = first.instancePath.slice(1).replaceAll("/", ".");
+  return `${path || "(request)"}: ${first.message ?? "is invalid"}`;
+}
+
+/** `raw` checked against the schema of `key` */
+function check<T>(key: string, raw: unknown): Parsed<T> {
+  const validate = validatorOf(key);
+  if (validate(raw)) return { ok: true, value: raw as T };
+  return { ok: false, requestId: requestIdOf(raw), problem: problemOf(validate.errors) };
 }
 
 export function parsePermissionRequest(raw: unknown): Parsed<NativePermissionRequest> {
-  const parsed = permissionRequestSchema.safeParse(raw);
-  if (!parsed.success) return { ok: false, requestId: requestIdOf(raw), problem: problemOf(parsed.error) };
-  const r = parsed.data;
+  const parsed = check<NativePermissionRequestFields>("request:permission", raw);
+  if (!parsed.ok) return parsed;
+  const r = parsed.value;
   const options: NativePermissionOption[] = [];
   let invalidOptions = 0;
   for (const option of r.options ?? []) {
-    const o = nativeOptionSchema.safeParse(option);
-    if (o.success) options.push(o.data);
+    if (validatorOf("request:permissionOption")(option)) options.push(option as NativePermissionOption);
     else invalidOptions += 1;
   }
   return {
@@ -144,14 +98,13 @@ export function parsePermissionRequest(raw: unknown): Parsed<NativePermissionReq
 }
 
 export function parseUserInputRequest(raw: unknown): Parsed<NativeUserInputRequest> {
-  const parsed = userInputRequestSchema.safeParse(raw);
-  if (!parsed.success) return { ok: false, requestId: requestIdOf(raw), problem: problemOf(parsed.error) };
-  const r = parsed.data;
+  const parsed = check<NativeUserInputRequestFields>("request:userInput", raw);
+  if (!parsed.ok) return parsed;
+  const r = parsed.value;
   let questions: NativeQuestion[] | undefined;
   let questionsInvalid = false;
   if (r.questions !== undefined) {
-    const q = z.array(questionSchema).min(1).safeParse(r.questions);
-    if (q.success) questions = q.data;
+    if (validatorOf("request:questions")(r.questions)) questions = r.questions as NativeQuestion[];
     else questionsInvalid = true;
   }
   const schema = r.schema;
@@ -175,9 +128,7 @@ export function parseUserInputRequest(raw: unknown): Parsed<NativeUserInputReque
 }
 
 export function parseProviderHeadersRequest(raw: unknown): Parsed<NativeProviderHeadersRequest> {
-  const parsed = providerHeadersRequestSchema.safeParse(raw);
-  if (!parsed.success) return { ok: false, requestId: requestIdOf(raw), problem: problemOf(parsed.error) };
-  return { ok: true, value: parsed.data };
+  return check<NativeProviderHeadersRequest>("request:providerHeaders", raw);
 }
 
 /** `input.plan` when it is a non-blank string */

@@ -98,10 +98,10 @@ export class PendingInteraction {
       init.ctx.signal.addEventListener("abort", onAbort, { once: true });
       this.cleanups.push(() => init.ctx.signal.removeEventListener("abort", onAbort));
     }
-    const stopListening = init.ctx.native.onExit(({ incarnation }) => {
+    const hostExits = init.ctx.native.onExit(({ incarnation }) => {
       if (incarnation === this.incarnation) this.drop("host exited");
     });
-    this.cleanups.push(stopListening);
+    this.cleanups.push(() => hostExits.dispose());
   }
 
   get isEnded(): boolean {
@@ -113,8 +113,33 @@ export class PendingInteraction {
     return !this.ended && !this.ctx.signal.aborted;
   }
 
+  /**
+   * Ask the client (`request` gets the signal that ends the client request with the interaction)
+   * and settle the client side of the interaction. Resolves `{ response }` with whatever the client
+   * answered; undefined when there is nothing left to do: the interaction was over before asking,
+   * or ended while the client answered (the late answer is dropped), or the client request failed
+   * (then the fallback was applied, or the turn failed with `ifClientFails` when no fallback is safe).
+   */
+  async askClient<R>(request: (signal: AbortSignal) => Promise<R>, ifClientFails: BridgeError): Promise<{ response: R } | undefined> {
+    if (!this.shouldAsk) return undefined;
+    let response: R;
+    try {
+      response = await request(this.clientSignal());
+    } catch (error) {
+      this.clientSettled();
+      if (!this.ended) await this.fallBack(`client request failed: ${describeError(error)}`, ifClientFails);
+      return undefined;
+    }
+    this.clientSettled();
+    if (this.ended) {
+      this.log("debug", "late client answer dropped");
+      return undefined;
+    }
+    return { response };
+  }
+
   /** signal for the client request; marks the client request outstanding until `clientSettled` */
-  clientSignal(): AbortSignal {
+  private clientSignal(): AbortSignal {
     if (!this.clientOutstanding) {
       this.clientOutstanding = true;
       this.onClientRequest?.(this, true);
@@ -123,7 +148,7 @@ export class PendingInteraction {
   }
 
   /** the client request is over: answered, failed, or rejected after `$/cancel_request` */
-  clientSettled(): void {
+  private clientSettled(): void {
     if (this.clientGrace !== undefined) {
       clearTimeout(this.clientGrace);
       this.clientGrace = undefined;
@@ -131,11 +156,6 @@ export class PendingInteraction {
     if (!this.clientOutstanding) return;
     this.clientOutstanding = false;
     this.onClientRequest?.(this, false);
-  }
-
-  /** true while a client request is open (also during the grace after the client's own cancel) */
-  get awaitingClient(): boolean {
-    return this.clientOutstanding;
   }
 
   /** the client produced a valid answer */

@@ -12,7 +12,7 @@ import { interactionKey } from "./pending.js";
 import type { PendingRegistry } from "./registry.js";
 import type { InteractionContext } from "./types.js";
 
-export function toolLabel(req: { toolName: string | undefined }): string {
+function toolLabel(req: { toolName: string | undefined }): string {
   return req.toolName ? `the ${req.toolName} tool` : "a tool";
 }
 
@@ -118,18 +118,9 @@ export async function askPermission(
   resolveOption: (optionId: string) => string | undefined,
   ifNoDeny: BridgeError,
 ): Promise<void> {
-  if (!pending.shouldAsk) return;
-  let response;
-  try {
-    response = await ctx.client.requestPermission({ sessionId: ctx.sessionId, toolCall, options }, pending.clientSignal());
-  } catch (error) {
-    pending.clientSettled();
-    if (pending.isEnded) return;
-    await pending.fallBack(`client request failed: ${describeError(error)}`, ifNoDeny);
-    return;
-  }
-  pending.clientSettled();
-  const outcome = response?.outcome;
+  const asked = await pending.askClient((signal) => ctx.client.requestPermission({ sessionId: ctx.sessionId, toolCall, options }, signal), ifNoDeny);
+  if (asked === undefined) return;
+  const outcome = asked.response?.outcome;
   if (outcome?.outcome === "selected") {
     const nativeId = resolveOption(outcome.optionId);
     if (nativeId !== undefined) {

@@ -31,7 +31,7 @@ function hasUpdates(option: NativePermissionOption): boolean {
   return Array.isArray(updates) && updates.length > 0;
 }
 
-export function acpKindOf(option: NativePermissionOption): PermissionOptionKind | undefined {
+function acpKindOf(option: NativePermissionOption): PermissionOptionKind | undefined {
   const always = hasUpdates(option);
   switch (option.response.decision) {
     case "allow":

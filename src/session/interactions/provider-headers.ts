@@ -8,10 +8,10 @@ import { BridgeError, describeError } from "../../util/errors.js";
 import type { NativeProviderHeadersRequest } from "./native-requests.js";
 import type { InteractionContext } from "./types.js";
 
-export const PROVIDER_HEADERS_HOST_MESSAGE =
+const PROVIDER_HEADERS_HOST_MESSAGE =
   "zcode-acp runs without the ZCode desktop window and cannot provide provider runtime headers (captcha)";
 
-export const PROVIDER_HEADERS_USER_MESSAGE =
+const PROVIDER_HEADERS_USER_MESSAGE =
   "this account or model needs a captcha that only the ZCode desktop app can show; switch to a coding-plan model or use the app";
 
 export async function declineProviderHeaders(

@@ -9,7 +9,8 @@
 import type { CreateElicitationRequest, CreateElicitationResponse, ToolCallUpdate } from "@agentclientprotocol/sdk";
 import { BridgeError, describeError } from "../../util/errors.js";
 import { askChoiceAsPermission } from "./choice-permission.js";
-import { hasFormElicitation, permissionToolCall, showToolCall, textContent } from "./client-updates.js";
+import { textContent } from "../tool-presentation.js";
+import { hasFormElicitation, permissionToolCall, showToolCall } from "./client-updates.js";
 import type { NativeQuestion, NativeUserInputRequest } from "./native-requests.js";
 import type { PendingInteraction } from "./pending.js";
 import { answerWithContent, questionMessage, questionSchema } from "./question-form.js";
@@ -27,7 +28,7 @@ function unmappable(questions: readonly NativeQuestion[]): string | undefined {
   return undefined;
 }
 
-export function unsupportedQuestionError(req: NativeUserInputRequest, why?: string): BridgeError {
+function unsupportedQuestionError(req: NativeUserInputRequest, why?: string): BridgeError {
   const subject = `${why ?? "a question"}${req.toolName ? ` (${req.toolName})` : ""}`;
   return new BridgeError(
     "INTERACTION_UNSUPPORTED",
@@ -41,7 +42,7 @@ function questionToolCall(ctx: InteractionContext, req: NativeUserInputRequest, 
   const call = permissionToolCall(ctx, req.toolCallId ?? `question-${req.requestId}`, { toolName: req.toolName, reason: undefined, input: req.input });
   const choices = question.options.map((o) => `- ${o.label || o.value}${o.description ? `: ${o.description}` : ""}`).join("\n");
   const header = question.header && question.header !== question.question ? `**${question.header}**\n\n` : "";
-  return { ...call, title: question.question, content: textContent(`${header}${question.question}\n\n${choices}`) };
+  return { ...call, title: question.question, content: [textContent(`${header}${question.question}\n\n${choices}`)] };
 }
 
 export function startQuestions(req: NativeUserInputRequest, ctx: InteractionContext, registry: PendingRegistry): void {
@@ -93,22 +94,11 @@ export async function askForm(
   pending: PendingInteraction,
   params: CreateElicitationRequest,
 ): Promise<(CreateElicitationResponse & { content?: Record<string, unknown> | null }) | undefined> {
-  if (!pending.shouldAsk) return undefined;
-  try {
-    const response = await ctx.client.createElicitation(params, pending.clientSignal());
-    pending.clientSettled();
-    if (pending.isEnded) return undefined;
-    return response as CreateElicitationResponse & { content?: Record<string, unknown> | null };
-  } catch (error) {
-    pending.clientSettled();
-    if (!pending.isEnded) {
-      await pending.fallBack(
-        `client request failed: ${describeError(error)}`,
-        new BridgeError("INTERACTION_UNSUPPORTED", "the ACP client failed to answer ZCode's question; the turn was stopped"),
-      );
-    }
-    return undefined;
-  }
+  const asked = await pending.askClient(
+    (signal) => ctx.client.createElicitation(params, signal),
+    new BridgeError("INTERACTION_UNSUPPORTED", "the ACP client failed to answer ZCode's question; the turn was stopped"),
+  );
+  return asked?.response as (CreateElicitationResponse & { content?: Record<string, unknown> | null }) | undefined;
 }
 
 /** ask the native questions as one form and answer the host with the native content convention */

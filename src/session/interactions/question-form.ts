@@ -11,7 +11,7 @@ import type { ElicitationPropertySchema, ElicitationSchema, EnumOption } from "@
 import type { NativeQuestion } from "./native-requests.js";
 import type { PendingInteraction } from "./pending.js";
 
-export function answerKey(index: number): string {
+function answerKey(index: number): string {
   return `answer_${index}`;
 }
 

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { parseCli } from "../../../src/cli/options.js";
+import { resolveConfig } from "../../../src/cli/config.js";
 import { isBridgeError } from "../../../src/util/errors.js";
 
 describe("command line", () => {
   it("defaults to the ACP agent with info logs", () => {
-    const o = parseCli([], {});
+    const o = resolveConfig([], {});
     expect(o).toMatchObject({ command: "acp", logLevel: "info", json: false });
   });
   it("reads options from the environment, flags win", () => {
-    const o = parseCli(["check", "--manifest", "/m.json"], {
+    const o = resolveConfig(["check", "--manifest", "/m.json"], {
       ZCODE_ACP_MANIFEST: "/env.json",
       ZCODE_ACP_ZCODE_INSTALL: "/opt/Z",
       ZCODE_ACP_LOG_LEVEL: "debug",
@@ -16,14 +16,14 @@ describe("command line", () => {
     expect(o).toMatchObject({ command: "check", manifest: "/m.json", zcodeInstall: "/opt/Z", logLevel: "debug" });
   });
   it("accepts --flag=value", () => {
-    expect(parseCli(["--zcode-install=/x"], {}).zcodeInstall).toBe("/x");
+    expect(resolveConfig(["--zcode-install=/x"], {}).zcodeInstall).toBe("/x");
   });
   it.each([[["--bogus"]], [["frobnicate"]], [["--json"]], [["--log-level", "loud"]], [["--manifest"]]])(
     "rejects %j as a usage error",
     (argv) => {
       let caught: unknown;
       try {
-        parseCli(argv, {});
+        resolveConfig(argv, {});
       } catch (e) {
         caught = e;
       }

@@ -34,7 +34,7 @@ describe("LazyHostClient", () => {
     expect(lazy.incarnation).toBe(1);
     fake.crash();
     expect(exits).toEqual([1]);
-    off();
+    off.dispose();
     fake.crash();
     expect(exits).toEqual([1]);
     await lazy.close();

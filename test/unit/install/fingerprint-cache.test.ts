@@ -2,7 +2,8 @@ import { mkdtemp, readFile, readdir, rm, utimes, writeFile, rename, stat } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cachedFact, defaultCacheFile, FingerprintCache } from "../../../src/install/fingerprint-cache.js";
+import { defaultCacheFile } from "../../../src/cli/locations.js";
+import { cachedFact, FingerprintCache } from "../../../src/install/fingerprint-cache.js";
 import { hashFile } from "../../../src/install/cached-hash.js";
 import { silentLogger } from "../../../src/log/logger.js";
 

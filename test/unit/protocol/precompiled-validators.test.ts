@@ -11,7 +11,7 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { MANIFEST_AJV_OPTIONS } from "../../../src/manifest/validate-manifest.js";
 import { MANIFEST_SCHEMA } from "../../../src/manifest/manifest-schema.js";
-import { EVENT_AJV_OPTIONS, EVENT_SCHEMAS } from "../../../src/protocol/event-validation.js";
+import { PROTOCOL_AJV_OPTIONS, PROTOCOL_SCHEMAS } from "../../../src/protocol/validators.js";
 import { makeSnapshot } from "../../support/fake-host.js";
 import { pinnedManifests } from "../../support/verified-releases.js";
 
@@ -25,7 +25,7 @@ beforeAll(async () => {
   const eventsFile = join(BUILT, "protocol/precompiled-validators.js");
   const manifestFile = join(BUILT, "manifest/precompiled-validator.js");
   if (!existsSync(eventsFile) || !existsSync(manifestFile)) throw new Error('the precompiled validators are missing: run "npm run build" first');
-  events = (await import(pathToFileURL(eventsFile).href)).precompiledEventValidators;
+  events = (await import(pathToFileURL(eventsFile).href)).precompiledValidators;
   manifest = (await import(pathToFileURL(manifestFile).href)).precompiledManifestValidator;
 });
 
@@ -57,7 +57,7 @@ const mutation = (base: unknown) =>
 
 describe("precompiled validators", () => {
   it("cover every event schema", () => {
-    expect(Object.keys(events).sort()).toEqual(Object.keys(EVENT_SCHEMAS).sort());
+    expect(Object.keys(events).sort()).toEqual(Object.keys(PROTOCOL_SCHEMAS).sort());
   });
 
   it("the manifest validator agrees with ajv at run time on the built-in manifests and their mutations", () => {
@@ -74,9 +74,9 @@ describe("precompiled validators", () => {
   });
 
   it("the event validators agree with ajv at run time on a snapshot, its mutations and random values", () => {
-    const ajv = new Ajv(EVENT_AJV_OPTIONS);
+    const ajv = new Ajv(PROTOCOL_AJV_OPTIONS);
     const snapshot = makeSnapshot("ses_1", "/w");
-    const runtime = (key: string): ValidateFunction => ajv.getSchema(key) ?? (ajv.addSchema(EVENT_SCHEMAS[key]!, key), ajv.getSchema(key)!);
+    const runtime = (key: string): ValidateFunction => ajv.getSchema(key) ?? (ajv.addSchema(PROTOCOL_SCHEMAS[key]!, key), ajv.getSchema(key)!);
     expect(outcome(events.snapshot!, snapshot)).toEqual([true, null]);
     fc.assert(
       fc.property(mutation(snapshot), (value) => {
@@ -85,7 +85,7 @@ describe("precompiled validators", () => {
       { numRuns: 200 },
     );
     fc.assert(
-      fc.property(fc.constantFrom(...Object.keys(EVENT_SCHEMAS)), fc.anything({ maxDepth: 3 }), (key, value) => {
+      fc.property(fc.constantFrom(...Object.keys(PROTOCOL_SCHEMAS)), fc.anything({ maxDepth: 3 }), (key, value) => {
         expect(outcome(events[key]!, value)).toEqual(outcome(runtime(key), value));
       }),
       { numRuns: 300 },

@@ -7,15 +7,9 @@
 import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
 import { MANIFEST_SCHEMA } from "../../../src/manifest/manifest-schema.js";
-import { payloadSchemas, sessionEventEnvelopeSchema, snapshotSchema, topLevelSchemas } from "../../../src/protocol/event-schemas.js";
+import { PROTOCOL_SCHEMAS } from "../../../src/protocol/validators.js";
 
-const schemas: Array<[string, unknown]> = [
-  ["manifest", MANIFEST_SCHEMA],
-  ["snapshot", snapshotSchema],
-  ["session.event envelope", sessionEventEnvelopeSchema],
-  ...Object.entries(topLevelSchemas).map(([type, schema]): [string, unknown] => [`top-level ${type}`, schema]),
-  ...Object.entries(payloadSchemas).map(([type, schema]): [string, unknown] => [`payload ${type}`, schema]),
-];
+const schemas: Array<[string, unknown]> = [["manifest", MANIFEST_SCHEMA], ...Object.entries(PROTOCOL_SCHEMAS)];
 
 describe("JSON Schemas against the meta-schema", () => {
   it.each(schemas)("%s is a valid schema and compiles strictly", (_name, schema) => {

@@ -6,7 +6,7 @@
  * ended by an old terminal, and a replayed seq only makes the next prompt resynchronise.
  */
 import { describe, expect, it } from "vitest";
-import { joined, openSession, setup } from "./harness.js";
+import { joined, openSession, setup, updatesWritten } from "./harness.js";
 
 describe("faults: duplicate terminal events", () => {
   it("a second terminal of the same turn is dropped: one answer, one usage report, nothing after it", async () => {
@@ -21,7 +21,7 @@ describe("faults: duplicate terminal events", () => {
       s.event("model.streaming", { kind: "text_delta", assistantMessageId: "m1", delta: " LATE" }, { turnId });
     };
     await expect(engine.prompt([{ type: "text", text: "one" }])).resolves.toMatchObject({ stopReason: "end_turn" });
-    await engine.drain();
+    await updatesWritten(h);
     expect(h.host.callsOf("getTaskTokenUsage")).toHaveLength(1);
     expect(joined(h.client.updates(opened.sessionId), "agent_message_chunk")).toBe("once");
     expect(h.client.kinds(opened.sessionId).filter((k) => k === "usage_update")).toHaveLength(1);

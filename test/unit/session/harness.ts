@@ -20,8 +20,13 @@ export function setup(options: { cancelGraceMs?: number } = {}) {
 export async function openSession(h: ReturnType<typeof setup>) {
   const opened = await h.service.newSession({ cwd: CWD, mcpServers: [] });
   opened.afterResponse();
-  await h.service.get(opened.sessionId).drain();
+  await updatesWritten(h);
   return { opened, engine: h.service.get(opened.sessionId), native: h.host.session(opened.sessionId) };
+}
+
+/** Resolves once every queued session/update was handed to the client (the service's diagnostics count the queue). */
+export function updatesWritten(h: ReturnType<typeof setup>): Promise<void> {
+  return until(() => h.service.diagnostics().queuedUpdates === 0);
 }
 
 /** Resolves once `condition()` holds, checking after every macrotask (no fixed sleeps). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { makeSnapshot } from "../../support/fake-host.js";
-import { CWD, openSession, setup, until } from "./harness.js";
+import { CWD, openSession, setup, until, updatesWritten } from "./harness.js";
 
 function historySnapshot(id: string) {
   return makeSnapshot(id, CWD, {
@@ -55,7 +55,7 @@ describe("session service: load, resume, list, close, auth, host exit", () => {
     const resumed = await h2.service.resumeSession({ sessionId: "old2", cwd: CWD, replay: false });
     expect(h2.client.notifications).toHaveLength(0);
     resumed.afterResponse();
-    await h2.service.get("old2").drain();
+    await updatesWritten(h2);
     expect(h2.client.kinds("old2")).toEqual(["available_commands_update"]);
   });
 

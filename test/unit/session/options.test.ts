@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { openSession, setup } from "./harness.js";
+import { openSession, setup, updatesWritten } from "./harness.js";
 
 describe("session engine: modes and config options", () => {
   it("offers build/edit/plan/yolo and model, thought level and mode options from the snapshot", async () => {
@@ -77,7 +77,7 @@ describe("session engine: modes and config options", () => {
     native.event("session.updated", { mode: "plan", previousMode: "build", source: "tool" }, { turnId: null });
     native.snapshot.settings.mode.current = "plan";
     native.sendSnapshot();
-    await h.service.get(opened.sessionId).drain();
+    await updatesWritten(h);
     expect(h.client.kinds(opened.sessionId)).toEqual(["current_mode_update", "config_option_update"]);
     expect(h.client.updates(opened.sessionId)[0]).toEqual({ sessionUpdate: "current_mode_update", currentModeId: "plan" });
   });
@@ -94,7 +94,7 @@ describe("session engine: modes and config options", () => {
     native.sendSnapshot();
     native.snapshot.todos = [];
     native.sendSnapshot();
-    await h.service.get(opened.sessionId).drain();
+    await updatesWritten(h);
     expect(h.client.updates(opened.sessionId)).toEqual([
       {
         sessionUpdate: "plan",

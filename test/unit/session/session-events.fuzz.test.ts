@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { BridgeError } from "../../../src/util/errors.js";
 import { checkUpdateKeys, validateDefinition } from "../../support/acp-schema.js";
 import type { FakeSession } from "../../support/fake-host.js";
-import { openSession, setup } from "./harness.js";
+import { openSession, setup, updatesWritten } from "./harness.js";
 
 type Step = (s: FakeSession) => void;
 
@@ -65,7 +65,7 @@ describe("session event path fuzz", () => {
           s.complete();
         };
         await expect(engine.prompt([{ type: "text", text: "next" }])).resolves.toMatchObject({ stopReason: "end_turn" });
-        await engine.drain();
+        await updatesWritten(h);
         for (const notification of h.client.notifications) {
           expect(validateDefinition("SessionNotification", notification)).toEqual([]);
           expect(checkUpdateKeys(notification.update as unknown as Record<string, unknown>)).toEqual([]);
