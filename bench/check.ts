@@ -142,7 +142,7 @@ async function main(): Promise<void> {
     const archiveBytes = (await stat(packed.appArchive)).size;
     if (archiveBytes < 200 * 1024 * 1024) throw new Error(`archive is only ${archiveBytes} bytes`);
 
-    let t0 = performance.now();
+    const t0 = performance.now();
     await sha256OfRange(packed.appArchive, 0, archiveBytes);
     const wholeArchiveHashMs = performance.now() - t0;
     const startup: number[] = [];

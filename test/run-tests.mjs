@@ -1,6 +1,10 @@
 // Runs the vitest suite (or the given files) with the node running this script and ends with the
 // plain line "N passed, M failed" (the landing check reads that line). Exit code: vitest's own.
 //
+// With --lint first (`npm test`), ESLint and Prettier check the tree after the tests: each one
+// that fails counts as one failure in that line (and makes the exit code 1), and its report is
+// printed just above it. `npm run format` fixes formatting and what ESLint can fix by itself.
+//
 // CI runs several suites (the machine's Node, then Node 22 and 24: .ci/run). With
 // ZCODE_ACP_TEST_TOTALS=<file> each run appends its counts to that file and prints a labelled
 // line instead, and `node test/run-tests.mjs --total <file>` prints the one plain line summing
@@ -11,6 +15,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const args = process.argv.slice(2);
+const lint = args[0] === "--lint";
+if (lint) args.shift();
 
 if (args[0] === "--total") {
   let passed = 0;
@@ -63,14 +69,39 @@ try {
   failed = Math.max(failed, 1);
 }
 rmSync(dir, { recursive: true, force: true });
-const code = result.status ?? 1;
+let code = result.status ?? 1;
 if (code !== 0 && failed === 0) failed = 1;
+
+const lintFailures = lint ? runLint() : [];
 const totals = process.env.ZCODE_ACP_TEST_TOTALS;
 if (totals) {
   const label = `Node ${process.version}${args.length > 0 ? ` (${args.join(" ")})` : ""}`;
   appendFileSync(totals, `${JSON.stringify({ label, passed, failed, skipped, code })}\n`);
   console.log(`${label}: ${passed} tests passed and ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
+  if (lint) {
+    const lintCode = lintFailures.length > 0 ? 1 : 0;
+    appendFileSync(totals, `${JSON.stringify({ label: "lint", passed: 0, failed: lintFailures.length, code: lintCode })}\n`);
+    console.log(`lint: ${lintFailures.length > 0 ? `${lintFailures.join(" and ")} failed` : "ESLint and Prettier passed"}`);
+  }
 } else {
-  console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
+  console.log(`${passed} passed, ${failed + lintFailures.length} failed${skipped ? `, ${skipped} skipped` : ""}`);
 }
+if (lintFailures.length > 0 && code === 0) code = 1;
 process.exit(code);
+
+/** ESLint, then Prettier, each over the whole tree; returns the names of those that failed */
+function runLint() {
+  const checks = [
+    ["ESLint", "node_modules/eslint/bin/eslint.js", ["."]],
+    ["Prettier", "node_modules/prettier/bin/prettier.cjs", ["--check", "."]],
+  ];
+  const failures = [];
+  for (const [name, bin, binArgs] of checks) {
+    console.log(`\n== lint: ${name} ==`);
+    const run = spawnSync(process.execPath, [bin, ...binArgs], { stdio: "inherit" });
+    if (run.status === 0) continue;
+    failures.push(name);
+    console.log(`lint: ${name} failed (its report is above; \`npm run format\` fixes formatting and what ESLint can fix)`);
+  }
+  return failures;
+}

@@ -6,12 +6,14 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { CLI_PATH } from "./bridge-client.js";
 
-type Message = { id?: number; method?: string; params?: any; result?: any; error?: { code: number; message: string } };
+/** the parts of a session/update this client reads */
+type SessionUpdate = { sessionUpdate?: string; content?: { type?: string; text: string } };
+type Message = { id?: number; method?: string; params?: { update?: SessionUpdate }; result?: unknown; error?: { code: number; message: string } };
 
 export class LineClient {
   readonly exited: Promise<number | null>;
   private readonly child: ChildProcessWithoutNullStreams;
-  private readonly pending = new Map<number, { resolve(result: any): void; reject(error: Error): void }>();
+  private readonly pending = new Map<number, { resolve(result: unknown): void; reject(error: Error): void }>();
   private nextId = 1;
   private buffer = "";
 
@@ -24,7 +26,7 @@ export class LineClient {
     this.child.stdout.on("data", (text: string) => this.onData(text));
   }
 
-  request(method: string, params: unknown): Promise<any> {
+  request(method: string, params: unknown): Promise<unknown> {
     const id = this.nextId++;
     this.child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
     return new Promise((resolve, reject) => this.pending.set(id, { resolve, reject }));

@@ -59,11 +59,12 @@ export function buildBootstrapConfig(
   const channels: Record<string, string> = {};
   const allowlist: Record<string, string[]> = {};
   const events: Record<string, string[]> = {};
-  for (const [key, name] of Object.entries(protocol.channels)) {
+  for (const key of Object.keys(protocol.channels) as (keyof typeof protocol.channels)[]) {
+    const name = protocol.channels[key];
     if (name === undefined) continue;
     channels[key] = name;
-    allowlist[key] = [...(protocol.allowlist[key as keyof typeof protocol.allowlist] ?? [])];
-    events[key] = [...(protocol.events[key as keyof typeof protocol.events] ?? [])];
+    allowlist[key] = [...(protocol.allowlist[key] ?? [])];
+    events[key] = [...(protocol.events[key] ?? [])];
   }
   const initLocal: Record<string, string> = {};
   if (options.builtinProviderConfig !== undefined) initLocal.zcodeBuiltinProviderConfigFilePath = options.builtinProviderConfig;

@@ -81,11 +81,11 @@ export class HostIncarnation {
       onClose: (info) => this.onChannelClose(info),
     });
     this.terminated = new Promise<void>((resolve) => (this.resolveTerminated = resolve));
-    this.host.exited.then(() => {
+    void this.host.exited.then(() => {
       this.host.releaseStreams();
       this.resolveTerminated();
     });
-    this.host.exited.then((exit) => this.onProcessExit(exit));
+    void this.host.exited.then((exit) => this.onProcessExit(exit));
     this.startupTimer = setTimeout(() => {
       const ms = timeoutFor(this.timeouts, "startup");
       this.end(new BridgeError("HOST_START_FAILED", `The ZCode host did not become ready within ${ms} ms.`, { details: { incarnation: this.number, timeoutMs: ms } }));
@@ -119,7 +119,7 @@ export class HostIncarnation {
   }
 
   private errorFromExitFrame(params: Record<string, unknown>): BridgeError {
-    const details: Record<string, unknown> = { incarnation: this.number };
+    const details: Record<string, string | number> = { incarnation: this.number };
     for (const key of ["reason", "exitCode", "failedPhase", "errorCode"] as const) {
       const value = params[key];
       if (typeof value === "string" || typeof value === "number") details[key] = value;
@@ -152,7 +152,7 @@ export class HostIncarnation {
     }
   }
 
-  private exitedError(details: Record<string, unknown>, cause?: string): BridgeError {
+  private exitedError(details: Record<string, string | number>, cause?: string): BridgeError {
     const what = cause !== undefined ? `crashed (${cause})` : details.exitCode !== undefined ? `exited with code ${String(details.exitCode)}` : "exited";
     const code = this.isReady ? "HOST_EXITED" : "HOST_START_FAILED";
     const next = this.isReady ? " The next request starts a new host." : "";
@@ -161,7 +161,7 @@ export class HostIncarnation {
 
   private onProcessExit(exit: HostProcessExit): void {
     if (this.endError) return;
-    const details: Record<string, unknown> = { incarnation: this.number, reason: "process-exit" };
+    const details: Record<string, string | number> = { incarnation: this.number, reason: "process-exit" };
     if (exit.exitCode !== undefined) details.exitCode = exit.exitCode;
     if (exit.signal !== undefined) details.signal = exit.signal;
     if (exit.spawnError !== undefined) {

@@ -40,7 +40,7 @@ export interface LaunchedHost {
   readonly pid: number | undefined;
   /** the bridge's end of the internal channel (fd 3 of the child) */
   readonly channel: Duplex;
-  /** settles once the process is gone (exit event or spawn failure) */
+  /** resolves once the process is gone (exit event or spawn failure); never rejects */
   readonly exited: Promise<HostProcessExit>;
   hasExited(): boolean;
   kill(signal: NodeJS.Signals): void;

@@ -108,7 +108,7 @@ export class FingerprintCache {
       text = undefined; // no cache yet
     }
     const entries = text === undefined ? new Map<string, CacheEntry>() : parseEntries(text);
-    const cache = new FingerprintCache(file, entries ?? new Map(), logger);
+    const cache = new FingerprintCache(file, entries ?? new Map<string, CacheEntry>(), logger);
     if (entries === undefined) {
       cache.stats.corrupt = true;
       cache.dirty = true;

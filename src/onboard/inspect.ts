@@ -144,14 +144,14 @@ async function buildCandidate(report: OnboardReport, assessment: Assessment, ctx
       refuse(`The bundle metadata glm/.node-bundle-meta.json says ${field} ${JSON.stringify(meta[field] ?? "missing")}, but ZCode builds say ${JSON.stringify(expected[field])}. This is not a ZCode build zcode-acp can drive; nothing was written.`);
     }
   }
-  if (meta.platform !== report.systemPlatform) refuse(`This ZCode build is for ${String(meta.platform ?? "an unknown platform")}, but this system is ${report.systemPlatform}. Install the ZCode build for ${report.systemPlatform}.`);
+  if (meta.platform !== report.systemPlatform) refuse(`This ZCode build is for ${typeof meta.platform === "string" ? meta.platform : "an unknown platform"}, but this system is ${report.systemPlatform}. Install the ZCode build for ${report.systemPlatform}.`);
   // 4. versions: the assessment above read them (the CLI version in a child run of the executable)
   const { appVersion, cliVersion } = assessment;
   if (appVersion === undefined || cliVersion === undefined) refuse(`${assessment.message} Nothing was written.`);
-  const app = { version: appVersion!, build: assessment.diagnostics.appBuild };
+  const app = { version: appVersion, build: assessment.diagnostics.appBuild };
   report.appVersion = app.version;
   if (app.build !== undefined) report.appBuild = app.build;
-  report.cliVersion = cliVersion!;
+  report.cliVersion = cliVersion;
   report.cliSha256 = await hashFile(ctx.cache, install.cli);
   const samePinned = pinned.find((m) => m.manifest.artifact.appVersion === app.version);
   if (samePinned) {
@@ -168,26 +168,25 @@ async function buildCandidate(report: OnboardReport, assessment: Assessment, ctx
   const rpcSha = await hashMember(ctx.cache, rpcModule);
   const roles = await findRoles(install, rpcModule, ctx.cache, ctx.env, ctx.childTimeoutMs);
   if (!roles.ok) refuse(`The RPC module ${rpcPath} failed the role check (${roles.problem}: ${roles.message}); nothing was written.`);
-  const exports = (roles as Extract<typeof roles, { ok: true }>).exports;
+  const exports = roles.exports;
   report.rpcModule = { path: rpcPath, sha256: rpcSha, foundBy: describeFound(rpcPath, exports) };
   report.roles = exports;
   // the line the bundle shows
   const bundle = await hostBundleText(install, HOST_INDEX_PATH);
   const evidence = lineEvidence(bundle.text);
-  const line = chooseLine(evidence);
-  if (!line) {
+  const chosen = chooseLine(evidence);
+  if (!chosen) {
     const detail = evidence.map((e) => `${e.id} lacks ${e.missing.join(", ")}`).join("; ");
     refuse(`No release line this zcode-acp implements matches this build (${detail}). Update zcode-acp; nothing was written.`);
   }
-  const chosen = line!;
   report.line = { id: chosen.id, why: `the host bundle (${bundle.modules} modules) names every method and marker of ${chosen.id}: ${chosen.found.join(", ")}`, evidence };
   const releaseLine = findLine(chosen.id)!;
   if (releaseLine.needsBuiltinProviderConfig) await requireLineFile(install);
   // the nearest pinned release of the line, and what differs
   const nearest = nearestPinned(pinned, chosen.id, app.version);
   if (!nearest) refuse(`No pinned release of the line ${chosen.id} exists to take its protocol descriptor from; update zcode-acp.`);
-  const base = nearest!.manifest;
-  report.nearest = { release: base.artifact.appVersion, manifest: base.artifact.id, differences: differences(base, { cliVersion: cliVersion!, cliSha256: report.cliSha256, hostIndexSha: report.hostIndex.sha256, rpcPath, rpcSha, exports }, chosen) };
+  const base = nearest.manifest;
+  report.nearest = { release: base.artifact.appVersion, manifest: base.artifact.id, differences: differences(base, { cliVersion, cliSha256: report.cliSha256, hostIndexSha: report.hostIndex.sha256, rpcPath, rpcSha, exports }, chosen) };
   const candidate: Manifest = {
     schemaVersion: 1,
     trust: "local",
@@ -196,7 +195,7 @@ async function buildCandidate(report: OnboardReport, assessment: Assessment, ctx
     artifact: {
       id: `zcode-host-${app.version}-local`,
       appVersion: app.version,
-      cliVersion: cliVersion!,
+      cliVersion,
       cliSha256: report.cliSha256,
       protocolId: chosen.id,
       hostIndex: { path: HOST_INDEX_PATH, sha256: report.hostIndex.sha256 },
@@ -209,7 +208,7 @@ async function buildCandidate(report: OnboardReport, assessment: Assessment, ctx
   report.candidate = validateManifest(candidate, "(candidate)");
   report.outcome = "candidate";
   report.warning = UNVERIFIED_WARNING;
-  report.message = `ZCode ${app.version} (CLI ${cliVersion!}) can be onboarded as a local manifest of the ${chosen.id} line. Review the report; run \`zcode-acp onboard --accept\` to pin it.`;
+  report.message = `ZCode ${app.version} (CLI ${cliVersion}) can be onboarded as a local manifest of the ${chosen.id} line. Review the report; run \`zcode-acp onboard --accept\` to pin it.`;
 }
 
 async function requireLineFile(install: ResolvedInstall): Promise<void> {
