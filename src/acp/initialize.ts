@@ -1,5 +1,5 @@
 /**
- * The `initialize` answer: protocol 1 and the capabilities zcode-acp really has (acp.md §2.1).
+ * The `initialize` answer: protocol 1 and the capabilities zcode-acp really has (docs/acp.md §2.1).
  * Loaded before the ACP SDK (the CLI answers `initialize` early, src/cli/early-initialize.ts),
  * so it imports only types from the SDK.
  */

@@ -1,5 +1,5 @@
 /**
- * `session/list` in pages (acp.md §2.3): the session service returns every session of the
+ * `session/list` in pages (docs/acp.md §2.3): the session service returns every session of the
  * workspace (ZCode lists them newest first); this cuts one page of SESSION_LIST_PAGE_SIZE and a
  * `nextCursor` when more follow.
  *

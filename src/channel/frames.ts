@@ -1,5 +1,5 @@
 /**
- * Frames of the internal NDJSON channel between the bridge and the bootstrap (runtime contract §4).
+ * Frames of the internal NDJSON channel between the bridge and the bootstrap (docs/runtime-contract.md §4).
  * The channel knows these frame shapes; it never knows ZCode service or method names.
  *
  * bridge → bootstrap: requests   {"id":n,"method":"__call"|"__subscribe"|"__unsubscribe","params":{…}}

@@ -1,4 +1,4 @@
-/** NDJSON encoder with the same frame limit as the decoder (runtime contract §4). */
+/** NDJSON encoder with the same frame limit as the decoder (docs/runtime-contract.md §4). */
 import { BridgeError, describeError } from "../util/errors.js";
 import { DEFAULT_FRAME_LIMIT_BYTES } from "./limits.js";
 

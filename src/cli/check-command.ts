@@ -1,5 +1,5 @@
 /**
- * `zcode-acp check` (runtime contract §5): the ordered compatibility assessment, no launch.
+ * `zcode-acp check` (docs/runtime-contract.md §5): the ordered compatibility assessment, no launch.
  * Human-readable report on stdout by default, the Assessment as JSON with --json.
  * Exit 0 supported (a modified CLI is still 0), 1 unsupported, 2 usage or configuration error
  * (missing --manifest path, invalid manifest).

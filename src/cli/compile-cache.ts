@@ -4,7 +4,7 @@
  * on every later start. A no-op on Node 20 (the function does not exist) and when
  * NODE_DISABLE_COMPILE_CACHE is set; an existing NODE_COMPILE_CACHE is the user's choice and wins.
  * Never fails the start-up: any problem only costs time. The environment the host gets is not
- * changed (runtime contract §4: the bridge's own environment).
+ * changed (docs/runtime-contract.md §4: the bridge's own environment).
  */
 import { mkdirSync } from "node:fs";
 import * as nodeModule from "node:module";

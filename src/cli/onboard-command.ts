@@ -1,5 +1,5 @@
 /**
- * `zcode-acp onboard [--accept]` (runtime contract §6). Exit 0 when a candidate could be built (or a
+ * `zcode-acp onboard [--accept]` (docs/runtime-contract.md §6). Exit 0 when a candidate could be built (or a
  * manifest already verifies the install), 1 when not (with why) or when --accept cannot write,
  * 2 on a usage error. Without --accept nothing is written.
  */

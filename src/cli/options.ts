@@ -1,5 +1,5 @@
 /**
- * The command line (runtime contract §5), as typed: the command and the flags' raw values.
+ * The command line (docs/runtime-contract.md §5), as typed: the command and the flags' raw values.
  * Unknown options are a usage error (exit 2), never ignored. The environment and the defaults
  * are merged in by resolveConfig (./config.ts), where the flag wins.
  */

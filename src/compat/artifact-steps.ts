@@ -1,5 +1,5 @@
 /**
- * Steps 5 and 6 (contract §3): host index SHA-256, the RPC module found by shape with its pinned
+ * Steps 5 and 6 (docs/runtime-contract.md §3): host index SHA-256, the RPC module found by shape with its pinned
  * path and SHA-256, then its roles (checked inside the install's Electron executable, only after
  * the hashes matched: unverified code is never imported); then the CLI SHA-256, whose difference
  * is the non-blocking diagnostic `modified`.

@@ -1,5 +1,5 @@
 /**
- * The ordered compatibility assessment (runtime contract §3), shared by `zcode-acp check` and the
+ * The ordered compatibility assessment (docs/runtime-contract.md §3), shared by `zcode-acp check` and the
  * host launcher (which launches only a `supported` install):
  *   1 layout → 2 metadata runtime/entry/source → 3 metadata platform → 4 app + CLI version select
  *   one manifest → 5 host index + RPC module SHA-256 and exports → 6 CLI SHA-256 (diagnostic).

@@ -1,5 +1,5 @@
 /**
- * Layout needs of a release line (runtime contract §4.1): a zcode-task-v2 install must have its
+ * Layout needs of a release line (docs/runtime-contract.md §4.1): a zcode-task-v2 install must have its
  * builtin provider config inside the root. Checked in the layout step for the lines the install's
  * app version can select (the version is read leniently here; step 4 reports it properly).
  */

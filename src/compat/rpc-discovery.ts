@@ -1,5 +1,5 @@
 /**
- * Finding the RPC module by shape (runtime contract §2.1), shared by the check and `onboard`:
+ * Finding the RPC module by shape (docs/runtime-contract.md §2.1), shared by the check and `onboard`:
  *   1. candidates are the host index's static relative imports, resolved inside the app archive;
  *   2. a candidate must mention both RPC class names (a text pre-filter: nothing is imported yet);
  *   3. exactly one candidate may remain (none: missing; more: ambiguous);

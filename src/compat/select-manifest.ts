@@ -1,5 +1,5 @@
 /**
- * Pure rules of steps 2 and 4 (contract §3): which manifests accept the bundle metadata, and
+ * Pure rules of steps 2 and 4 (docs/runtime-contract.md §3): which manifests accept the bundle metadata, and
  * which single manifest the app and CLI versions select.
  */
 import type { LoadedManifest } from "../manifest/load-manifests.js";

@@ -1,5 +1,5 @@
 /**
- * Records the ordered steps of an assessment (contract §3). The first failure decides: every
+ * Records the ordered steps of an assessment (docs/runtime-contract.md §3). The first failure decides: every
  * later step is recorded as skipped, and the failing step's message becomes the verdict.
  */
 import { describeError, isBridgeError } from "../util/errors.js";

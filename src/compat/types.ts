@@ -1,5 +1,5 @@
 /**
- * The result of the ordered compatibility assessment (runtime contract §3), shared by
+ * The result of the ordered compatibility assessment (docs/runtime-contract.md §3), shared by
  * `zcode-acp check` and the launcher (which refuses anything not supported).
  */
 export type StepStatus = "pass" | "fail" | "diagnostic" | "skipped";
@@ -29,7 +29,7 @@ export type { ArtifactDescriptor, Manifest, PerChannel, ProtocolDescriptor } fro
 
 export interface Assessment {
   supported: boolean;
-  /** the first failing step decides (contract §3) */
+  /** the first failing step decides (docs/runtime-contract.md §3) */
   failedStep?: StepId;
   /** what to do, for people */
   message: string;

@@ -10,7 +10,7 @@ import { findLine } from "../manifest/release-lines.js";
 import { BridgeError } from "../util/errors.js";
 
 export const CHANNEL_FD = 3;
-/** the environment variable that overrides the builtin provider config path (contract §4.1) */
+/** the environment variable that overrides the builtin provider config path (docs/runtime-contract.md §4.1) */
 export const BUILTIN_PROVIDER_CONFIG_ENV = "ZCODE_BUILTIN_PROVIDER_CONFIG_FILE";
 
 export type RpcExports = { protocol: string; client: string; service: string };

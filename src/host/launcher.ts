@@ -1,6 +1,6 @@
 /**
  * Starts the install's Electron executable as Node (ELECTRON_RUN_AS_NODE=1) with our plain-JS
- * bootstrap, through execa (runtime contract §4). The internal NDJSON channel is the extra pipe
+ * bootstrap, through execa (docs/runtime-contract.md §4). The internal NDJSON channel is the extra pipe
  * fd 3; the host's stdout and stderr are drained line by line into the diagnostic log (which
  * redacts) and never reach the bridge's stdout.
  */

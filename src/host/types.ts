@@ -17,7 +17,7 @@ export interface CallOptions {
   timeout?: OperationTimeout;
 }
 
-/** Target of zcode-agent.onDynamicSessionEvent (runtime contract §4). */
+/** Target of zcode-agent.onDynamicSessionEvent (docs/runtime-contract.md §4). */
 export interface SessionEventTarget {
   workspacePath: string;
   sessionId: string;

@@ -1,5 +1,5 @@
 /**
- * `glm/.node-bundle-meta.json`: the bundle metadata of the agent CLI (contract §1). Only
+ * `glm/.node-bundle-meta.json`: the bundle metadata of the agent CLI (docs/runtime-contract.md §1). Only
  * `runtime`, `entry`, `source` and `platform` are used; other fields may appear. The raw SHA-256
  * of the file is kept as a diagnostic.
  */

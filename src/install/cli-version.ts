@@ -1,6 +1,6 @@
 /**
  * The agent CLI version: `<exe> <resources>/glm/zcode.cjs version` with ELECTRON_RUN_AS_NODE=1
- * (contract §1); the first semver in its standard output.
+ * (docs/runtime-contract.md §1); the first semver in its standard output.
  */
 import { installProblem } from "./install-problem.js";
 import { CHILD_RUN_TIMEOUT_MS, excerpt, runElectronNode } from "./electron-node.js";

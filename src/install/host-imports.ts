@@ -1,5 +1,5 @@
 /**
- * The static, relative imports of the host index (runtime contract §2.1 step 1): `import … from
+ * The static, relative imports of the host index (docs/runtime-contract.md §2.1 step 1): `import … from
  * "./x.js"` and `export … from "./x.js"`, found with es-module-lexer (dynamic `import()`, strings
  * and comments are not imports). Each is resolved inside the app archive; one that would leave
  * it is refused.

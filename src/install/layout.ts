@@ -1,5 +1,5 @@
 /**
- * Install layouts of runtime contract §1: default roots and the fixed relative paths per platform.
+ * Install layouts of docs/runtime-contract.md §1: default roots and the fixed relative paths per platform.
  * Pure functions; reading and confinement happen in resolve-install.ts.
  */
 import { join, win32 } from "node:path";
@@ -26,7 +26,7 @@ export const LAYOUTS: Readonly<Record<InstallPlatform, PlatformLayout>> = {
   win32: { executable: "ZCode.exe", resources: "resources" },
 };
 
-/** Paths inside the resources dir (contract §1). */
+/** Paths inside the resources dir (docs/runtime-contract.md §1). */
 export const RESOURCE_PATHS = {
   appArchive: "app.asar",
   /** inside the app archive */

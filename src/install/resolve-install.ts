@@ -1,5 +1,5 @@
 /**
- * Layout step (contract §1, §3 step 1): the root exists, every fixed path of the layout exists
+ * Layout step (docs/runtime-contract.md §1, §3 step 1): the root exists, every fixed path of the layout exists
  * inside the real path of the root, is readable, and the Electron executable is executable.
  * The host index and RPC module paths come from the selected manifest and are located later
  * through the returned AppArchive, under the same confinement.

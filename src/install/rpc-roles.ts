@@ -1,5 +1,5 @@
 /**
- * The RPC roles by shape (runtime contract §2.1 step 2): a short child run of the install's
+ * The RPC roles by shape (docs/runtime-contract.md §2.1 step 2): a short child run of the install's
  * Electron executable as Node imports the (already hash-verified) RPC module by file URL and
  * reports which exports have the shape of each role — protocol: a function named
  * `MessagePortProtocol` with prototype `send` and `disconnect`; client: a function named

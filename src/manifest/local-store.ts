@@ -1,5 +1,5 @@
 /**
- * The local manifest store (runtime contract §6): manifests the user accepted with
+ * The local manifest store (docs/runtime-contract.md §6): manifests the user accepted with
  * `zcode-acp onboard --accept`, in `<config dir>/manifests/` (the config dir is a setting resolved
  * by the command line, src/cli/config.ts). Files are private to the user (0600 in a 0700 directory).
  */

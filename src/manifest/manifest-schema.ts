@@ -1,5 +1,5 @@
 /**
- * The closed JSON Schema of a manifest (runtime contract §2): exactly the `Manifest` shape of
+ * The closed JSON Schema of a manifest (docs/runtime-contract.md §2): exactly the `Manifest` shape of
  * src/compat/types.ts, every object closed with `additionalProperties: false`, every field required.
  */
 const identifier = { type: "string", pattern: "^[A-Za-z_$][A-Za-z0-9_$]*$" } as const;

@@ -21,7 +21,7 @@ export interface ReleaseLine {
   events: Readonly<Partial<Record<ChannelKey, readonly string[]>>>;
   /** methods the line cannot work without (a manifest that does not allow them is refused) */
   requiredMethods: Readonly<Partial<Record<ChannelKey, readonly string[]>>>;
-  /** the builtin provider config file must exist in the resources dir (contract §4.1) */
+  /** the builtin provider config file must exist in the resources dir (docs/runtime-contract.md §4.1) */
   needsBuiltinProviderConfig: boolean;
   /** host results the bootstrap reduces before they leave the Electron process, by `<channel>.<method>` */
   projections: Readonly<Record<string, "model-selection-view">>;
@@ -82,5 +82,5 @@ export function findLine(id: string): ReleaseLine | undefined {
   return RELEASE_LINES.find((line) => line.id === id);
 }
 
-/** The builtin provider config of a v2 install, relative to the resources dir (contract §4.1). */
+/** The builtin provider config of a v2 install, relative to the resources dir (docs/runtime-contract.md §4.1). */
 export const BUILTIN_PROVIDER_CONFIG = "config/provider/zcode-builtin.json";

@@ -6,7 +6,7 @@ export interface PerChannel<T> {
   modelSelection?: T;
 }
 
-/** The protocol descriptor of a manifest (runtime contract §2). */
+/** The protocol descriptor of a manifest (docs/runtime-contract.md §2). */
 export interface ProtocolDescriptor {
   id: string;
   channels: PerChannel<string>;
@@ -27,7 +27,7 @@ export interface ArtifactDescriptor {
   protocolId: string;
   hostIndex: { path: string; sha256: string };
   rpcModule: { path: string; sha256: string };
-  /** pinned export names; absent: found by shape (runtime contract §2.1) */
+  /** pinned export names; absent: found by shape (docs/runtime-contract.md §2.1) */
   exports?: { protocol: string; client: string; service: string };
   metadata: { runtime: string; entry: string; source: string };
 }

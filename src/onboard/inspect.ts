@@ -1,5 +1,5 @@
 /**
- * `zcode-acp onboard` (runtime contract §6): for a build no pinned manifest covers, run the
+ * `zcode-acp onboard` (docs/runtime-contract.md §6): for a build no pinned manifest covers, run the
  * compatibility order up to the fingerprints, find the RPC module by shape, choose the release line
  * the bundle shows, compare with the nearest pinned release, and build a candidate manifest with
  * every fingerprint pinned exactly. Inspect only: the host is never launched and nothing is written

@@ -1,6 +1,6 @@
 /**
  * Which release line an unpinned build belongs to, from evidence in its host bundle (runtime
- * contract §6): the host index and the modules it imports statically, transitively, must name
+ * docs/runtime-contract.md §6): the host index and the modules it imports statically, transitively, must name
  * every method the line needs, plus the line's own markers (for zcode-task-v2 the `init-local`
  * field `zcodeBuiltinProviderConfigFilePath`). A line with anything missing is not chosen.
  */

@@ -1,5 +1,5 @@
 /**
- * Writing an accepted candidate to the local manifest store (runtime contract §6): the directory
+ * Writing an accepted candidate to the local manifest store (docs/runtime-contract.md §6): the directory
  * is created private (0700), the file is written private (0600) through a temporary file and a
  * rename, so a reader never sees half a manifest.
  */

@@ -1,5 +1,5 @@
 /**
- * JSON Schemas (ajv, draft-07) of the host's dynamic session events (zcode-host.md §5) and of
+ * JSON Schemas (ajv, draft-07) of the host's dynamic session events (docs/zcode-host.md §5) and of
  * the parts of the session snapshot the bridge reads (§7). Objects allow extra properties
  * (the host adds fields over time); what the bridge relies on is required and typed.
  * Each schema is a constant (`as const`): ./native-types.ts derives the TypeScript types from

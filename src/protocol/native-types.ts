@@ -1,6 +1,6 @@
 /**
  * Native types of the ZCode host's `onDynamicSessionEvent` stream and session snapshot
- * (zcode-host.md §5, §7), derived from their JSON Schemas (./event-schemas.ts, ./event-table.ts)
+ * (docs/zcode-host.md §5, §7), derived from their JSON Schemas (./event-schemas.ts, ./event-table.ts)
  * so that a type and what is validated cannot disagree (adr/0014-one-validation-stack.md). Only
  * what the bridge reads is typed; everything else stays `unknown` and passes through. Values of
  * these types have been validated by ./event-validation.ts.

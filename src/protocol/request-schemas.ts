@@ -1,5 +1,5 @@
 /**
- * JSON Schemas of the host's three reverse requests (zcode-host.md §6): lenient about extra
+ * JSON Schemas of the host's three reverse requests (docs/zcode-host.md §6): lenient about extra
  * fields, strict about what the interaction broker relies on (src/session/interactions/
  * native-requests.ts). A permission option and the question list are schemas of their own: a
  * malformed option or question list invalidates only itself, not the request.

@@ -1,5 +1,5 @@
 // zcode-acp bootstrap: the program the bridge starts as `<ZCode Electron> bootstrap.js <config JSON>`
-// with ELECTRON_RUN_AS_NODE=1 (runtime contract §4). Plain JavaScript, no Electron-only API.
+// with ELECTRON_RUN_AS_NODE=1 (docs/runtime-contract.md §4). Plain JavaScript, no Electron-only API.
 //
 // 0. the host index and RPC module are hashed again and must be the bytes the bridge verified;
 // 1. a worker thread installs process.parentPort (worker-shim.js) and imports the host index;

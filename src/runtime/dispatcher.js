@@ -1,4 +1,4 @@
-// Serves the bridge's request frames (runtime contract §4, internal NDJSON envelope):
+// Serves the bridge's request frames (docs/runtime-contract.md §4, internal NDJSON envelope):
 //   __call      {service, method, params}                   → {id, result} (undefined → null)
 //   __subscribe {subscriptionId, service, event, target}    → {id, result: {subscribed: true}}, then event frames
 //   __unsubscribe {subscriptionId}                          → {id, result: null}

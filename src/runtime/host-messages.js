@@ -1,5 +1,5 @@
 // Messages the host posts to process.parentPort, as they arrive raw on worker.on("message")
-// (runtime contract §4 step 5). The three reverse requests are refused at once. Of a
+// (docs/runtime-contract.md §4 step 5). The three reverse requests are refused at once. Of a
 // browser-execute-request (and of a plugin-sandbox request) only `type` and `requestId` are ever read: the rest of the payload
 // is not read, stored, forwarded or logged. database-startup-state is the readiness signal.
 
@@ -9,7 +9,7 @@ const FEEDBACK_UNAVAILABLE = "Feedback log archives are unavailable in zcode-acp
 const PLUGIN_SANDBOX_UNAVAILABLE = "Plugin UI sandboxes are unavailable in zcode-acp (headless host)";
 
 /**
- * The plugin-sandbox registration request of 3.12+ (runtime contract §4.1). Public sources name
+ * The plugin-sandbox registration request of 3.12+ (docs/runtime-contract.md §4.1). Public sources name
  * only the result type; the request's name is pinned here, in one place.
  */
 export const PLUGIN_SANDBOX_REQUEST = "plugin-sandbox-register-request";

@@ -1,4 +1,4 @@
-// Only verified bytes run (runtime contract §2.1): right before the host index and the RPC module
+// Only verified bytes run (docs/runtime-contract.md §2.1): right before the host index and the RPC module
 // are imported, their SHA-256 is computed again here, inside the Electron process, and must equal
 // what the bridge verified. Electron's fs reads members of app.asar transparently, so the same code
 // serves a packed archive and the directory form.

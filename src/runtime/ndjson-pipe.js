@@ -1,4 +1,4 @@
-// The bootstrap's end of the internal NDJSON channel (runtime contract §4): a dedicated pipe
+// The bootstrap's end of the internal NDJSON channel (docs/runtime-contract.md §4): a dedicated pipe
 // (an inherited file descriptor, fd 3 by default), never the process's stdout.
 // Frames are bounded in both directions; the outbound buffer is bounded too.
 import net from "node:net";

@@ -1,4 +1,4 @@
-// Reductions of host results that must not leave the Electron process whole (runtime contract
+// Reductions of host results that must not leave the Electron process whole (docs/runtime-contract.md
 // §4.1). `model-selection.getView` holds provider API keys and headers: only ids, names, context
 // windows and reasoning levels are copied out — by allow-list, field by field, so a new secret
 // field of a later release is never forwarded. Errors name the field, never a value.

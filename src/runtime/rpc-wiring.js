@@ -1,4 +1,4 @@
-// Connects to the host's services through the install's own RPC module (runtime contract §4
+// Connects to the host's services through the install's own RPC module (docs/runtime-contract.md §4
 // step 4). The module is opaque: only `new P(port)`, `new C(protocol)`, `client.getChannel(name)`
 // and `S.toService(channel)` are used, with the export names and channel names from the manifest.
 import { pathToFileURL } from "node:url";

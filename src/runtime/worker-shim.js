@@ -1,4 +1,4 @@
-// Runs INSIDE the worker thread of the Electron-as-Node process (runtime contract §4 steps 1–2).
+// Runs INSIDE the worker thread of the Electron-as-Node process (docs/runtime-contract.md §4 steps 1–2).
 // Plain JavaScript: no TypeScript loader exists there. Installs `process.parentPort` imitating
 // Electron's utility-process port, then imports the official host index by file URL.
 //

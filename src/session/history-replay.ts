@@ -1,7 +1,7 @@
 /**
- * `session/load` history replay (acp.md §6): snapshot messages → user / agent / thought chunks
+ * `session/load` history replay (docs/acp.md §6): snapshot messages → user / agent / thought chunks
  * and tool calls with their final status. Part types without an ACP equivalent are skipped
- * (zcode-host.md §7.2).
+ * (docs/zcode-host.md §7.2).
  */
 import type { SessionUpdate, ToolCallContent, ToolCallStatus } from "@agentclientprotocol/sdk";
 import type { SnapshotMessage, SnapshotPart } from "../protocol/native-types.js";

@@ -1,5 +1,5 @@
 /**
- * ACP prompt content → the host's `sendPrompt` content and attachments (zcode-host.md §4.1).
+ * ACP prompt content → the host's `sendPrompt` content and attachments (docs/zcode-host.md §4.1).
  * Text and resource links become prompt text; embedded resources, images and audio become
  * attachments `{kind, filename, mimeType, dataBase64? | textContent? | localPath?}`.
  *

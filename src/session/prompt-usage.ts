@@ -1,5 +1,5 @@
 /**
- * `PromptResponse.usage` (an unstable ACP field that older Paseo reads; acp.md §2.4): the session's
+ * `PromptResponse.usage` (an unstable ACP field that older Paseo reads; docs/acp.md §2.4): the session's
  * token totals from the native usage report, as claude-agent-acp sends them. Absent when the host
  * gave no usable numbers.
  */

@@ -1,7 +1,7 @@
 /**
  * The ACP view of a session's settings (adr/0005): session modes, and config options with the
  * standard categories `model`, `thought_level` and `mode`, built from the native snapshot.
- * Keeps the full model list across the 3.11.2 `setMode` quirk (zcode-host.md §9).
+ * Keeps the full model list across the 3.11.2 `setMode` quirk (docs/zcode-host.md §9).
  */
 import type { SessionConfigOption, SessionModeState } from "@agentclientprotocol/sdk";
 import type { ModelRef, SessionSnapshot, SnapshotModelEntry, SnapshotThoughtLevel } from "../protocol/native-types.js";

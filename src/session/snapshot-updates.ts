@@ -1,5 +1,5 @@
 /**
- * ACP updates derived from a session snapshot (zcode-host.md §7.5): todos → `plan`,
+ * ACP updates derived from a session snapshot (docs/zcode-host.md §7.5): todos → `plan`,
  * slash commands → `available_commands_update`, context usage → `usage_update`,
  * title → `session_info_update`.
  */

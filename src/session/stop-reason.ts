@@ -1,5 +1,5 @@
 /**
- * Terminal events → the ACP end of a prompt (adr/0004, zcode-host.md §5.10).
+ * Terminal events → the ACP end of a prompt (adr/0004, docs/zcode-host.md §5.10).
  * A cancel requested for the turn wins over everything: ACP forbids an error or `end_turn`
  * after `session/cancel`. Unknown result types are protocol errors, never `end_turn`.
  */

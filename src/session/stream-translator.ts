@@ -1,6 +1,6 @@
 /**
  * Translation of the turn-scoped stream events `model.streaming` and `tool.updated`
- * (zcode-host.md §5.5, §5.6) into ACP updates: text and reasoning deltas → message and thought
+ * (docs/zcode-host.md §5.5, §5.6) into ACP updates: text and reasoning deltas → message and thought
  * chunks with message ids; tool events → the tool-call lifecycle. The router hands over payloads
  * already validated against the event table (src/protocol/event-table.ts).
  */

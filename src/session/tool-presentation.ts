@@ -1,7 +1,7 @@
 /**
  * How a native tool call is shown in ACP: kind, human title, file locations and diff content
  * derived from the tool name and its input, and content derived from its result.
- * Input field names follow zcode-host.md §10; several spellings are accepted because only
+ * Input field names follow docs/zcode-host.md §10; several spellings are accepted because only
  * `Bash.command`, `Read.offset` and `ExitPlanMode.plan` are confirmed publicly.
  */
 import { isAbsolute, relative, resolve } from "node:path";

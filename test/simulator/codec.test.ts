@@ -13,7 +13,7 @@ beforeAll(async () => {
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString("hex").replace(/(..)(?!$)/g, "$1 ");
 const ascii = (text: string): string => hex(new TextEncoder().encode(text));
 
-describe("value codec (zcode-host.md §3.2)", () => {
+describe("value codec (docs/zcode-host.md §3.2)", () => {
   it("encodes every tag as documented", () => {
     expect(hex(rpc.serializeValue(undefined))).toBe("00");
     expect(hex(rpc.serializeValue("hé"))).toBe("01 03 68 c3 a9");
@@ -77,7 +77,7 @@ describe("value codec (zcode-host.md §3.2)", () => {
   });
 });
 
-describe("frames and byte examples (zcode-host.md §3.3, §3.5)", () => {
+describe("frames and byte examples (docs/zcode-host.md §3.3, §3.5)", () => {
   it("Initialize is 04 01 06 c8 01 00", () => {
     expect(hex(rpc.encodeMessage([200], undefined))).toBe("04 01 06 c8 01 00");
   });

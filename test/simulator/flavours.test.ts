@@ -201,7 +201,7 @@ describe("flavour options", () => {
   });
 });
 
-describe("SocketProtocol of the v2 chunks (zcode-host-3.12-3.15.md §5.3)", () => {
+describe("SocketProtocol of the v2 chunks (docs/zcode-host.md §13.6)", () => {
   it("frames messages with the 13-byte header and delivers what arrives in pieces", async () => {
     const install = await make("3.12.3");
     const rpc = await loadRpcModule(install);

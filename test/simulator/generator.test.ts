@@ -24,7 +24,7 @@ async function make(options: Parameters<typeof createSimulatedInstall>[0] = {}) 
   return install;
 }
 
-describe("simulated install generator, 3.11.2 (runtime contract §1, §2)", () => {
+describe("simulated install generator, 3.11.2 (docs/runtime-contract.md §1, §2)", () => {
   it("writes the linux layout with a generated manifest whose fingerprints match the files", async () => {
     const install = await make();
     expect(install.platform).toBe("linux");

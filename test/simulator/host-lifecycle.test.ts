@@ -8,7 +8,7 @@ import { newInstall, startHost, WS } from "./support/session-helpers.js";
 
 const PHASES = ["starting", "preparing_host_storage", "preparing_session_storage", "starting_services", "ready"];
 
-describe("start-up (zcode-host.md §2.6, §2.9)", () => {
+describe("start-up (docs/zcode-host.md §2.6, §2.9)", () => {
   it("publishes the phases in order with one startupId / attemptId and an increasing sequence, then Initialize", async () => {
     const install = await newInstall();
     const host = startHost(install);
@@ -54,7 +54,7 @@ describe("start-up (zcode-host.md §2.6, §2.9)", () => {
   });
 });
 
-describe("strict parentPort validation (zcode-host.md §2.3, §12.1 item 2)", () => {
+describe("strict parentPort validation (docs/zcode-host.md §2.3, §12.1 item 2)", () => {
   function portClosed(port: Any): Promise<void> { return new Promise((resolve) => port.once("close", resolve)); }
 
   it("logs, closes the transferred ports and ignores an unknown type", async () => {
@@ -115,7 +115,7 @@ describe("strict parentPort validation (zcode-host.md §2.3, §12.1 item 2)", ()
   });
 });
 
-describe("shutdown (zcode-host.md §2.9, §12.1 item 11)", () => {
+describe("shutdown (docs/zcode-host.md §2.9, §12.1 item 11)", () => {
   it("dispose: the RPC port closes, pending calls reject, the host exits 0 well within 3.5 s", async () => {
     const install = await newInstall();
     const host = startHost(install);

@@ -124,7 +124,7 @@ describe("plain and streaming scenarios", () => {
   });
 });
 
-describe("stream-until-cancel and the cancel variants (zcode-host.md §8, §12.1 item 9)", () => {
+describe("stream-until-cancel and the cancel variants (docs/zcode-host.md §8, §12.1 item 9)", () => {
   async function cancelled(profile: Record<string, unknown> = {}) {
     const rig = await sessionRig({ profile });
     await rig.prompt("sim:stream-until-cancel interval=20");

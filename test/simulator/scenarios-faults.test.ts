@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { promptToEnd, sessionRig } from "./support/session-helpers.js";
 import { terminals } from "./support/envelopes.js";
 
-describe("reverse requests mid-turn (zcode-host.md §2.7, §2.8, §12.2 #21-22)", () => {
+describe("reverse requests mid-turn (docs/zcode-host.md §2.7, §2.8, §12.2 #21-22)", () => {
   it("browser: navigate, local-media and feedback requests are answered and recorded", async () => {
     const rig = await sessionRig();
     const { terminal } = await promptToEnd(rig, "sim:browser url=https://example.org/");
@@ -23,7 +23,7 @@ describe("reverse requests mid-turn (zcode-host.md §2.7, §2.8, §12.2 #21-22)"
   });
 });
 
-describe("host crash mid-turn (zcode-host.md §12.2 #31)", () => {
+describe("host crash mid-turn (docs/zcode-host.md §12.2 #31)", () => {
   it("how=throw: an uncaught error ends the worker with a non-zero code and closes the RPC port", async () => {
     const rig = await sessionRig();
     const portClosed = new Promise<void>((resolve) => rig.conn.protocol.onDidClose(() => resolve()));
@@ -44,7 +44,7 @@ describe("host crash mid-turn (zcode-host.md §12.2 #31)", () => {
   });
 });
 
-describe("protocol violations the bridge must fail closed on (zcode-host.md §12.2 #32-35, #38)", () => {
+describe("protocol violations the bridge must fail closed on (docs/zcode-host.md §12.2 #32-35, #38)", () => {
   it("unknown-event: a session.event with type turn.mystery inside an otherwise normal turn", async () => {
     const rig = await sessionRig();
     const { turn, terminal } = await promptToEnd(rig, "sim:unknown-event");

@@ -7,7 +7,7 @@ async function respondCalls(rig: SessionRig, method: string): Promise<Any[]> {
   return (await rig.install.readCallLog()).filter((e) => e.kind === "call" && e.method === method);
 }
 
-describe("permission scenarios (zcode-host.md §6.1, §12.2 #6-9, #18, #37)", () => {
+describe("permission scenarios (docs/zcode-host.md §6.1, §12.2 #6-9, #18, #37)", () => {
   it("allow_once: the tool runs after the answer; the request carries the documented shape", async () => {
     const rig = await sessionRig();
     await rig.prompt("sim:permission");
@@ -121,7 +121,7 @@ describe("permission scenarios (zcode-host.md §6.1, §12.2 #6-9, #18, #37)", ()
   });
 });
 
-describe("plan approval (zcode-host.md §6.3, §12.2 #10-12)", () => {
+describe("plan approval (docs/zcode-host.md §6.3, §12.2 #10-12)", () => {
   async function modeEvents(rig: SessionRig): Promise<Any[]> {
     return rig.events.sessionEvents().filter((e) => e.type === "session.updated" && e.payload.mode);
   }
@@ -196,7 +196,7 @@ describe("plan approval (zcode-host.md §6.3, §12.2 #10-12)", () => {
   });
 });
 
-describe("questions and provider headers (zcode-host.md §6.2, §6.4)", () => {
+describe("questions and provider headers (docs/zcode-host.md §6.2, §6.4)", () => {
   it("questions: two questions, the second multi-select; the answer is echoed in the reply", async () => {
     const rig = await sessionRig();
     await rig.prompt("sim:questions");

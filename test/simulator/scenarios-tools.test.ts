@@ -3,7 +3,7 @@ import type { Any } from "./support/host-harness.js";
 import { promptToEnd, sessionRig, WS } from "./support/session-helpers.js";
 import { expectIncreasingSeq, streamingKinds, terminals, toolKinds } from "./support/envelopes.js";
 
-describe("tool scenarios (zcode-host.md §5.5, §5.6, §12.2 #3-5)", () => {
+describe("tool scenarios (docs/zcode-host.md §5.5, §5.6, §12.2 #3-5)", () => {
   it("tool-bash: streamed input, tool_call, scheduled → started → progress ×2 → result, then text", async () => {
     const rig = await sessionRig();
     const { turn, terminal } = await promptToEnd(rig, "sim:tool-bash");

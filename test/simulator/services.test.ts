@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { HostHarness, type Any } from "./support/host-harness.js";
 import { EventCollector, newInstall, promptToEnd, sessionRig, startHost, waitForCallLog, WS } from "./support/session-helpers.js";
 
-describe("zcode-agent basics (zcode-host.md §4.1, §7)", () => {
+describe("zcode-agent basics (docs/zcode-host.md §4.1, §7)", () => {
   it("initialize and readWorkspaceState when signed in", async () => {
     const host = startHost(await newInstall());
     const { agent } = await host.connect();
@@ -104,7 +104,7 @@ describe("zcode-agent basics (zcode-host.md §4.1, §7)", () => {
   });
 });
 
-describe("sessions survive a host restart (runtime contract §4)", () => {
+describe("sessions survive a host restart (docs/runtime-contract.md §4)", () => {
   it("list, read and resume work on a new host over the same data dir; seq keeps increasing", async () => {
     const install = await newInstall();
     const first = await sessionRig({ install });
@@ -138,7 +138,7 @@ describe("sessions survive a host restart (runtime contract §4)", () => {
   });
 });
 
-describe("subscriptions (zcode-host.md §5.1)", () => {
+describe("subscriptions (docs/zcode-host.md §5.1)", () => {
   it("fires the snapshot first with includeSnapshot, none without it, and never replays past events to late subscribers", async () => {
     const rig = await sessionRig();
     expect(rig.events.events[0].type).toBe("snapshot");
@@ -172,7 +172,7 @@ describe("subscriptions (zcode-host.md §5.1)", () => {
   });
 });
 
-describe("sendPrompt (zcode-host.md §2.7, §9)", () => {
+describe("sendPrompt (docs/zcode-host.md §2.7, §9)", () => {
   it("posts a browser-execute-request before every prompt and records the bridge's answer", async () => {
     const rig = await sessionRig();
     await promptToEnd(rig, "hi");

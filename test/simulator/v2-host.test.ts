@@ -12,7 +12,7 @@ function stillPendingAfter(promise: Promise<unknown>, ms: number): Promise<unkno
   return Promise.race([promise.then((v) => ({ settled: v }), (e) => ({ rejected: String(e) })), new Promise((r) => setTimeout(() => r("pending"), ms))]);
 }
 
-describe.each(V2)("v2 init-local and start-up on %s (runtime contract §4.1)", (release) => {
+describe.each(V2)("v2 init-local and start-up on %s (docs/runtime-contract.md §4.1)", (release) => {
   it("without zcodeBuiltinProviderConfigFilePath: logged as invalid, the port is closed, no start-up, every call hangs", async () => {
     const install = await newInstall(release);
     const host = startHost(install);
@@ -96,7 +96,7 @@ describe("v2 start-up details", () => {
   });
 });
 
-describe.each(V2)("plugin-sandbox registration on %s (runtime contract §4.1)", (release) => {
+describe.each(V2)("plugin-sandbox registration on %s (docs/runtime-contract.md §4.1)", (release) => {
   it("after ready the host posts the request; the bridge's refusal is matched and logged", async () => {
     const install = await newInstall(release);
     const host = startHost(install);

@@ -10,7 +10,7 @@ const modeChanges = (rig: SessionRig): Any[] => rig.events.sessionEvents().filte
 const statePatches = (rig: SessionRig): Any[] => rig.events.events.filter((e) => e.type === "state.updated" && e.notification.patch.mode).map((e) => e.notification.patch.mode);
 const read = (rig: SessionRig): Promise<Any> => rig.conn.agent.readSession({ workspacePath: WS, sessionId: rig.sessionId });
 
-describe("planEnabled beside the editing modes (runtime contract §4.1)", () => {
+describe("planEnabled beside the editing modes (docs/runtime-contract.md §4.1)", () => {
   it("setMode(plan) turns plan on and keeps the editing mode; an editing mode turns it off; notices carry both", async () => {
     const rig = await sessionRig({ release: "3.12.3", create: { mode: "edit" } });
     const ref = { workspacePath: WS, sessionId: rig.sessionId };

@@ -12,7 +12,7 @@ async function connectV2(release: SimRelease = "3.12.3", profile?: Record<string
   return host.connect();
 }
 
-describe.each(V2)("model-selection.getView on %s (zcode-host-3.12-3.15.md §4.3)", (release) => {
+describe.each(V2)("model-selection.getView on %s (docs/zcode-host.md §13.4)", (release) => {
   it("the raw view holds the provider keys and the catalogue: Coding Plan GLM-5.3 / GLM-5.3-Flash, a second provider, reasoning levels", async () => {
     const { modelSelection } = await connectV2(release);
     const view = await modelSelection.getView();

@@ -1,5 +1,5 @@
 /**
- * Validation of raw ACP messages against the SDK's own JSON Schema, per definition (acp.md §10):
+ * Validation of raw ACP messages against the SDK's own JSON Schema, per definition (docs/acp.md §10):
  * the top-level schema is far too lenient, so every message is checked against the definition
  * of its method (requests and notifications by `method`, responses through the request id).
  * On top of the schema: exact keys for session updates (a misspelt optional field would pass
@@ -115,7 +115,7 @@ export function checkUpdateKeys(update: Record<string, unknown>): string[] {
     .map((key) => `${String(update.sessionUpdate)} has a field "${key}" the stable schema does not define`);
 }
 
-/** Agent → client methods allowed only with a client capability (acp.md §12.2 #18). */
+/** Agent → client methods allowed only with a client capability (docs/acp.md §12.2 #18). */
 export function capabilityProblem(method: string, params: any, caps: ClientCapabilities): string | undefined {
   if (method === "fs/read_text_file" && !caps.fs?.readTextFile) return `${method} without fs.readTextFile`;
   if (method === "fs/write_text_file" && !caps.fs?.writeTextFile) return `${method} without fs.writeTextFile`;

@@ -1,6 +1,6 @@
 /**
  * A transcript of one ACP connection: every raw line in both directions, validated as it is
- * recorded (acp.md §9–§10). Requests are matched to responses through a per-direction map of
+ * recorded (docs/acp.md §9–§10). Requests are matched to responses through a per-direction map of
  * request id → method, so each response is checked against its own result definition.
  */
 import type { ClientCapabilities } from "@agentclientprotocol/sdk";

@@ -1,6 +1,6 @@
 /**
  * A minimal hand-made install for unit tests of the check (not the simulated install of
- * fixtures/, which the end-to-end tests use): the fixed layout of contract §1 with a tiny RPC
+ * fixtures/, which the end-to-end tests use): the fixed layout of docs/runtime-contract.md §1 with a tiny RPC
  * module, a CLI that prints its version, and a manifest pinning the files' hashes.
  */
 import { createHash } from "node:crypto";

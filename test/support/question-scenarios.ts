@@ -2,7 +2,7 @@
  * Adds test-only scenarios to one generated simulated install (not to fixtures/): a single
  * AskUserQuestion question, single- or multi-select (sim-scenarios/single-question.js). The
  * file is copied next to the install's scenario modules and merged into its scenario table.
- * Only the install's host index and RPC module are fingerprinted (runtime contract §2), so the
+ * Only the install's host index and RPC module are fingerprinted (docs/runtime-contract.md §2), so the
  * install still verifies. Fails loudly if the scenario table's layout changed.
  */
 import { copyFile, readFile, writeFile } from "node:fs/promises";

@@ -1,6 +1,6 @@
 /**
  * The zcode-task-v2 line (ZCode 3.12.3 and later; docs/runtime-contract.md §4.1,
- * docs/zcode-host-3.12-3.15.md §4): no `readWorkspaceState` — models come from
+ * docs/zcode-host.md §13.3–§13.5): no `readWorkspaceState` — models come from
  * `model-selection.getView` (reduced in the bootstrap), mode and slash commands from
  * `readWorkspacePresentation`; models are `ModelSelection`s with reasoning levels; plan is the
  * orthogonal `planEnabled` flag beside the editing modes build / edit / yolo. Snapshots and

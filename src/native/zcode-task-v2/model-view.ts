@@ -2,7 +2,7 @@
  * The model catalogue of the zcode-task-v2 line: `model-selection.getView` as the bootstrap reduced
  * it inside the Electron process (ids, names, reasoning levels only — the raw view holds provider
  * API keys and never crosses the channel; src/runtime/projections.js), and the rules of
- * docs/zcode-host-3.12-3.15.md §4.3–4.4: a model is a `ModelSelection`, its default reasoning level
+ * docs/zcode-host.md §13.4–§13.5: a model is a `ModelSelection`, its default reasoning level
  * is the LAST of its levels.
  */
 import type { SnapshotModelEntry, SnapshotThoughtLevel } from "../../protocol/native-types.js";

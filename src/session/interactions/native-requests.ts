@@ -1,5 +1,5 @@
 /**
- * Parsing of the three native reverse requests (zcode-host.md §6) against their JSON Schemas
+ * Parsing of the three native reverse requests (docs/zcode-host.md §6) against their JSON Schemas
  * (src/protocol/request-schemas.ts). Parsing is lenient about extra fields and strict about what
  * the broker relies on: a field it needs that is missing or of the wrong type makes the request
  * (or the single option / the question list) invalid.

@@ -14,7 +14,7 @@
  * an answer it already read until then: src/acp/wire-order.ts), removes the listeners it
  * registered (turn signal, host exit) and ends the outstanding client request: at once
  * (→ `$/cancel_request`), except after the client's own `session/cancel`. Then ACP obliges the
- * client to answer its pending permissions with `cancelled` itself (acp.md §4.1), and Paseo does
+ * client to answer its pending permissions with `cancelled` itself (docs/acp.md §4.1), and Paseo does
  * so right before it sends the cancel — its answer can reach us after the cancel. A
  * `$/cancel_request` then would name a request the client has already answered, which clients on
  * older SDKs log as "Method not found". So the client gets `clientCancelGraceMs` to answer, and

@@ -1,5 +1,5 @@
 /**
- * `permission.request` → `session/request_permission` → `respondPermission` (zcode-host.md §6.1).
+ * `permission.request` → `session/request_permission` → `respondPermission` (docs/zcode-host.md §6.1).
  * ExitPlanMode permissions are plan approvals and go to plan-flow.ts.
  */
 import type { PermissionOption, ToolCallUpdate } from "@agentclientprotocol/sdk";

@@ -1,5 +1,5 @@
 /**
- * Native permission options → ACP permission options, one to one (zcode-host.md §6.1).
+ * Native permission options → ACP permission options, one to one (docs/zcode-host.md §6.1).
  *
  * The ACP kind is derived from the native `response`, never from the native `kind` string:
  * decision allow/deny × once/always (always = a non-empty `permissionUpdates`). Only the four

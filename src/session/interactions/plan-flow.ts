@@ -1,5 +1,5 @@
 /**
- * Plan approval, both native forms (zcode-host.md §6.3, ADR 0006):
+ * Plan approval, both native forms (docs/zcode-host.md §6.3, ADR 0006):
  *  1. `permission.request` with toolName ExitPlanMode → answered with `respondPermission`;
  *  2. `userInput.request` with schema.interaction "plan_approval" → `respondElicitation`.
  * The plan markdown (input.plan) is published first as a `switch_mode` tool call. Then:

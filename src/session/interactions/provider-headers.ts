@@ -1,5 +1,5 @@
 /**
- * `providerRuntimeHeaders.request` (zcode-host.md §6.4): the host needs headers only the
+ * `providerRuntimeHeaders.request` (docs/zcode-host.md §6.4): the host needs headers only the
  * desktop renderer can produce (the Start Plan captcha). Headless, answer
  * `headersApplied: false` at once, then stop the turn with a clear message. The ACP client is
  * never asked for header values.

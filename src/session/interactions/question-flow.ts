@@ -1,6 +1,6 @@
 /**
  * `userInput.request` (AskUserQuestion and other structured questions) → form
- * `elicitation/create` → `respondElicitation` (zcode-host.md §6.2, acp.md §3.6).
+ * `elicitation/create` → `respondElicitation` (docs/zcode-host.md §6.2, docs/acp.md §3.6).
  * Without the client capability elicitation.form (adr/0009): one single-select question is asked
  * as `session/request_permission` whose options are its choices (choice-permission.ts); anything
  * else (several questions, multi-select) gets a real decline to the host, and the turn fails with

@@ -1,5 +1,5 @@
 /**
- * Native structured questions ↔ an ACP form elicitation (acp.md §3.6, zcode-host.md §6.2).
+ * Native structured questions ↔ an ACP form elicitation (docs/acp.md §3.6, docs/zcode-host.md §6.2).
  *
  * Question i becomes the required property `answer_<i>`: single-select → string with `oneOf`,
  * multi-select → array with `items.anyOf` and `minItems: 1`. An accepted form is rebuilt into

@@ -1,6 +1,6 @@
 /**
  * `zcode-acp check` through the BUILT binary (run `npm run build` first; `npm test` does):
- * real process, real pipes, exit codes 0 / 1 / 2 (contract §5).
+ * real process, real pipes, exit codes 0 / 1 / 2 (docs/runtime-contract.md §5).
  */
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";

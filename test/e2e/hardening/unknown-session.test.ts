@@ -2,7 +2,7 @@
  * session/load and session/resume of a session ZCode does not have answer -32002 (resource not
  * found), whatever words the host uses: the mapping follows the host's error code for a missing
  * session (-32004, fixtures/sim/app/out/host/sim-errors.js), not only its message. The real host
- * says "session unavailable" (zcode-host.md, "Errors seen"); the other installs here are patched
+ * says "session unavailable" (docs/zcode-host.md §11.1); the other installs here are patched
  * to word it that way, and in words no pattern knows (sim-errors.js is not a pinned file, so the
  * install still verifies).
  */

@@ -1,7 +1,7 @@
 import { expect } from "vitest";
 import type { Any } from "./host-harness.js";
 
-/** Invariants of every session.event envelope (zcode-host.md §5.3). */
+/** Invariants of every session.event envelope (docs/zcode-host.md §5.3). */
 export function expectWellFormed(events: Any[], sessionId: string): void {
   for (const event of events) {
     expect(event).toMatchObject({ sessionId, deliveryKind: "desktop-continuous" });

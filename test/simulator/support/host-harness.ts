@@ -127,7 +127,7 @@ export class HostHarness {
     return () => this.wakers.delete(waker);
   }
 
-  /** The bridge's answers (runtime contract §4 step 5). */
+  /** The bridge's answers (docs/runtime-contract.md §4 step 5). */
   private answerReverse(message: Any): void {
     if (typeof message?.requestId !== "string" || message.requestId === "") return;
     if (message.type === "browser-execute-request") {

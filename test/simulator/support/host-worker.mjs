@@ -1,5 +1,5 @@
 // Worker entry for simulator tests: installs a process.parentPort that imitates Electron's
-// utility-process port (runtime contract §4 step 2), then imports the host index by file URL.
+// utility-process port (docs/runtime-contract.md §4 step 2), then imports the host index by file URL.
 import { parentPort, workerData } from "node:worker_threads";
 import { pathToFileURL } from "node:url";
 

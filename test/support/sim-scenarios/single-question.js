@@ -1,7 +1,7 @@
 // Test-only scenarios for a simulated install (added by ../question-scenarios.ts): AskUserQuestion
 // with ONE question, single-select (`sim:question`) or multi-select (`sim:question multi=1`).
 // Same event sequence and reply as the fixtures' `questions` scenario (plans.js). The `answer`
-// key is present for one question (zcode-host.md §6.2).
+// key is present for one question (docs/zcode-host.md §6.2).
 
 const QUESTION = "Which test runner should I use?";
 

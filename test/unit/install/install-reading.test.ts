@@ -20,7 +20,7 @@ afterEach(async () => {
   install = undefined;
 });
 
-describe("layouts (contract §1)", () => {
+describe("layouts (docs/runtime-contract.md §1)", () => {
   it("knows exactly darwin, linux and win32 with their default roots", () => {
     expect(["darwin", "linux", "win32"].every(isInstallPlatform)).toBe(true);
     for (const p of ["freebsd", "aix", "android", "openbsd", "sunos", "cygwin", ""]) expect(isInstallPlatform(p)).toBe(false);

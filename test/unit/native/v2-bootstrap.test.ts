@@ -1,5 +1,5 @@
 /**
- * The zcode-task-v2 line inside the Electron process (runtime contract §2.1, §4.1), driven with raw
+ * The zcode-task-v2 line inside the Electron process (docs/runtime-contract.md §2.1, §4.1), driven with raw
  * NDJSON frames against a simulated ZCode 3.12.3: init-local carries the builtin provider config,
  * getView leaves the process reduced (the secret key never crosses the channel), the plugin-sandbox
  * request is refused at once, and host files changed after verification are refused before any
