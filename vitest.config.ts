@@ -19,9 +19,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
-    reporters: process.env.CI_SUMMARY_FILE
-      ? ["default", ["json", { outputFile: process.env.CI_SUMMARY_FILE }]]
-      : ["default"],
+    reporters: process.env.CI_SUMMARY_FILE ? ["default", ["json", { outputFile: process.env.CI_SUMMARY_FILE }]] : ["default"],
     projects: [
       { extends: true, test: { name: "v1 (3.11.2)", include: ["test/**/*.test.ts"], env: { ZCODE_ACP_SIM_RELEASE: "3.11.2" } } },
       { extends: true, test: { name: "v2 (3.12.3)", include: [...E2E, ...ALSO_ON_V2], env: { ZCODE_ACP_SIM_RELEASE: "3.12.3" } } },

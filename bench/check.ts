@@ -47,7 +47,10 @@ function childrenCpuMs(): number | undefined {
   }
 }
 
-function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<{ ms: number; cpuMs: number | undefined; code: number | null; stdout: string }> {
+function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ ms: number; cpuMs: number | undefined; code: number | null; stdout: string }> {
   return new Promise((resolve, reject) => {
     const cpu0 = childrenCpuMs();
     const t0 = performance.now();
@@ -123,7 +126,9 @@ async function inProcess(sim: SimInstall, work: string): Promise<{ cold: number;
 }
 
 async function writeSection(section: string): Promise<void> {
-  let text = existsSync(RESULTS) ? await readFile(RESULTS, "utf8") : "# Benchmark results\n\nEach benchmark writes only its own section, between its markers.\n";
+  let text = existsSync(RESULTS)
+    ? await readFile(RESULTS, "utf8")
+    : "# Benchmark results\n\nEach benchmark writes only its own section, between its markers.\n";
   const block = `${START}\n${section.trimEnd()}\n${END}`;
   const a = text.indexOf(START);
   const b = text.indexOf(END);
@@ -154,7 +159,10 @@ async function main(): Promise<void> {
     }
     const load = loadavg()[0]!;
 
-    const rows = [...(await measure(packed, `packed app.asar, ${(archiveBytes / 1024 / 1024).toFixed(0)} MiB`, work)), ...(await measure(dir, "app.asar directory", work))];
+    const rows = [
+      ...(await measure(packed, `packed app.asar, ${(archiveBytes / 1024 / 1024).toFixed(0)} MiB`, work)),
+      ...(await measure(dir, "app.asar directory", work)),
+    ];
     const packedIn = await inProcess(packed, work);
     const dirIn = await inProcess(dir, work);
 

@@ -44,7 +44,9 @@ export async function runMemory(install: BenchInstall, plan: MemoryPlan, env: No
     let hostPid: number | undefined;
     const host = new MemorySampler(() => (hostPid ??= childPids(client.pid)[0]));
     const started = performance.now();
-    const response = await client.prompt(sessionId, `sim:bench n=${plan.events} bytes=${plan.bytes} rate=${plan.rate}`).catch((error: Error & { data?: { code?: string } }) => ({ stopReason: `error ${error.data?.code ?? String(error)}` }));
+    const response = await client
+      .prompt(sessionId, `sim:bench n=${plan.events} bytes=${plan.bytes} rate=${plan.rate}`)
+      .catch((error: Error & { data?: { code?: string } }) => ({ stopReason: `error ${error.data?.code ?? String(error)}` }));
     const turnMs = performance.now() - started;
     bridge.stop();
     host.stop();

@@ -6,7 +6,10 @@ import { TARGETS, type Figures } from "./report.js";
 /** the largest areas of a profile window other than idle, "zod 24 ms, …" */
 function busiest(figures: Figures, window: number, n = 4): string {
   const areas = figures.startupProfile?.windows[window]?.areas.filter((a) => a.area !== "idle") ?? [];
-  return areas.slice(0, n).map((a) => `${a.area} ${fmt(a.ms, 0)} ms`).join(", ");
+  return areas
+    .slice(0, n)
+    .map((a) => `${a.area} ${fmt(a.ms, 0)} ms`)
+    .join(", ");
 }
 
 function idle(figures: Figures, window: number): string {
@@ -28,7 +31,8 @@ function startupNote(figures: Figures): string | undefined {
       `The CLI is one bundle with on-demand chunks, its validators precompiled, and on Node ≥ 22 its compiled modules cached (adr/0012-bundled-cli.md). \`session/new\`: ${fmt(figures.sessionNewRatio, 2)}× the minimal launch (target ${t.sessionNew}×); ` +
       `a cached \`check\`: ${fmt(figures.checkRatio, 2)}× a bare Node start (target ${t.check}×).`,
   ];
-  if (figures.initializeRatio > t.initialize && figures.startupProfile) parts.push(`Before initialize the profile shows ${busiest(figures, 0)}.`);
+  if (figures.initializeRatio > t.initialize && figures.startupProfile)
+    parts.push(`Before initialize the profile shows ${busiest(figures, 0)}.`);
   if (figures.sessionNewRatio > t.sessionNew) {
     const answered = at(figures, "initialize answered before the SDK loaded");
     const modules = at(figures, "host modules loaded");
@@ -36,8 +40,18 @@ function startupNote(figures: Figures): string | undefined {
     const launch = at(figures, "launching the ZCode host");
     const ready = at(figures, "ZCode host ready");
     const timeline = figures.startupTimeline;
-    if (timeline && answered !== undefined && modules !== undefined && assessed !== undefined && launch !== undefined && ready !== undefined) {
-      const minimal = figures.minimalSessionNewMs !== undefined && figures.bareInitializeMs !== undefined ? figures.minimalSessionNewMs - figures.bareInitializeMs : undefined;
+    if (
+      timeline &&
+      answered !== undefined &&
+      modules !== undefined &&
+      assessed !== undefined &&
+      launch !== undefined &&
+      ready !== undefined
+    ) {
+      const minimal =
+        figures.minimalSessionNewMs !== undefined && figures.bareInitializeMs !== undefined
+          ? figures.minimalSessionNewMs - figures.bareInitializeMs
+          : undefined;
       parts.push(
         `Where the rest goes (one start-up, the timeline below): from its initialize answer to its session/new answer the bridge took ${fmt(timeline.sessionNewMs - answered, 0)} ms` +
           (minimal === undefined ? "" : `, the minimal launch about ${fmt(minimal, 0)} ms (medians)`) +
@@ -47,17 +61,23 @@ function startupNote(figures: Figures): string | undefined {
           "What would remove it: launching without execa (node:child_process; its ~245 KB chunk loads before every launch), an ACP SDK whose zod schemas are not all built when it loads, and Node ≥ 22's compile cache (the start-up sections for Node 22 and 24).",
       );
     } else if (figures.startupProfile) {
-      parts.push(`Between initialize and session/new the bridge is busy with ${busiest(figures, 1, 6)} and idle ${idle(figures, 1)} ms (waiting for the host).`);
+      parts.push(
+        `Between initialize and session/new the bridge is busy with ${busiest(figures, 1, 6)} and idle ${idle(figures, 1)} ms (waiting for the host).`,
+      );
     }
   }
-  if (figures.checkRatio > t.check) parts.push("A cached `check` loads the install-check chunk and reads the manifests and the fingerprint cache; no child process runs.");
+  if (figures.checkRatio > t.check)
+    parts.push("A cached `check` loads the install-check chunk and reads the manifests and the fingerprint cache; no child process runs.");
   return parts.join(" ");
 }
 
 export function explain(figures: Figures, profiles: ProfileResult[]): string[] {
   const notes: string[] = [];
   if (figures.throughputRatio !== undefined) {
-    const unmerged = figures.unmergedRatio === undefined ? "" : ` With merging off the same bridge reaches ${fmt(figures.unmergedRatio * 100, 0)} % of the raw relay.`;
+    const unmerged =
+      figures.unmergedRatio === undefined
+        ? ""
+        : ` With merging off the same bridge reaches ${fmt(figures.unmergedRatio * 100, 0)} % of the raw relay.`;
     notes.push(
       "- **Throughput.** While the client is behind (a notification is still being written), the session engine merges consecutive text deltas of one message into the queued chunk " +
         "(src/session/update-coalescer.ts: text and order unchanged, at most 64 KiB per chunk, nothing waits for a timer; property tests in test/unit/session/update-coalescer.property.test.ts)." +
@@ -65,9 +85,18 @@ export function explain(figures: Figures, profiles: ProfileResult[]): string[] {
     );
   }
   if (figures.addedP99Ms !== undefined) {
-    const raw = figures.rawP99Ms === undefined ? "" : ` The raw relay's own p99 is ${fmt(figures.rawP99Ms, 2)} ms in the same run: the tails of both paths are pauses (garbage collection, scheduling) on a shared 2-core machine, where the bridge path runs three busy processes (host, bridge, client) and the raw path two.`;
-    const lines = figures.linesAddedP99Ms === undefined ? "" : ` Read by a plain line reader instead of the SDK client, the bridge alone adds ${fmt(figures.linesAddedP99Ms, 3)} ms at p99; the rest is the SDK client's own parsing (zod) on the reading side.`;
-    const verdict = figures.addedP99Ms < TARGETS.addedP99Ms ? "" : " Missed in this run: the difference of two noisy tails; the p50 difference is the steady per-event cost.";
+    const raw =
+      figures.rawP99Ms === undefined
+        ? ""
+        : ` The raw relay's own p99 is ${fmt(figures.rawP99Ms, 2)} ms in the same run: the tails of both paths are pauses (garbage collection, scheduling) on a shared 2-core machine, where the bridge path runs three busy processes (host, bridge, client) and the raw path two.`;
+    const lines =
+      figures.linesAddedP99Ms === undefined
+        ? ""
+        : ` Read by a plain line reader instead of the SDK client, the bridge alone adds ${fmt(figures.linesAddedP99Ms, 3)} ms at p99; the rest is the SDK client's own parsing (zod) on the reading side.`;
+    const verdict =
+      figures.addedP99Ms < TARGETS.addedP99Ms
+        ? ""
+        : " Missed in this run: the difference of two noisy tails; the p50 difference is the steady per-event cost.";
     notes.push(
       "- **Latency.** At 1,000 events/s nothing is merged (the queue is idle when each delta arrives), so this is the per-event cost of the whole path. " +
         "The tail was the bridge's garbage collector: each notification used to leave about 8.9 KB of garbage (4 KB of it the SDK's per-message web-stream writers, whose releaseLock() creates two TypeErrors), now about 5.6 KB " +
@@ -83,7 +112,10 @@ export function explain(figures: Figures, profiles: ProfileResult[]): string[] {
         "Before this change the same run peaked at about 170 MB (every queued update held in a promise chain). A host that outruns a slow client for more than 64 MiB ends the turn with CHANNEL_OVERFLOW rather than growing without bound.",
     );
   }
-  const hot = profiles[0]?.top.slice(0, 3).map((f) => `\`${f.name}\` ${fmt(f.share * 100, 0)} %`).join(", ");
+  const hot = profiles[0]?.top
+    .slice(0, 3)
+    .map((f) => `\`${f.name}\` ${fmt(f.share * 100, 0)} %`)
+    .join(", ");
   if (hot) notes.push(`- **Profile.** Top self time of the bridge (merging on): ${hot} (details below).`);
   return notes;
 }

@@ -46,9 +46,18 @@ export async function runNpx(install: BenchInstall, rounds: number): Promise<Npx
     const packed = await run(NPM, ["pack", "--ignore-scripts", "--json", "--pack-destination", work], { cwd: ROOT });
     const tarball = join(work, (JSON.parse(packed.stdout) as Array<{ filename: string }>)[0]!.filename);
     const prefix = join(work, "global");
-    await run(NPM, ["install", "--global", "--prefix", prefix, "--no-audit", "--no-fund", "--ignore-scripts", tarball], { cwd: work, timeout: 180_000 });
+    await run(NPM, ["install", "--global", "--prefix", prefix, "--no-audit", "--no-fund", "--ignore-scripts", tarball], {
+      cwd: work,
+      timeout: 180_000,
+    });
     const globalBin = join(prefix, process.platform === "win32" ? "zcode-acp.cmd" : "bin/zcode-acp");
-    const npxEnv: NodeJS.ProcessEnv = { ...install.env, npm_config_cache: join(work, "npm-cache"), npm_config_update_notifier: "false", npm_config_fund: "false", npm_config_audit: "false" };
+    const npxEnv: NodeJS.ProcessEnv = {
+      ...install.env,
+      npm_config_cache: join(work, "npm-cache"),
+      npm_config_update_notifier: "false",
+      npm_config_fund: "false",
+      npm_config_audit: "false",
+    };
     const npx = ["npx", "--yes", "--package", tarball, "zcode-acp"];
     const first = await timed(npx, npxEnv);
     const result: NpxResult = { npmVersion: (await run(NPM, ["--version"])).stdout.trim(), first, npx: [], global: [] };
@@ -63,7 +72,8 @@ export async function runNpx(install: BenchInstall, rounds: number): Promise<Npx
 }
 
 export function npxSection(result: NpxResult): string {
-  const m = (list: Array<{ initializeMs: number; sessionNewMs: number }>, key: "initializeMs" | "sessionNewMs") => median(list.map((r) => r[key]));
+  const m = (list: Array<{ initializeMs: number; sessionNewMs: number }>, key: "initializeMs" | "sessionNewMs") =>
+    median(list.map((r) => r[key]));
   const extra = (key: "initializeMs" | "sessionNewMs") => m(result.npx, key) - m(result.global, key);
   return [
     "## `npx zcode-acp` vs a global install",

@@ -19,7 +19,13 @@ export interface ProfileResult {
   top: HotFunction[];
 }
 
-export async function profileBridge(install: BenchInstall, label: string, env: NodeJS.ProcessEnv, events: number, bytes: number): Promise<ProfileResult> {
+export async function profileBridge(
+  install: BenchInstall,
+  label: string,
+  env: NodeJS.ProcessEnv,
+  events: number,
+  bytes: number,
+): Promise<ProfileResult> {
   const dir = await mkdtemp(join(tmpdir(), "zcode-acp-bench-prof-"));
   let tracker = new StampTracker(0);
   const client = BridgeClient.start({ env, onText: (text) => tracker.add(text), nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${dir}`] });
@@ -40,7 +46,10 @@ export async function profileBridge(install: BenchInstall, label: string, env: N
   await rm(dir, { recursive: true, force: true });
   const idle = functions.filter((f) => f.name === "(idle)").reduce((sum, f) => sum + f.selfMs, 0);
   const busyMs = totalMs - idle;
-  const top = functions.filter((f) => f.name !== "(idle)").slice(0, 12).map((f) => ({ ...f, share: f.selfMs / busyMs }));
+  const top = functions
+    .filter((f) => f.name !== "(idle)")
+    .slice(0, 12)
+    .map((f) => ({ ...f, share: f.selfMs / busyMs }));
   return { label, totalMs, busyMs, top };
 }
 
@@ -87,7 +96,11 @@ const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n);
 export async function profileStartup(env: NodeJS.ProcessEnv, node?: string): Promise<StartupProfile> {
   const dir = await mkdtemp(join(tmpdir(), "zcode-acp-bench-prof-"));
   const workspace = await mkdtemp(join(tmpdir(), "zcode-acp-bench-prof-ws-"));
-  const client = BridgeClient.start({ env, ...(node ? { node } : {}), nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${dir}`, "--cpu-prof-interval=200"] });
+  const client = BridgeClient.start({
+    env,
+    ...(node ? { node } : {}),
+    nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${dir}`, "--cpu-prof-interval=200"],
+  });
   let initializeMs: number;
   let sessionNewMs: number;
   const cuts: number[] = [];

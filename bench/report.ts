@@ -75,7 +75,9 @@ export function streamSection(results: PathResult[], plan: StreamPlan, figures: 
   for (const r of results) {
     const ratio = raw ? medianRate(r) / medianRate(raw) : Number.NaN;
     const chunks = r.throughput.map((t) => t.chunks).join(", ");
-    lines.push(`| ${PATH_LABEL[r.path]} | ${r.throughput.map((t) => fmt(t.turnMs, 0)).join(", ")} | ${fmt(medianRate(r), 0)} | ${fmt(ratio * 100, 0)} % | ${chunks} |`);
+    lines.push(
+      `| ${PATH_LABEL[r.path]} | ${r.throughput.map((t) => fmt(t.turnMs, 0)).join(", ")} | ${fmt(medianRate(r), 0)} | ${fmt(ratio * 100, 0)} % | ${chunks} |`,
+    );
   }
   lines.push("");
   const withLatency = results.filter((r) => r.latency);
@@ -96,8 +98,14 @@ export function streamSection(results: PathResult[], plan: StreamPlan, figures: 
     const r = dists.get("raw");
     const b = dists.get("bridge");
     const l = dists.get("bridge-lines");
-    if (r && b) lines.push(`| **added: bridge + SDK client** (bridge − raw, per percentile) | | ${fmt(b.p50 - r.p50, 3)} | ${fmt(b.p90 - r.p90, 3)} | **${fmt(b.p99 - r.p99, 3)}** | |`);
-    if (r && l) lines.push(`| added: bridge alone (line reader − raw, per percentile) | | ${fmt(l.p50 - r.p50, 3)} | ${fmt(l.p90 - r.p90, 3)} | ${fmt(l.p99 - r.p99, 3)} | |`);
+    if (r && b)
+      lines.push(
+        `| **added: bridge + SDK client** (bridge − raw, per percentile) | | ${fmt(b.p50 - r.p50, 3)} | ${fmt(b.p90 - r.p90, 3)} | **${fmt(b.p99 - r.p99, 3)}** | |`,
+      );
+    if (r && l)
+      lines.push(
+        `| added: bridge alone (line reader − raw, per percentile) | | ${fmt(l.p50 - r.p50, 3)} | ${fmt(l.p90 - r.p90, 3)} | ${fmt(l.p99 - r.p99, 3)} | |`,
+      );
     lines.push("");
   }
   if (figures.throughputRatio !== undefined) {
@@ -129,29 +137,87 @@ export function startupSection(result: StartupResult, profile?: StartupProfile, 
     "",
     "- **bare initialize**: `node bench/lib/bare-initialize.mjs`, a script without imports that answers `initialize` from its first line with an answer of the same size;",
     "- **minimal launch**: `node bench/lib/minimal-host.mjs`, which answers `initialize` from its first line, starts the same simulated host with the same bootstrap and configuration when `session/new` arrives (zcode-acp's launch policy: it may not start a host for a probe that only sends `initialize`), verifies nothing, and answers `session/new` after `ready` and the host calls zcode-acp makes for a new session (initialize, readWorkspaceState, createSession, subscribe); **launch at spawn** is the same script starting the host before any message (a lower bound, no target);",
-    "- **check**: `zcode-acp check` with the fingerprint cache filled by the first round, against `node -e \"\"` (spawn → exit).",
+    '- **check**: `zcode-acp check` with the fingerprint cache filled by the first round, against `node -e ""` (spawn → exit).',
     "",
     "| measure | first round | median | min | max |",
     "| --- | --- | --- | --- | --- |",
-    measureRow("zcode-acp: spawn → initialize answered (ms)", result.first.initializeMs, col((r) => r.initializeMs)),
-    measureRow("bare initialize: spawn → initialize answered (ms)", result.first.bareInitializeMs, col((r) => r.bareInitializeMs)),
-    measureRow("zcode-acp: spawn → session/new answered (ms)", result.first.sessionNewMs, col((r) => r.sessionNewMs)),
-    measureRow("minimal launch: spawn → session/new answered (ms)", result.first.minimalSessionNewMs, col((r) => r.minimalSessionNewMs)),
-    measureRow("minimal launch at spawn: spawn → session/new answered (ms)", result.first.eagerSessionNewMs, col((r) => r.eagerSessionNewMs)),
-    measureRow("zcode-acp check, cached: spawn → exit (ms)", result.first.checkMs, col((r) => r.checkMs)),
-    measureRow("bare node: spawn → exit (ms)", result.first.bareNodeMs, col((r) => r.bareNodeMs)),
+    measureRow(
+      "zcode-acp: spawn → initialize answered (ms)",
+      result.first.initializeMs,
+      col((r) => r.initializeMs),
+    ),
+    measureRow(
+      "bare initialize: spawn → initialize answered (ms)",
+      result.first.bareInitializeMs,
+      col((r) => r.bareInitializeMs),
+    ),
+    measureRow(
+      "zcode-acp: spawn → session/new answered (ms)",
+      result.first.sessionNewMs,
+      col((r) => r.sessionNewMs),
+    ),
+    measureRow(
+      "minimal launch: spawn → session/new answered (ms)",
+      result.first.minimalSessionNewMs,
+      col((r) => r.minimalSessionNewMs),
+    ),
+    measureRow(
+      "minimal launch at spawn: spawn → session/new answered (ms)",
+      result.first.eagerSessionNewMs,
+      col((r) => r.eagerSessionNewMs),
+    ),
+    measureRow(
+      "zcode-acp check, cached: spawn → exit (ms)",
+      result.first.checkMs,
+      col((r) => r.checkMs),
+    ),
+    measureRow(
+      "bare node: spawn → exit (ms)",
+      result.first.bareNodeMs,
+      col((r) => r.bareNodeMs),
+    ),
     "",
     "| ratio | median | target | | per round |",
     "| --- | --- | --- | --- | --- |",
-    ratioRow("initialize: zcode-acp / bare initialize", ratios.initialize, t.initialize, col((r) => r.initializeMs / r.bareInitializeMs)),
-    ratioRow("session/new: zcode-acp / minimal launch", ratios.sessionNew, t.sessionNew, col((r) => r.sessionNewMs / r.minimalSessionNewMs)),
-    ratioRow("cached check: zcode-acp check / bare node", ratios.check, t.check, col((r) => r.checkMs / r.bareNodeMs)),
-    `| session/new: zcode-acp / minimal launch at spawn (no target) | ${fmt(ratios.sessionNewEager, 2)} | | | ${col((r) => r.sessionNewMs / r.eagerSessionNewMs).map((r) => fmt(r, 2)).join(", ")} |`,
+    ratioRow(
+      "initialize: zcode-acp / bare initialize",
+      ratios.initialize,
+      t.initialize,
+      col((r) => r.initializeMs / r.bareInitializeMs),
+    ),
+    ratioRow(
+      "session/new: zcode-acp / minimal launch",
+      ratios.sessionNew,
+      t.sessionNew,
+      col((r) => r.sessionNewMs / r.minimalSessionNewMs),
+    ),
+    ratioRow(
+      "cached check: zcode-acp check / bare node",
+      ratios.check,
+      t.check,
+      col((r) => r.checkMs / r.bareNodeMs),
+    ),
+    `| session/new: zcode-acp / minimal launch at spawn (no target) | ${fmt(ratios.sessionNewEager, 2)} | | | ${col(
+      (r) => r.sessionNewMs / r.eagerSessionNewMs,
+    )
+      .map((r) => fmt(r, 2))
+      .join(", ")} |`,
   ];
   if (profile) {
-    lines.push("", `CPU profile of one more start-up (node --cpu-prof, 200 µs interval; initialize answered after ${fmt(profile.initializeMs, 0)} ms, session/new after ${fmt(profile.sessionNewMs, 0)} ms), self time by area:`, "");
+    lines.push(
+      "",
+      `CPU profile of one more start-up (node --cpu-prof, 200 µs interval; initialize answered after ${fmt(profile.initializeMs, 0)} ms, session/new after ${fmt(profile.sessionNewMs, 0)} ms), self time by area:`,
+      "",
+    );
     for (const w of profile.windows) {
-      lines.push(`- ${w.label} (${fmt(w.ms, 0)} ms): ` + w.areas.filter((a) => a.ms >= 1).map((a) => `${a.area} ${fmt(a.ms, 0)}`).join(", ") + " (ms).");
+      lines.push(
+        `- ${w.label} (${fmt(w.ms, 0)} ms): ` +
+          w.areas
+            .filter((a) => a.ms >= 1)
+            .map((a) => `${a.area} ${fmt(a.ms, 0)}`)
+            .join(", ") +
+          " (ms).",
+      );
     }
   }
   if (timeline) {
@@ -186,9 +252,13 @@ export function memorySection(result: MemoryResult): string {
 export function profileSection(profiles: ProfileResult[]): string {
   const lines = ["## Where the bridge spends its time (node --cpu-prof)", ""];
   for (const p of profiles) {
-    lines.push(`**${p.label}** — busy ${fmt(p.busyMs, 0)} ms of ${fmt(p.totalMs, 0)} ms profiled (whole process: start-up, session/new, a warm-up turn and the measured turn). Top self time:`, "");
+    lines.push(
+      `**${p.label}** — busy ${fmt(p.busyMs, 0)} ms of ${fmt(p.totalMs, 0)} ms profiled (whole process: start-up, session/new, a warm-up turn and the measured turn). Top self time:`,
+      "",
+    );
     lines.push("| self ms | share of busy | function | where |", "| --- | --- | --- | --- |");
-    for (const f of p.top) lines.push(`| ${fmt(f.selfMs, 0)} | ${fmt(f.share * 100, 1)} % | \`${f.name}\` | ${f.where ? `\`${f.where}\`` : ""} |`);
+    for (const f of p.top)
+      lines.push(`| ${fmt(f.selfMs, 0)} | ${fmt(f.share * 100, 1)} % | \`${f.name}\` | ${f.where ? `\`${f.where}\`` : ""} |`);
     lines.push("");
   }
   return lines.join("\n");
@@ -197,16 +267,28 @@ export function profileSection(profiles: ProfileResult[]): string {
 export function summarySection(machine: MachineInfo, figures: Figures, totalSeconds: number, notes: string[]): string {
   const verdict = (ok: boolean | undefined): string => (ok === undefined ? "not measured" : ok ? "**met**" : "**missed**");
   const rows: string[] = [];
-  rows.push(`| throughput ≥ ${TARGETS.throughputRatio * 100} % of the raw relay | ${figures.throughputRatio === undefined ? "n/a" : `${fmt(figures.throughputRatio * 100, 0)} %`} | ${verdict(figures.throughputRatio === undefined ? undefined : figures.throughputRatio >= TARGETS.throughputRatio)} |`);
-  rows.push(`| p99 added latency < ${TARGETS.addedP99Ms} ms at 1,000 events/s | ${figures.addedP99Ms === undefined ? "n/a" : `${fmt(figures.addedP99Ms, 3)} ms with the SDK client (p50 ${fmt(figures.addedP50Ms ?? Number.NaN, 3)} ms)${figures.linesAddedP99Ms === undefined ? "" : `; the bridge alone (line reader): ${fmt(figures.linesAddedP99Ms, 3)} ms`}`} | ${verdict(figures.addedP99Ms === undefined ? undefined : figures.addedP99Ms < TARGETS.addedP99Ms)} |`);
+  rows.push(
+    `| throughput ≥ ${TARGETS.throughputRatio * 100} % of the raw relay | ${figures.throughputRatio === undefined ? "n/a" : `${fmt(figures.throughputRatio * 100, 0)} %`} | ${verdict(figures.throughputRatio === undefined ? undefined : figures.throughputRatio >= TARGETS.throughputRatio)} |`,
+  );
+  rows.push(
+    `| p99 added latency < ${TARGETS.addedP99Ms} ms at 1,000 events/s | ${figures.addedP99Ms === undefined ? "n/a" : `${fmt(figures.addedP99Ms, 3)} ms with the SDK client (p50 ${fmt(figures.addedP50Ms ?? Number.NaN, 3)} ms)${figures.linesAddedP99Ms === undefined ? "" : `; the bridge alone (line reader): ${fmt(figures.linesAddedP99Ms, 3)} ms`}`} | ${verdict(figures.addedP99Ms === undefined ? undefined : figures.addedP99Ms < TARGETS.addedP99Ms)} |`,
+  );
   const t = TARGETS.startup;
   const ratioCell = (v: number | undefined) => (v === undefined ? "n/a" : `${fmt(v, 2)}×`);
   const met = (v: number | undefined, target: number) => verdict(v === undefined ? undefined : v <= target);
   const on = figures.startupNode ? ` (Node ${figures.startupNode})` : "";
-  rows.push(`| spawn → initialize ≤ ${t.initialize}× a bare Node script that answers it${on} | ${ratioCell(figures.initializeRatio)}${figures.initializeMs === undefined ? "" : ` (${fmt(figures.initializeMs, 0)} ms)`} | ${met(figures.initializeRatio, t.initialize)} |`);
-  rows.push(`| spawn → session/new ≤ ${t.sessionNew}× a minimal launch of the same host${on} | ${ratioCell(figures.sessionNewRatio)}${figures.sessionNewMs === undefined ? "" : ` (${fmt(figures.sessionNewMs, 0)} ms)`} | ${met(figures.sessionNewRatio, t.sessionNew)} |`);
-  rows.push(`| cached \`check\` ≤ ${t.check}× a bare Node start${on} | ${ratioCell(figures.checkRatio)} | ${met(figures.checkRatio, t.check)} |`);
-  rows.push(`| bridge RSS < 150 MB in the 100 MiB slow-client turn | ${figures.rssBytes === undefined ? "n/a" : `${fmt(figures.rssBytes / 1e6, 0)} MB (${mib(figures.rssBytes)}), ${figures.memoryStop}`} | ${verdict(figures.rssBytes === undefined ? undefined : figures.rssBytes < TARGETS.rssBytes && figures.memoryStop === "end_turn")} |`);
+  rows.push(
+    `| spawn → initialize ≤ ${t.initialize}× a bare Node script that answers it${on} | ${ratioCell(figures.initializeRatio)}${figures.initializeMs === undefined ? "" : ` (${fmt(figures.initializeMs, 0)} ms)`} | ${met(figures.initializeRatio, t.initialize)} |`,
+  );
+  rows.push(
+    `| spawn → session/new ≤ ${t.sessionNew}× a minimal launch of the same host${on} | ${ratioCell(figures.sessionNewRatio)}${figures.sessionNewMs === undefined ? "" : ` (${fmt(figures.sessionNewMs, 0)} ms)`} | ${met(figures.sessionNewRatio, t.sessionNew)} |`,
+  );
+  rows.push(
+    `| cached \`check\` ≤ ${t.check}× a bare Node start${on} | ${ratioCell(figures.checkRatio)} | ${met(figures.checkRatio, t.check)} |`,
+  );
+  rows.push(
+    `| bridge RSS < 150 MB in the 100 MiB slow-client turn | ${figures.rssBytes === undefined ? "n/a" : `${fmt(figures.rssBytes / 1e6, 0)} MB (${mib(figures.rssBytes)}), ${figures.memoryStop}`} | ${verdict(figures.rssBytes === undefined ? undefined : figures.rssBytes < TARGETS.rssBytes && figures.memoryStop === "end_turn")} |`,
+  );
   return [
     "## Reliability and performance — summary (`npm run bench`)",
     "",

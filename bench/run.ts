@@ -17,7 +17,16 @@ import { writeSection } from "./lib/results-file.js";
 import { median } from "./lib/stats.js";
 import { runMemory, type MemoryPlan } from "./memory.js";
 import { profileBridge, profileStartup, type ProfileResult } from "./profile.js";
-import { memorySection, profileSection, startupSection, streamFigures, streamSection, summarySection, TARGETS, type Figures } from "./report.js";
+import {
+  memorySection,
+  profileSection,
+  startupSection,
+  streamFigures,
+  streamSection,
+  summarySection,
+  TARGETS,
+  type Figures,
+} from "./report.js";
 import { startupTimeline } from "./lib/log-timeline.js";
 import { npxSection, runNpx } from "./npx.js";
 import { runStartup, startupRatios } from "./startup.js";
@@ -30,7 +39,16 @@ const onlyArg = args.indexOf("--only");
 const parts = new Set(onlyArg >= 0 ? (args[onlyArg + 1] ?? "").split(",") : ["stream", "startup", "memory", "profile"]);
 const write = !args.includes("--no-write");
 
-const STREAM: StreamPlan = { events: 20_000, bytes: 64, throughputRuns: 3, warmupEvents: 2_000, latencyEvents: 8_000, latencyRounds: 4, rate: 1_000, latencyPaths: ["raw", "bridge", "bridge-lines"] };
+const STREAM: StreamPlan = {
+  events: 20_000,
+  bytes: 64,
+  throughputRuns: 3,
+  warmupEvents: 2_000,
+  latencyEvents: 8_000,
+  latencyRounds: 4,
+  rate: 1_000,
+  latencyPaths: ["raw", "bridge", "bridge-lines"],
+};
 const MEMORY: MemoryPlan = { events: 25_600, bytes: 4_096, rate: 2_560, slow: { readMs: 100, pauseMs: 100 } };
 const STARTUP_ROUNDS = 9;
 const nodeArg = args.indexOf("--node");
@@ -89,7 +107,15 @@ async function main(): Promise<void> {
     if (parts.has("profile")) {
       log("CPU profiles of the bridge");
       profiles.push(await profileBridge(install, "bridge, 20,000 × 64 B", install.env, STREAM.events, STREAM.bytes));
-      profiles.push(await profileBridge(install, "bridge with merging off, 20,000 × 64 B", { ...install.env, ZCODE_ACP_MERGE_DELTAS: "0" }, STREAM.events, STREAM.bytes));
+      profiles.push(
+        await profileBridge(
+          install,
+          "bridge with merging off, 20,000 × 64 B",
+          { ...install.env, ZCODE_ACP_MERGE_DELTAS: "0" },
+          STREAM.events,
+          STREAM.bytes,
+        ),
+      );
       sections.push(["profile", profileSection(profiles)]);
     }
   } finally {

@@ -63,7 +63,12 @@ export interface StartupOptions {
   node?: string;
 }
 
-async function bridgeRun(env: NodeJS.ProcessEnv, node: string, script?: string, args?: string[]): Promise<{ initializeMs: number; sessionNewMs: number }> {
+async function bridgeRun(
+  env: NodeJS.ProcessEnv,
+  node: string,
+  script?: string,
+  args?: string[],
+): Promise<{ initializeMs: number; sessionNewMs: number }> {
   const workspace = await mkdtemp(join(tmpdir(), "zcode-acp-bench-startup-"));
   const client = BridgeClient.start({ env, node, ...(script ? { script } : {}), ...(args ? { args } : {}) });
   try {
@@ -107,8 +112,14 @@ type Launch = "session" | "spawn";
 /** The minimal launcher's argument: the executable and the bootstrap configuration zcode-acp would use. */
 async function minimalHostSpec(install: BenchInstall): Promise<(launch: Launch) => string[]> {
   const supported = requireSupported(await assessInstall(installOptionsFrom(resolveConfig([], install.env), install.env)));
-  const config = buildBootstrapConfig(supported, { frameLimitBytes: DEFAULT_FRAME_LIMIT_BYTES, disposeTimeoutMs: 5_000, builtinProviderConfig: builtinProviderConfig(supported, install.env) });
-  return (launch) => [JSON.stringify({ executable: supported.paths.executable, args: [DEFAULT_BOOTSTRAP_SCRIPT, JSON.stringify(config)], launch })];
+  const config = buildBootstrapConfig(supported, {
+    frameLimitBytes: DEFAULT_FRAME_LIMIT_BYTES,
+    disposeTimeoutMs: 5_000,
+    builtinProviderConfig: builtinProviderConfig(supported, install.env),
+  });
+  return (launch) => [
+    JSON.stringify({ executable: supported.paths.executable, args: [DEFAULT_BOOTSTRAP_SCRIPT, JSON.stringify(config)], launch }),
+  ];
 }
 
 async function round(install: BenchInstall, node: string, minimal: (launch: Launch) => string[]): Promise<StartupRound> {
@@ -118,7 +129,14 @@ async function round(install: BenchInstall, node: string, minimal: (launch: Laun
   const eager = await bridgeRun(install.env, node, MINIMAL_HOST, minimal("spawn"));
   const bareNodeMs = await timeToExit(node, ["-e", ""], install.env);
   const checkMs = await timeToExit(node, [CLI_PATH, "check"], install.env);
-  return { ...bridge, bareInitializeMs, minimalSessionNewMs: lazy.sessionNewMs, eagerSessionNewMs: eager.sessionNewMs, bareNodeMs, checkMs };
+  return {
+    ...bridge,
+    bareInitializeMs,
+    minimalSessionNewMs: lazy.sessionNewMs,
+    eagerSessionNewMs: eager.sessionNewMs,
+    bareNodeMs,
+    checkMs,
+  };
 }
 
 export async function runStartup(install: BenchInstall, options: StartupOptions): Promise<StartupResult> {

@@ -108,7 +108,11 @@ async function bridgeDriver(env: NodeJS.ProcessEnv, workspace: string): Promise<
 async function lineDriver(env: NodeJS.ProcessEnv, workspace: string): Promise<Driver> {
   let sink: (text: string) => void = () => undefined;
   const client = new LineClient(env, (text) => sink(text));
-  await client.request("initialize", { protocolVersion: 1, clientCapabilities: {}, clientInfo: { name: "zcode-acp-bench-lines", version: "0.0.0" } });
+  await client.request("initialize", {
+    protocolVersion: 1,
+    clientCapabilities: {},
+    clientInfo: { name: "zcode-acp-bench-lines", version: "0.0.0" },
+  });
   const { sessionId } = (await client.request("session/new", { cwd: workspace, mcpServers: [] })) as { sessionId: string };
   return {
     prompt: async (text, onText) => {
@@ -157,6 +161,7 @@ export async function runStream(install: BenchInstall, paths: PathName[], plan: 
     }
     return results;
   } finally {
-    for (const driver of drivers.values()) await driver.close().catch((error: unknown) => console.error(`closing a driver failed: ${String(error)}`));
+    for (const driver of drivers.values())
+      await driver.close().catch((error: unknown) => console.error(`closing a driver failed: ${String(error)}`));
   }
 }

@@ -31,7 +31,9 @@ const result = await esbuild.build({
   // only required inside Electron (@electron/asar picks it when process.versions.electron is set)
   external: ["original-fs"],
   // CommonJS dependencies inside ES-module chunks call require() for Node's built-ins
-  banner: { js: 'import { createRequire as __zcodeAcpCreateRequire } from "node:module";\nconst require = __zcodeAcpCreateRequire(import.meta.url);' },
+  banner: {
+    js: 'import { createRequire as __zcodeAcpCreateRequire } from "node:module";\nconst require = __zcodeAcpCreateRequire(import.meta.url);',
+  },
   legalComments: "none",
   metafile: true,
   logLevel: "warning",

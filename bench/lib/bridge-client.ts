@@ -76,7 +76,11 @@ export class BridgeClient {
   readonly spawnedAt: number;
   private readonly connection: acp.ClientConnection;
 
-  private constructor(readonly child: ChildProcessWithoutNullStreams, options: BridgeClientOptions, spawnedAt: number) {
+  private constructor(
+    readonly child: ChildProcessWithoutNullStreams,
+    options: BridgeClientOptions,
+    spawnedAt: number,
+  ) {
     this.spawnedAt = spawnedAt;
     this.exited = new Promise((resolve) => child.once("exit", (code) => resolve(code)));
     child.stderr.resume(); // logs (warn level) are drained and dropped
@@ -94,8 +98,14 @@ export class BridgeClient {
 
   static start(options: BridgeClientOptions): BridgeClient {
     const script = options.script ?? CLI_PATH;
-    if (!options.command && !existsSync(script)) throw new Error(`${script} is missing${script === CLI_PATH ? ': run "npm run build" first' : ""}`);
-    const [file, ...argv] = options.command ?? [options.node ?? process.execPath, ...(options.nodeArgs ?? []), script, ...(options.args ?? [])];
+    if (!options.command && !existsSync(script))
+      throw new Error(`${script} is missing${script === CLI_PATH ? ': run "npm run build" first' : ""}`);
+    const [file, ...argv] = options.command ?? [
+      options.node ?? process.execPath,
+      ...(options.nodeArgs ?? []),
+      script,
+      ...(options.args ?? []),
+    ];
     const spawnedAt = performance.now();
     const child = spawn(file!, argv, { env: options.env, stdio: ["pipe", "pipe", "pipe"] });
     return new BridgeClient(child, options, spawnedAt);

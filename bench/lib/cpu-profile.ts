@@ -59,7 +59,8 @@ function frameWhere(frame: ProfileNode["callFrame"]): string {
   const line = frame.lineNumber + 1;
   if (/\/dist\/cli\/[^/]+\.js$/.test(frame.url) && frame.url.startsWith("file://")) {
     const input = bundledInput(fileURLToPath(frame.url), line);
-    if (input) return input.startsWith("node_modules/") ? `${shortUrl(`/${input}`)}:bundled` : `${input.replace(/^build\/tsc\//, "dist/")}:bundled`;
+    if (input)
+      return input.startsWith("node_modules/") ? `${shortUrl(`/${input}`)}:bundled` : `${input.replace(/^build\/tsc\//, "dist/")}:bundled`;
   }
   return `${shortUrl(frame.url)}:${line}`;
 }

@@ -8,7 +8,13 @@ import { CLI_PATH } from "./bridge-client.js";
 
 /** the parts of a session/update this client reads */
 type SessionUpdate = { sessionUpdate?: string; content?: { type?: string; text: string } };
-type Message = { id?: number; method?: string; params?: { update?: SessionUpdate }; result?: unknown; error?: { code: number; message: string } };
+type Message = {
+  id?: number;
+  method?: string;
+  params?: { update?: SessionUpdate };
+  result?: unknown;
+  error?: { code: number; message: string };
+};
 
 export class LineClient {
   readonly exited: Promise<number | null>;
@@ -17,7 +23,10 @@ export class LineClient {
   private nextId = 1;
   private buffer = "";
 
-  constructor(env: NodeJS.ProcessEnv, private readonly onText: (text: string) => void) {
+  constructor(
+    env: NodeJS.ProcessEnv,
+    private readonly onText: (text: string) => void,
+  ) {
     this.child = spawn(process.execPath, [CLI_PATH], { env, stdio: ["pipe", "pipe", "pipe"] });
     this.exited = new Promise((resolve) => this.child.once("exit", (code) => resolve(code)));
     this.child.stderr.resume();
@@ -61,7 +70,9 @@ export class LineClient {
     }
     if (message.method !== undefined && message.id !== undefined) {
       // a request from the agent (permission): refuse
-      this.child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "not supported by the bench client" } })}\n`);
+      this.child.stdin.write(
+        `${JSON.stringify({ jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "not supported by the bench client" } })}\n`,
+      );
       return;
     }
     if (message.id === undefined) return;

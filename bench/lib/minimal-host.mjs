@@ -81,7 +81,9 @@ async function newSession(id, cwd) {
 lines(process.stdin, (message) => {
   if (message.method === "initialize") send({ id: message.id, result: INITIALIZE });
   else if (message.method === "session/new") {
-    newSession(message.id, message.params.cwd).catch((error) => send({ id: message.id, error: { code: -32603, message: String(error.message) } }));
+    newSession(message.id, message.params.cwd).catch((error) =>
+      send({ id: message.id, error: { code: -32603, message: String(error.message) } }),
+    );
   }
 });
 process.stdin.on("end", () => {

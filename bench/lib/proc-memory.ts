@@ -40,7 +40,10 @@ export class MemorySampler {
   samples = 0;
   private readonly timer: NodeJS.Timeout;
 
-  constructor(private readonly pid: () => number | undefined, intervalMs = 25) {
+  constructor(
+    private readonly pid: () => number | undefined,
+    intervalMs = 25,
+  ) {
     this.timer = setInterval(() => this.sample(), intervalMs);
   }
 

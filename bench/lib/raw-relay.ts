@@ -29,7 +29,11 @@ export class RawRelay {
   /** initialize + createSession + subscribe, as the bridge does before its first prompt */
   async open(workspacePath: string): Promise<string> {
     await this.host.call("agent", "initialize", { workspacePath });
-    const created = await this.host.call<{ session: { sessionId: string } }>("agent", "createSession", { workspacePath, mcpServers: [], persistence: "immediate" });
+    const created = await this.host.call<{ session: { sessionId: string } }>("agent", "createSession", {
+      workspacePath,
+      mcpServers: [],
+      persistence: "immediate",
+    });
     const sessionId = created.session.sessionId;
     this.subscription = await this.host.subscribe(
       { workspacePath, sessionId, deliveryKind: "desktop-continuous", includeSnapshot: true },
@@ -37,7 +41,8 @@ export class RawRelay {
         onEvent: (event) => {
           const inner = (event as Raw).event;
           if ((event as Raw).type !== "session.event" || !inner) return;
-          if (inner.type === "model.streaming" && inner.payload?.kind === "text_delta" && typeof inner.payload.delta === "string") this.onText?.(inner.payload.delta);
+          if (inner.type === "model.streaming" && inner.payload?.kind === "text_delta" && typeof inner.payload.delta === "string")
+            this.onText?.(inner.payload.delta);
           else if (inner.type === "turn.completed" || inner.type === "turn.failed") this.onTerminal?.();
         },
         onEnd: () => undefined,

@@ -51,7 +51,10 @@ export class StampTracker {
   whenComplete(timeoutMs: number): Promise<void> {
     if (this.complete) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`only ${this.count} of ${this.expected} events arrived within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`only ${this.count} of ${this.expected} events arrived within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       this.waiters.push(() => {
         clearTimeout(timer);
         resolve();

@@ -61,7 +61,9 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
   };
 
   const shutdown = (): Promise<void> => {
-    shutdownPromise ??= (service?.shutdown() ?? Promise.resolve()).catch((e) => logger.warn("shutdown failed", { error: describeError(e) }));
+    shutdownPromise ??= (service?.shutdown() ?? Promise.resolve()).catch((e) =>
+      logger.warn("shutdown failed", { error: describeError(e) }),
+    );
     return shutdownPromise;
   };
 
@@ -112,7 +114,12 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     .onRequest(acp.methods.agent.session.resume, ({ params }) =>
       answer(async () => {
         const cwd = await workspaceDirectory(params.cwd);
-        const opened = await sessions().resumeSession({ sessionId: params.sessionId, cwd, mcpServers: params.mcpServers ?? undefined, replay: false });
+        const opened = await sessions().resumeSession({
+          sessionId: params.sessionId,
+          cwd,
+          mcpServers: params.mcpServers ?? undefined,
+          replay: false,
+        });
         afterResponse(opened);
         return { modes: opened.modes, configOptions: opened.configOptions };
       }),

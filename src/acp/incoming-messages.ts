@@ -59,14 +59,20 @@ export function incomingMessages(options: IncomingOptions): ReadableStream<AnyMe
     const head = readMessageHead(headBytes.toString("utf8"));
     const text = `The ACP message is larger than the limit of ${describeLimit(limit)} and was not read; send less (for example fewer or smaller attachments).`;
     const data = { code: "MESSAGE_TOO_LARGE", limitBytes: limit };
-    logger.warn("ACP message over the size limit skipped", { bytes: totalBytes, limitBytes: limit, method: head.method, hasId: head.id !== undefined });
+    logger.warn("ACP message over the size limit skipped", {
+      bytes: totalBytes,
+      limitBytes: limit,
+      method: head.method,
+      hasId: head.id !== undefined,
+    });
     if (head.method !== undefined) {
       // a request gets its error; a notification has nobody to answer
       if (head.id !== undefined && head.id !== null) options.reply(errorResponse(head.id, JSON_RPC_CODES.invalidParams, text, data));
       return undefined;
     }
     // a response to one of our requests: the SDK gets it as an error response (the interaction falls back)
-    if (head.id !== undefined && head.id !== null) return { jsonrpc: "2.0", id: head.id, error: { code: JSON_RPC_CODES.invalidRequest, message: text, data } };
+    if (head.id !== undefined && head.id !== null)
+      return { jsonrpc: "2.0", id: head.id, error: { code: JSON_RPC_CODES.invalidRequest, message: text, data } };
     options.reply(errorResponse(null, JSON_RPC_CODES.invalidRequest, text, data));
     return undefined;
   };
@@ -81,7 +87,8 @@ export function incomingMessages(options: IncomingOptions): ReadableStream<AnyMe
       options.reply(errorResponse(null, JSON_RPC_CODES.parseError, "Parse error"));
       return undefined;
     }
-    if (Array.isArray(value)) options.reply(errorResponse(null, JSON_RPC_CODES.invalidRequest, "Invalid Request", "JSON-RPC batches are not supported"));
+    if (Array.isArray(value))
+      options.reply(errorResponse(null, JSON_RPC_CODES.invalidRequest, "Invalid Request", "JSON-RPC batches are not supported"));
     else if (!isRecord(value)) options.reply(errorResponse(null, JSON_RPC_CODES.invalidRequest, "Invalid Request"));
     else return value;
     return undefined;

@@ -62,7 +62,9 @@ export async function answerPrompt<T>(sink: FailureSink, sessionId: string, logg
     const error = toRequestError(thrown);
     const notification = failureUpdate(sessionId, error);
     if (notification) {
-      await sink.sessionUpdate(notification).catch((e: unknown) => logger.warn("explaining the failed prompt failed", { error: describeError(e) }));
+      await sink
+        .sessionUpdate(notification)
+        .catch((e: unknown) => logger.warn("explaining the failed prompt failed", { error: describeError(e) }));
     }
     throw error;
   }

@@ -21,7 +21,8 @@ export const JSON_RPC_CODES = Object.freeze({
 
 export function toRequestError(error: unknown): RequestError {
   if (error instanceof RequestError) return error;
-  if (!isBridgeError(error)) return new RequestError(JSON_RPC_CODES.internalError, `Internal error: ${describeError(error)}`, { code: "INTERNAL" });
+  if (!isBridgeError(error))
+    return new RequestError(JSON_RPC_CODES.internalError, `Internal error: ${describeError(error)}`, { code: "INTERNAL" });
   const data: Record<string, unknown> = { code: error.code };
   if (error.details && Object.keys(error.details).length > 0) data.details = error.details;
   switch (error.code) {
@@ -29,7 +30,11 @@ export function toRequestError(error: unknown): RequestError {
       return new RequestError(JSON_RPC_CODES.authRequired, error.message, data);
     case "SESSION_NOT_FOUND": {
       const sessionId = error.details?.sessionId;
-      return new RequestError(JSON_RPC_CODES.resourceNotFound, error.message, typeof sessionId === "string" ? { ...data, sessionId } : data);
+      return new RequestError(
+        JSON_RPC_CODES.resourceNotFound,
+        error.message,
+        typeof sessionId === "string" ? { ...data, sessionId } : data,
+      );
     }
     case "INVALID_PARAMS":
     case "USAGE":

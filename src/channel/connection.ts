@@ -128,7 +128,9 @@ export class ChannelConnection {
   request(method: RequestMethod, params: Record<string, unknown>, options: RequestOptions): Promise<unknown> {
     if (this.closeError) return Promise.reject(this.closeError);
     if (this.pending.size >= this.maxPendingRequests) {
-      return Promise.reject(new BridgeError("CHANNEL_OVERFLOW", `too many requests in flight on the internal channel (${this.pending.size})`));
+      return Promise.reject(
+        new BridgeError("CHANNEL_OVERFLOW", `too many requests in flight on the internal channel (${this.pending.size})`),
+      );
     }
     if (this.output.writableLength > this.maxWriteBufferBytes) {
       return Promise.reject(

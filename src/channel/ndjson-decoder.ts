@@ -87,7 +87,9 @@ export class NdjsonDecoder {
     let end = line.length;
     if (end > 0 && line[end - 1] === 0x0d) end -= 1;
     if (!isUtf8(line.subarray(0, end))) {
-      this.fail(new BridgeError("CHANNEL_PROTOCOL", "internal channel received a line that is not valid UTF-8", { details: { frameBytes: end } }));
+      this.fail(
+        new BridgeError("CHANNEL_PROTOCOL", "internal channel received a line that is not valid UTF-8", { details: { frameBytes: end } }),
+      );
     }
     const text = line.toString("utf8", 0, end);
     if (text.trim() === "") return SKIP;

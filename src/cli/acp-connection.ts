@@ -48,7 +48,9 @@ const isResponse = (message: Message): boolean => !("method" in message) && ("re
 /** a successful initialize answer (the SDK path: the warm-up starts once it went out) */
 function isInitializeResult(message: Message): boolean {
   const result = message.result as Message | undefined;
-  return isResponse(message) && typeof result === "object" && result !== null && "protocolVersion" in result && "agentCapabilities" in result;
+  return (
+    isResponse(message) && typeof result === "object" && result !== null && "protocolVersion" in result && "agentCapabilities" in result
+  );
 }
 
 export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
@@ -73,7 +75,9 @@ export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
   const intercept = (message: Message): boolean => {
     if (replayed && isResponse(message) && message.id === replayed.id) {
       if (`${JSON.stringify(message)}\n` !== replayed.answer) {
-        logger.error("the SDK answered the replayed initialize differently from the early answer, which the client got", { id: replayed.id });
+        logger.error("the SDK answered the replayed initialize differently from the early answer, which the client got", {
+          id: replayed.id,
+        });
       }
       replayed = undefined;
       releaseInput();

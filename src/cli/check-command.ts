@@ -18,7 +18,10 @@ export interface CheckIo {
   env: NodeJS.ProcessEnv;
 }
 
-export async function runCheckCommand(config: Config, io: CheckIo = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+export async function runCheckCommand(
+  config: Config,
+  io: CheckIo = { stdout: process.stdout, stderr: process.stderr, env: process.env },
+): Promise<number> {
   let logger;
   try {
     logger = createLogger({ level: config.logLevel, file: config.logFile });

@@ -30,9 +30,12 @@ export function enableCompileCache(cacheDir: string | undefined): CompileCacheRe
     const before = process.env.NODE_COMPILE_CACHE;
     const result = enable(directory);
     if (before === undefined) delete process.env.NODE_COMPILE_CACHE;
-    const status = (nodeModule as unknown as { constants?: unknown }).constants as { compileCacheStatus?: Record<string, number> } | undefined;
+    const status = (nodeModule as unknown as { constants?: unknown }).constants as
+      { compileCacheStatus?: Record<string, number> } | undefined;
     const ok = result.status === status?.compileCacheStatus?.ENABLED || result.status === status?.compileCacheStatus?.ALREADY_ENABLED;
-    return ok ? { enabled: true, directory: result.directory ?? directory } : { enabled: false, reason: result.message ?? `status ${result.status}` };
+    return ok
+      ? { enabled: true, directory: result.directory ?? directory }
+      : { enabled: false, reason: result.message ?? `status ${result.status}` };
   } catch (error) {
     return { enabled: false, reason: error instanceof Error ? error.message : String(error) };
   }

@@ -87,7 +87,8 @@ export function resolveConfig(argv: readonly string[], env: NodeJS.ProcessEnv, p
       ? logLevel(env.ZCODE_ACP_LOG_LEVEL, "ZCODE_ACP_LOG_LEVEL")
       : DEFAULT_LOG_LEVEL;
   const warnings: ConfigWarning[] = [];
-  const warn = (message: string, fields?: Record<string, unknown>): void => void warnings.push(Object.freeze(fields ? { message, fields: Object.freeze(fields) } : { message }));
+  const warn = (message: string, fields?: Record<string, unknown>): void =>
+    void warnings.push(Object.freeze(fields ? { message, fields: Object.freeze(fields) } : { message }));
   const timeouts = Object.freeze(timeoutOverridesFrom(env, { warn }));
   const cancelGraceMs = cancelGrace(env.ZCODE_ACP_CANCEL_GRACE_MS, warn);
   return Object.freeze({

@@ -76,7 +76,8 @@ export function opensSession(line: Uint8Array): boolean {
   } catch {
     return false;
   }
-  if (!isRecord(message) || message.jsonrpc !== "2.0" || typeof message.method !== "string" || !SESSION_OPENERS.has(message.method)) return false;
+  if (!isRecord(message) || message.jsonrpc !== "2.0" || typeof message.method !== "string" || !SESSION_OPENERS.has(message.method))
+    return false;
   if (!(typeof message.id === "string" || typeof message.id === "number")) return false;
   const params = message.params;
   if (!isRecord(params) || typeof params.cwd !== "string" || !isAbsolute(params.cwd)) return false;

@@ -18,7 +18,10 @@ export interface OnboardIo {
   env: NodeJS.ProcessEnv;
 }
 
-export async function runOnboardCommand(config: Config, io: OnboardIo = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+export async function runOnboardCommand(
+  config: Config,
+  io: OnboardIo = { stdout: process.stdout, stderr: process.stderr, env: process.env },
+): Promise<number> {
   const logger = createLogger({ level: config.logLevel, file: config.logFile });
   try {
     const report = await inspectForOnboarding({ ...installOptionsFrom(config, io.env), logger });
@@ -33,12 +36,19 @@ export async function runOnboardCommand(config: Config, io: OnboardIo = { stdout
         return 1;
       }
     }
-    io.stdout.write(config.json ? `${JSON.stringify({ ...report, ...(written ? { accepted: true, written } : { accepted: false }) }, null, 2)}\n` : formatOnboardReport(report, written));
+    io.stdout.write(
+      config.json
+        ? `${JSON.stringify({ ...report, ...(written ? { accepted: true, written } : { accepted: false }) }, null, 2)}\n`
+        : formatOnboardReport(report, written),
+    );
     return report.outcome === "refused" ? 1 : 0;
   } catch (error) {
     const usage = isBridgeError(error, "USAGE") || isBridgeError(error, "INVALID_MANIFEST");
     const message = isBridgeError(error) ? error.message : `unexpected failure: ${describeError(error)}`;
-    if (config.json) io.stdout.write(`${JSON.stringify({ outcome: "refused", error: isBridgeError(error) ? error.toJSON() : { code: "INTERNAL", message } }, null, 2)}\n`);
+    if (config.json)
+      io.stdout.write(
+        `${JSON.stringify({ outcome: "refused", error: isBridgeError(error) ? error.toJSON() : { code: "INTERNAL", message } }, null, 2)}\n`,
+      );
     io.stderr.write(`zcode-acp: ${message}\n`);
     return usage ? 2 : 1;
   }

@@ -25,7 +25,8 @@ export function timeoutOverridesFrom(env: NodeJS.ProcessEnv, logger: Pick<Logger
   }
   const overrides: Record<string, number> = {};
   for (const [key, value] of Object.entries(parsed)) {
-    if (!isTimeoutKey(key)) logger.warn("ZCODE_ACP_TIMEOUTS_MS: ignored an unknown timeout name", { key, known: Object.keys(DEFAULT_TIMEOUTS_MS).join(", ") });
+    if (!isTimeoutKey(key))
+      logger.warn("ZCODE_ACP_TIMEOUTS_MS: ignored an unknown timeout name", { key, known: Object.keys(DEFAULT_TIMEOUTS_MS).join(", ") });
     else if (typeof value === "number" && Number.isInteger(value) && value > 0 && value <= MAX_TIMEOUT_OVERRIDE_MS) overrides[key] = value;
     else logger.warn("ZCODE_ACP_TIMEOUTS_MS: ignored an invalid timeout", { key, value: String(value) });
   }

@@ -43,26 +43,44 @@ export async function checkHostArtifacts(ctx: ArtifactContext): Promise<HostArti
     [`sha256 ${artifact.hostIndex.path}`]: { expected: artifact.hostIndex.sha256, actual: await hashMember(ctx.cache, hostIndex) },
   };
   if (evidence[`sha256 ${artifact.hostIndex.path}`]!.actual !== artifact.hostIndex.sha256) {
-    throw installProblem(`The ${version} host files differ from the verified release (SHA-256 mismatch: ${artifact.hostIndex.path}). The install was modified or is a different build; ${reinstall}.`, evidence);
+    throw installProblem(
+      `The ${version} host files differ from the verified release (SHA-256 mismatch: ${artifact.hostIndex.path}). The install was modified or is a different build; ${reinstall}.`,
+      evidence,
+    );
   }
 
   const scan = await scanRpcCandidates(ctx.install, artifact.hostIndex.path, hostIndex, ctx.cache);
-  evidence["RPC module (by shape)"] = { expected: artifact.rpcModule.path, actual: scan.matches.length === 1 ? scan.matches[0] : scan.matches };
+  evidence["RPC module (by shape)"] = {
+    expected: artifact.rpcModule.path,
+    actual: scan.matches.length === 1 ? scan.matches[0] : scan.matches,
+  };
   if (scan.matches.length === 0) {
-    throw installProblem(`No RPC module found: none of the ${scan.imports.length} modules the host index imports defines ${RPC_CLASS_NAMES.join(" and ")}. The install is not the verified ${version}; ${reinstall}.`, evidence);
+    throw installProblem(
+      `No RPC module found: none of the ${scan.imports.length} modules the host index imports defines ${RPC_CLASS_NAMES.join(" and ")}. The install is not the verified ${version}; ${reinstall}.`,
+      evidence,
+    );
   }
   if (scan.matches.length > 1) {
-    throw installProblem(`The RPC module is ambiguous: ${scan.matches.join(", ")} all define ${RPC_CLASS_NAMES.join(" and ")}. The install is not the verified ${version}; ${reinstall}.`, evidence);
+    throw installProblem(
+      `The RPC module is ambiguous: ${scan.matches.join(", ")} all define ${RPC_CLASS_NAMES.join(" and ")}. The install is not the verified ${version}; ${reinstall}.`,
+      evidence,
+    );
   }
   const found = scan.matches[0]!;
   if (found !== artifact.rpcModule.path) {
-    throw installProblem(`The RPC module found by shape is ${found}, but the verified ${version} has ${artifact.rpcModule.path}. The install is a different build; ${reinstall}.`, evidence);
+    throw installProblem(
+      `The RPC module found by shape is ${found}, but the verified ${version} has ${artifact.rpcModule.path}. The install is a different build; ${reinstall}.`,
+      evidence,
+    );
   }
   const rpcModule = await ctx.install.archive.locate(found);
   const rpcSha = await hashMember(ctx.cache, rpcModule);
   evidence[`sha256 ${found}`] = { expected: artifact.rpcModule.sha256, actual: rpcSha };
   if (rpcSha !== artifact.rpcModule.sha256) {
-    throw installProblem(`The ${version} host files differ from the verified release (SHA-256 mismatch: ${found}). The install was modified or is a different build; ${reinstall}.`, evidence);
+    throw installProblem(
+      `The ${version} host files differ from the verified release (SHA-256 mismatch: ${found}). The install was modified or is a different build; ${reinstall}.`,
+      evidence,
+    );
   }
 
   // only now, with its bytes verified, is the module imported (inside the install's executable)
@@ -75,13 +93,17 @@ export async function checkHostArtifacts(ctx: ArtifactContext): Promise<HostArti
         : `its exports do not have the RPC roles (${roles.problem}: ${roles.message}). The install does not match the verified ${version}`;
     throw installProblem(`The RPC module ${found} failed the role check: ${why}; reinstall ZCode.`, evidence);
   }
-  for (const role of RPC_ROLES) evidence[`export ${role}`] = { expected: artifact.exports?.[role] ?? ROLE_SHAPES[role], actual: roles.exports[role] };
+  for (const role of RPC_ROLES)
+    evidence[`export ${role}`] = { expected: artifact.exports?.[role] ?? ROLE_SHAPES[role], actual: roles.exports[role] };
   const pinned = artifact.exports;
   if (pinned !== undefined) {
     const differing = RPC_ROLES.filter((role) => pinned[role] !== roles.exports[role]);
     if (differing.length > 0) {
       const detail = differing.map((role) => `${role} is "${roles.exports[role]}", pinned "${pinned[role]}"`).join("; ");
-      throw installProblem(`The RPC module ${found} exports its roles under other names than the verified ${version} (${detail}); ${reinstall}.`, evidence);
+      throw installProblem(
+        `The RPC module ${found} exports its roles under other names than the verified ${version} (${detail}); ${reinstall}.`,
+        evidence,
+      );
     }
   }
   const how = describeFound(found, roles.exports);
@@ -117,7 +139,8 @@ export async function checkCliIntegrity(install: ResolvedInstall, manifest: Mani
     ? { integrity: "verified", summary: "glm/zcode.cjs matches the verified SHA-256", evidence }
     : {
         integrity: "modified",
-        summary: "glm/zcode.cjs differs from the verified build (modified). This is a diagnostic and does not block; reinstalling ZCode restores the verified CLI.",
+        summary:
+          "glm/zcode.cjs differs from the verified build (modified). This is a diagnostic and does not block; reinstalling ZCode restores the verified CLI.",
         evidence,
       };
 }

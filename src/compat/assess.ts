@@ -63,17 +63,28 @@ export async function assessInstall(options: AssessOptions = {}): Promise<Assess
 
   // 1a. the platform, before anything is read
   if (!isInstallPlatform(platform)) {
-    steps.fail("layout", `zcode-acp supports ZCode on ${INSTALL_PLATFORMS.join(", ")}; this system is ${platform}. Run zcode-acp on a machine where ZCode runs.`, {
-      platform: { expected: INSTALL_PLATFORMS, actual: platform },
-    });
+    steps.fail(
+      "layout",
+      `zcode-acp supports ZCode on ${INSTALL_PLATFORMS.join(", ")}; this system is ${platform}. Run zcode-acp on a machine where ZCode runs.`,
+      {
+        platform: { expected: INSTALL_PLATFORMS, actual: platform },
+      },
+    );
     return finish();
   }
-  const set = await loadManifests(options.manifestPath, options.localManifestDir !== undefined ? { localDir: options.localManifestDir } : {});
+  const set = await loadManifests(
+    options.manifestPath,
+    options.localManifestDir !== undefined ? { localDir: options.localManifestDir } : {},
+  );
   const root = options.installRoot ?? defaultInstallRoot(platform, env);
   if (root === undefined) {
-    steps.fail("layout", "The default ZCode install location is unknown (LOCALAPPDATA is not set). Pass --zcode-install DIR (or set ZCODE_ACP_ZCODE_INSTALL).", {
-      root: { expected: "%LOCALAPPDATA%\\Programs\\ZCode", actual: "LOCALAPPDATA not set" },
-    });
+    steps.fail(
+      "layout",
+      "The default ZCode install location is unknown (LOCALAPPDATA is not set). Pass --zcode-install DIR (or set ZCODE_ACP_ZCODE_INSTALL).",
+      {
+        root: { expected: "%LOCALAPPDATA%\\Programs\\ZCode", actual: "LOCALAPPDATA not set" },
+      },
+    );
     return finish();
   }
   report.installRoot = root;
@@ -96,7 +107,11 @@ export async function assessInstall(options: AssessOptions = {}): Promise<Assess
       return resolved;
     });
     if (install === undefined) return;
-    steps.record("layout", "pass", `ZCode install at ${install.rootReal} (${install.archive.kind === "asar" ? "packed app.asar" : "app.asar directory"}); executable, resources, app archive, CLI and bundle metadata present inside the root`);
+    steps.record(
+      "layout",
+      "pass",
+      `ZCode install at ${install.rootReal} (${install.archive.kind === "asar" ? "packed app.asar" : "app.asar directory"}); executable, resources, app archive, CLI and bundle metadata present inside the root`,
+    );
 
     // 2. metadata runtime / entry / source
     const meta = await steps.run("metadata", () => readBundleMetadata(install.bundleMeta));
@@ -104,12 +119,19 @@ export async function assessInstall(options: AssessOptions = {}): Promise<Assess
     report.diagnostics.metadataSha256 = meta.rawSha256;
     const candidates: LoadedManifest[] = set.manifests.filter((m) => metadataMatches(m, meta));
     const metaEvidence = Object.fromEntries(
-      METADATA_FIELDS.map((field) => [field, { expected: expectedValues(set.manifests, (m) => m.manifest.artifact.metadata[field]), actual: meta[field] ?? "missing" }]),
+      METADATA_FIELDS.map((field) => [
+        field,
+        { expected: expectedValues(set.manifests, (m) => m.manifest.artifact.metadata[field]), actual: meta[field] ?? "missing" },
+      ]),
     );
     if (candidates.length === 0) {
       const wrong = METADATA_FIELDS.filter((field) => !set.manifests.some((m) => m.manifest.artifact.metadata[field] === meta[field]));
       const shown = (wrong.length > 0 ? wrong : METADATA_FIELDS).map((f) => `${f} is ${JSON.stringify(meta[f] ?? "missing")}`).join(", ");
-      steps.fail("metadata", `The bundle metadata glm/.node-bundle-meta.json does not describe a verified ZCode build (${shown}). Reinstall ZCode from the official download.`, metaEvidence);
+      steps.fail(
+        "metadata",
+        `The bundle metadata glm/.node-bundle-meta.json does not describe a verified ZCode build (${shown}). Reinstall ZCode from the official download.`,
+        metaEvidence,
+      );
       return;
     }
     steps.record("metadata", "pass", "runtime, entry and source match a verified ZCode build", metaEvidence);
@@ -118,7 +140,11 @@ export async function assessInstall(options: AssessOptions = {}): Promise<Assess
     const system = `${platform}-${arch}`;
     const platformEvidence = { platform: { expected: system, actual: meta.platform ?? "missing" } };
     if (meta.platform !== system) {
-      steps.fail("platform", `This ZCode build is for ${typeof meta.platform === "string" ? meta.platform : "an unknown platform"}, but this system is ${system}. Install the ZCode build for ${system}.`, platformEvidence);
+      steps.fail(
+        "platform",
+        `This ZCode build is for ${typeof meta.platform === "string" ? meta.platform : "an unknown platform"}, but this system is ${system}. Install the ZCode build for ${system}.`,
+        platformEvidence,
+      );
       return;
     }
     steps.record("platform", "pass", `bundle platform ${system} matches this system`, platformEvidence);
@@ -126,15 +152,33 @@ export async function assessInstall(options: AssessOptions = {}): Promise<Assess
     // 4. app version and CLI version select exactly one manifest
     const selected = await steps.run("version", async () => {
       // read once by the layout step; read again here only to report why it could not be read
-      const app = appRead ?? (install.infoPlist !== undefined ? await readAppVersionFromPlist(install.infoPlist, "Contents/Info.plist") : await readAppVersionFromArchive(install.archive));
+      const app =
+        appRead ??
+        (install.infoPlist !== undefined
+          ? await readAppVersionFromPlist(install.infoPlist, "Contents/Info.plist")
+          : await readAppVersionFromArchive(install.archive));
       report.appVersion = app.version;
       if (app.build !== undefined) report.diagnostics.appBuild = app.build;
-      const cliVersion = await cachedFact(cache, `cli-version\u0000${install.cli}`, [install.cli, install.executable], isVersionString, () =>
-        readCliVersion({ executable: install.executable, cli: install.cli, cwd: install.resourcesDir, env, ...(options.childTimeoutMs ? { timeoutMs: options.childTimeoutMs } : {}) }),
+      const cliVersion = await cachedFact(
+        cache,
+        `cli-version\u0000${install.cli}`,
+        [install.cli, install.executable],
+        isVersionString,
+        () =>
+          readCliVersion({
+            executable: install.executable,
+            cli: install.cli,
+            cwd: install.resourcesDir,
+            env,
+            ...(options.childTimeoutMs ? { timeoutMs: options.childTimeoutMs } : {}),
+          }),
       );
       report.cliVersion = cliVersion;
       const selection = selectManifest(candidates, app.version, cliVersion);
-      const evidence = { appVersion: { expected: expectedValues(candidates, (m) => m.manifest.artifact.appVersion), actual: app.version }, cliVersion: { expected: expectedValues(candidates, (m) => m.manifest.artifact.cliVersion), actual: cliVersion } };
+      const evidence = {
+        appVersion: { expected: expectedValues(candidates, (m) => m.manifest.artifact.appVersion), actual: app.version },
+        cliVersion: { expected: expectedValues(candidates, (m) => m.manifest.artifact.cliVersion), actual: cliVersion },
+      };
       switch (selection.kind) {
         case "unknown-app":
           throw installProblem(
@@ -143,9 +187,15 @@ export async function assessInstall(options: AssessOptions = {}): Promise<Assess
           );
         case "cli-mismatch":
           evidence.cliVersion.expected = selection.expectedCli.length === 1 ? selection.expectedCli[0]! : selection.expectedCli;
-          throw installProblem(`ZCode ${app.version} reports agent CLI ${cliVersion}, but the verified ZCode ${app.version} ships CLI ${selection.expectedCli.join(" or ")}. Reinstall ZCode ${app.version}.`, evidence);
+          throw installProblem(
+            `ZCode ${app.version} reports agent CLI ${cliVersion}, but the verified ZCode ${app.version} ships CLI ${selection.expectedCli.join(" or ")}. Reinstall ZCode ${app.version}.`,
+            evidence,
+          );
         case "ambiguous":
-          throw installProblem(`ZCode ${app.version} with CLI ${cliVersion} matches several manifests (${selection.matches.map((m) => m.file).join(", ")}); this is ambiguous, so none is used. Keep exactly one per release (delete the extra local manifest files).`, evidence);
+          throw installProblem(
+            `ZCode ${app.version} with CLI ${cliVersion} matches several manifests (${selection.matches.map((m) => m.file).join(", ")}); this is ambiguous, so none is used. Keep exactly one per release (delete the extra local manifest files).`,
+            evidence,
+          );
         case "selected":
           evidence.appVersion.expected = selection.manifest.manifest.artifact.appVersion;
           evidence.cliVersion.expected = selection.manifest.manifest.artifact.cliVersion;
@@ -157,10 +207,17 @@ export async function assessInstall(options: AssessOptions = {}): Promise<Assess
     report.manifest = manifest;
     report.manifestFile = file;
     report.manifestTrust = manifest.trust === "local" ? "local" : "pinned";
-    steps.record("version", "pass", `ZCode ${report.appVersion} with CLI ${report.cliVersion} selects manifest ${manifest.artifact.id}`, selected.evidence);
+    steps.record(
+      "version",
+      "pass",
+      `ZCode ${report.appVersion} with CLI ${report.cliVersion} selects manifest ${manifest.artifact.id}`,
+      selected.evidence,
+    );
 
     // 5. host index + RPC module SHA-256, then the exports
-    const artifacts = await steps.run("host-artifacts", () => checkHostArtifacts({ install, manifest, cache, env, childTimeoutMs: options.childTimeoutMs ?? CHILD_RUN_TIMEOUT_MS }));
+    const artifacts = await steps.run("host-artifacts", () =>
+      checkHostArtifacts({ install, manifest, cache, env, childTimeoutMs: options.childTimeoutMs ?? CHILD_RUN_TIMEOUT_MS }),
+    );
     if (artifacts === undefined) return;
     report.paths = installPaths(install, artifacts.hostIndex, artifacts.rpcModule);
     report.rpc = artifacts.rpc;
@@ -170,7 +227,10 @@ export async function assessInstall(options: AssessOptions = {}): Promise<Assess
     const cli = await checkCliIntegrity(install, manifest, cache);
     report.cliIntegrity = cli.integrity;
     steps.record("cli-integrity", cli.integrity === "verified" ? "pass" : "diagnostic", cli.summary, cli.evidence);
-    const note = cli.integrity === "modified" ? " Note: its agent CLI glm/zcode.cjs differs from the verified build (modified); this does not block, and reinstalling ZCode restores it." : "";
+    const note =
+      cli.integrity === "modified"
+        ? " Note: its agent CLI glm/zcode.cjs differs from the verified build (modified); this does not block, and reinstalling ZCode restores it."
+        : "";
     const by =
       manifest.trust === "local"
         ? `by a local manifest you accepted on ${(manifest.acceptedAt ?? "").slice(0, 10) || "an unknown date"}`

@@ -12,7 +12,9 @@ function show(value: unknown): string {
 
 export function formatAssessment(report: Assessment): string {
   const lines: string[] = [];
-  lines.push(`ZCode install check: ${report.supported ? "supported" : "NOT supported"}${report.cliIntegrity === "modified" ? " (agent CLI modified)" : ""}`);
+  lines.push(
+    `ZCode install check: ${report.supported ? "supported" : "NOT supported"}${report.cliIntegrity === "modified" ? " (agent CLI modified)" : ""}`,
+  );
   lines.push(`  ${report.message}`);
   lines.push("");
   const width = Math.max(...Object.values(STEP_TITLES).map((t) => t.length));
@@ -29,10 +31,17 @@ export function formatAssessment(report: Assessment): string {
   if (report.installRoot !== undefined) lines.push(`  install root:     ${report.installRoot}`);
   if (report.systemPlatform !== undefined) lines.push(`  this system:      ${report.systemPlatform}`);
   if (report.manifest !== undefined) lines.push(`  manifest:         ${report.manifest.artifact.id} (${report.manifestFile ?? "?"})`);
-  if (report.appVersion !== undefined) lines.push(`  app version:      ${report.appVersion}${report.diagnostics.appBuild !== undefined ? ` (build ${report.diagnostics.appBuild})` : ""}`);
-  if (report.cliVersion !== undefined) lines.push(`  CLI version:      ${report.cliVersion}${report.cliIntegrity !== undefined ? ` (${report.cliIntegrity})` : ""}`);
+  if (report.appVersion !== undefined)
+    lines.push(
+      `  app version:      ${report.appVersion}${report.diagnostics.appBuild !== undefined ? ` (build ${report.diagnostics.appBuild})` : ""}`,
+    );
+  if (report.cliVersion !== undefined)
+    lines.push(`  CLI version:      ${report.cliVersion}${report.cliIntegrity !== undefined ? ` (${report.cliIntegrity})` : ""}`);
   if (report.diagnostics.metadataSha256 !== undefined) lines.push(`  metadata SHA-256: ${report.diagnostics.metadataSha256}`);
   const cache = report.diagnostics.cache;
-  if (cache !== undefined) lines.push(`  cache:            ${cache.hits} hit(s), ${cache.misses} miss(es)${cache.rebuilt ? ", corrupt file rebuilt" : ""}${cache.file ? ` (${cache.file})` : " (in memory)"}`);
+  if (cache !== undefined)
+    lines.push(
+      `  cache:            ${cache.hits} hit(s), ${cache.misses} miss(es)${cache.rebuilt ? ", corrupt file rebuilt" : ""}${cache.file ? ` (${cache.file})` : " (in memory)"}`,
+    );
   return `${lines.join("\n")}\n`;
 }

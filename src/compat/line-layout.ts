@@ -12,7 +12,9 @@ import { BUILTIN_PROVIDER_CONFIG, findLine } from "../manifest/release-lines.js"
 
 async function appVersionOf(install: ResolvedInstall): Promise<AppVersion | undefined> {
   try {
-    return install.infoPlist !== undefined ? await readAppVersionFromPlist(install.infoPlist, "Contents/Info.plist") : await readAppVersionFromArchive(install.archive);
+    return install.infoPlist !== undefined
+      ? await readAppVersionFromPlist(install.infoPlist, "Contents/Info.plist")
+      : await readAppVersionFromArchive(install.archive);
   } catch {
     return undefined;
   }

@@ -27,7 +27,12 @@ const isScan = (value: unknown): value is CandidateScan => {
   return typeof scan === "object" && scan !== null && Array.isArray(scan.imports) && Array.isArray(scan.matches);
 };
 
-export async function scanRpcCandidates(install: ResolvedInstall, hostIndexPath: string, hostIndex: MemberLocation, cache: FingerprintCache): Promise<CandidateScan> {
+export async function scanRpcCandidates(
+  install: ResolvedInstall,
+  hostIndexPath: string,
+  hostIndex: MemberLocation,
+  cache: FingerprintCache,
+): Promise<CandidateScan> {
   const key = `rpc-candidates\u0000${hostIndex.file}\u0000${hostIndex.offset}\u0000${hostIndex.size}`;
   return cachedFact(cache, key, [hostIndex.file, install.archive.path], isScan, async () => {
     const source = (await readMember(hostIndex, MAX_MODULE_BYTES)).toString("utf8");
@@ -46,7 +51,13 @@ export type RoleFinding =
   | { ok: false; problem: "import-failed" | "missing" | "ambiguous"; message: string; roles?: Record<RpcRole, string[]> };
 
 /** Import the (verified) module in the install's Electron and find each role's export, exactly one each. */
-export async function findRoles(install: ResolvedInstall, rpcModule: MemberLocation, cache: FingerprintCache, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<RoleFinding> {
+export async function findRoles(
+  install: ResolvedInstall,
+  rpcModule: MemberLocation,
+  cache: FingerprintCache,
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<RoleFinding> {
   const key = `rpc-roles\u0000${rpcModule.importPath}\u0000${rpcModule.offset}\u0000${rpcModule.size}`;
   const report = await cachedFact(
     cache,
@@ -59,9 +70,15 @@ export async function findRoles(install: ResolvedInstall, rpcModule: MemberLocat
   if (!report.imported) return { ok: false, problem: "import-failed", message: report.error };
   const missing = RPC_ROLES.filter((role) => report.roles[role].length === 0);
   const several = RPC_ROLES.filter((role) => report.roles[role].length > 1);
-  if (missing.length > 0) return { ok: false, problem: "missing", message: `no export has the shape of the ${missing.join(", ")} role`, roles: report.roles };
+  if (missing.length > 0)
+    return { ok: false, problem: "missing", message: `no export has the shape of the ${missing.join(", ")} role`, roles: report.roles };
   if (several.length > 0) {
-    return { ok: false, problem: "ambiguous", message: several.map((role) => `${role}: ${report.roles[role].join(", ")}`).join("; "), roles: report.roles };
+    return {
+      ok: false,
+      problem: "ambiguous",
+      message: several.map((role) => `${role}: ${report.roles[role].join(", ")}`).join("; "),
+      roles: report.roles,
+    };
   }
   return { ok: true, exports: { protocol: report.roles.protocol[0]!, client: report.roles.client[0]!, service: report.roles.service[0]! } };
 }

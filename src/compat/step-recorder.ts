@@ -45,9 +45,13 @@ export class StepRecorder {
     } catch (error) {
       if (isBridgeError(error, "UNSUPPORTED_ZCODE")) this.fail(id, error.message, evidenceOf(error));
       else {
-        this.fail(id, `Unexpected error while checking the ${STEP_TITLES[id]}: ${describeError(error)}. Reinstall ZCode; if this persists, report it with the output of "zcode-acp check --json".`, {
-          error: { actual: describeError(error) },
-        });
+        this.fail(
+          id,
+          `Unexpected error while checking the ${STEP_TITLES[id]}: ${describeError(error)}. Reinstall ZCode; if this persists, report it with the output of "zcode-acp check --json".`,
+          {
+            error: { actual: describeError(error) },
+          },
+        );
       }
       return undefined;
     }

@@ -4,13 +4,7 @@
  */
 export type StepStatus = "pass" | "fail" | "diagnostic" | "skipped";
 
-export type StepId =
-  | "layout"
-  | "metadata"
-  | "platform"
-  | "version"
-  | "host-artifacts"
-  | "cli-integrity";
+export type StepId = "layout" | "metadata" | "platform" | "version" | "host-artifacts" | "cli-integrity";
 
 export interface AssessmentStep {
   id: StepId;

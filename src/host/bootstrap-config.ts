@@ -44,7 +44,11 @@ export function builtinProviderConfig(install: BootstrapInstall, env: NodeJS.Pro
   const line = findLine(install.manifest.protocol.id);
   if (!line?.needsBuiltinProviderConfig) return undefined;
   const path = env[BUILTIN_PROVIDER_CONFIG_ENV] || install.paths.builtinProviderConfig;
-  if (!path) throw new BridgeError("UNSUPPORTED_ZCODE", "This ZCode release needs its builtin provider config (resources/config/provider/zcode-builtin.json), which the install lacks. Reinstall ZCode.");
+  if (!path)
+    throw new BridgeError(
+      "UNSUPPORTED_ZCODE",
+      "This ZCode release needs its builtin provider config (resources/config/provider/zcode-builtin.json), which the install lacks. Reinstall ZCode.",
+    );
   return path;
 }
 
@@ -55,7 +59,11 @@ export function buildBootstrapConfig(
   const { paths, manifest } = install;
   const { artifact, protocol } = manifest;
   const line = findLine(protocol.id);
-  if (!line) throw new BridgeError("UNSUPPORTED_ZCODE", `The manifest names the release line "${protocol.id}", which this zcode-acp does not implement.`);
+  if (!line)
+    throw new BridgeError(
+      "UNSUPPORTED_ZCODE",
+      `The manifest names the release line "${protocol.id}", which this zcode-acp does not implement.`,
+    );
   const channels: Record<string, string> = {};
   const allowlist: Record<string, string[]> = {};
   const events: Record<string, string[]> = {};

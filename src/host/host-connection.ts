@@ -57,7 +57,6 @@ export interface HostDiagnostics {
   exitListeners: number;
 }
 
-
 export class HostConnection implements HostClient {
   private readonly options: HostConnectionOptions;
   private readonly logger: Logger;
@@ -118,10 +117,16 @@ export class HostConnection implements HostClient {
     return result as T;
   }
 
-  async operate<T = unknown>(operation: SemanticOperation, sessionId: string, params: Record<string, unknown>, options: CallOptions = {}): Promise<T> {
+  async operate<T = unknown>(
+    operation: SemanticOperation,
+    sessionId: string,
+    params: Record<string, unknown>,
+    options: CallOptions = {},
+  ): Promise<T> {
     const host = await this.ensureStarted();
     const descriptor = host.install.manifest.protocol.operations[operation];
-    if (!descriptor) throw new BridgeError("METHOD_NOT_ALLOWED", `the protocol ${host.install.manifest.protocol.id} has no operation ${operation}`);
+    if (!descriptor)
+      throw new BridgeError("METHOD_NOT_ALLOWED", `the protocol ${host.install.manifest.protocol.id} has no operation ${operation}`);
     return this.call<T>(descriptor.service, descriptor.method, { ...params, [descriptor.sessionKey]: sessionId }, options);
   }
 
@@ -204,7 +209,11 @@ export class HostConnection implements HostClient {
 
   private async unsubscribe(host: HostIncarnation, subscriptionId: string): Promise<void> {
     try {
-      await host.channel.request("__unsubscribe", { subscriptionId }, { timeoutMs: timeoutFor(this.timeouts, "unsubscribe"), label: "unsubscribe" });
+      await host.channel.request(
+        "__unsubscribe",
+        { subscriptionId },
+        { timeoutMs: timeoutFor(this.timeouts, "unsubscribe"), label: "unsubscribe" },
+      );
     } catch (error) {
       this.logger.debug("unsubscribe failed", { subscriptionId, error: describeError(error) });
     }

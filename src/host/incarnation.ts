@@ -74,9 +74,13 @@ export class HostIncarnation {
       ...(options.maxPendingDeliveries === undefined ? {} : { maxPendingDeliveries: options.maxPendingDeliveries }),
       peerEndError: () =>
         this.endError ??
-        new BridgeError("HOST_EXITED", "The ZCode host process closed its channel (it exited or crashed). The next request starts a new host.", {
-          details: { incarnation: this.number },
-        }),
+        new BridgeError(
+          "HOST_EXITED",
+          "The ZCode host process closed its channel (it exited or crashed). The next request starts a new host.",
+          {
+            details: { incarnation: this.number },
+          },
+        ),
       onNotification: (method, params) => (method === "ready" ? this.onReady() : this.onHostExitFrame(params)),
       onClose: (info) => this.onChannelClose(info),
     });
@@ -86,10 +90,17 @@ export class HostIncarnation {
       this.resolveTerminated();
     });
     void this.host.exited.then((exit) => this.onProcessExit(exit));
-    this.startupTimer = setTimeout(() => {
-      const ms = timeoutFor(this.timeouts, "startup");
-      this.end(new BridgeError("HOST_START_FAILED", `The ZCode host did not become ready within ${ms} ms.`, { details: { incarnation: this.number, timeoutMs: ms } }));
-    }, timeoutFor(this.timeouts, "startup"));
+    this.startupTimer = setTimeout(
+      () => {
+        const ms = timeoutFor(this.timeouts, "startup");
+        this.end(
+          new BridgeError("HOST_START_FAILED", `The ZCode host did not become ready within ${ms} ms.`, {
+            details: { incarnation: this.number, timeoutMs: ms },
+          }),
+        );
+      },
+      timeoutFor(this.timeouts, "startup"),
+    );
   }
 
   get pid(): number | undefined {
@@ -142,7 +153,9 @@ export class HostIncarnation {
           { details },
         );
       case "rpc-wiring":
-        return new BridgeError("HOST_START_FAILED", `Cannot connect to the ZCode host's services: ${innerMessage ?? "unknown reason"}.`, { details });
+        return new BridgeError("HOST_START_FAILED", `Cannot connect to the ZCode host's services: ${innerMessage ?? "unknown reason"}.`, {
+          details,
+        });
       case "protocol": {
         const code = inner.code === "FRAME_TOO_LARGE" ? "FRAME_TOO_LARGE" : "CHANNEL_PROTOCOL";
         return new BridgeError(code, `The host runtime refused a frame from the bridge: ${innerMessage ?? "protocol error"}.`, { details });
@@ -153,7 +166,12 @@ export class HostIncarnation {
   }
 
   private exitedError(details: Record<string, string | number>, cause?: string): BridgeError {
-    const what = cause !== undefined ? `crashed (${cause})` : details.exitCode !== undefined ? `exited with code ${String(details.exitCode)}` : "exited";
+    const what =
+      cause !== undefined
+        ? `crashed (${cause})`
+        : details.exitCode !== undefined
+          ? `exited with code ${String(details.exitCode)}`
+          : "exited";
     const code = this.isReady ? "HOST_EXITED" : "HOST_START_FAILED";
     const next = this.isReady ? " The next request starts a new host." : "";
     return new BridgeError(code, `The ZCode host ${what}.${next}`, { details });
@@ -191,7 +209,8 @@ export class HostIncarnation {
     this.endError = error;
     clearTimeout(this.startupTimer);
     this.logger.info("ZCode host incarnation ended", { code: error.code, reason: error.message });
-    if (!this.isReady) this.rejectReady(error.code === "HOST_START_FAILED" || error.code === "UNSUPPORTED_ZCODE" ? error : this.startError(error));
+    if (!this.isReady)
+      this.rejectReady(error.code === "HOST_START_FAILED" || error.code === "UNSUPPORTED_ZCODE" ? error : this.startError(error));
     this.channel.close(error);
     this.resolveEnded(error);
     void this.escalate();

@@ -10,7 +10,13 @@ import { execa } from "execa";
 import type { Assessment } from "../compat/types.js";
 import type { Logger } from "../log/logger.js";
 import { BridgeError, describeError } from "../util/errors.js";
-import { BUILTIN_PROVIDER_CONFIG_ENV, buildBootstrapConfig, builtinProviderConfig, CHANNEL_FD, type BootstrapInstall } from "./bootstrap-config.js";
+import {
+  BUILTIN_PROVIDER_CONFIG_ENV,
+  buildBootstrapConfig,
+  builtinProviderConfig,
+  CHANNEL_FD,
+  type BootstrapInstall,
+} from "./bootstrap-config.js";
 
 /** dist/runtime/bootstrap.js next to dist/host/ (src/runtime/bootstrap.js when run from sources) */
 export const DEFAULT_BOOTSTRAP_SCRIPT = fileURLToPath(new URL("../runtime/bootstrap.js", import.meta.url));
@@ -22,9 +28,13 @@ export type SupportedInstall = BootstrapInstall;
 
 /** The paths, manifest and RPC exports of a supported assessment; anything else is UNSUPPORTED_ZCODE. */
 export function requireSupported(assessment: Assessment): SupportedInstall {
-  if (!assessment.supported) throw new BridgeError("UNSUPPORTED_ZCODE", assessment.message, { details: { failedStep: assessment.failedStep } });
+  if (!assessment.supported)
+    throw new BridgeError("UNSUPPORTED_ZCODE", assessment.message, { details: { failedStep: assessment.failedStep } });
   if (!assessment.paths || !assessment.manifest || !assessment.rpc) {
-    throw new BridgeError("UNSUPPORTED_ZCODE", "the compatibility check passed without resolved install paths, a manifest or the RPC exports");
+    throw new BridgeError(
+      "UNSUPPORTED_ZCODE",
+      "the compatibility check passed without resolved install paths, a manifest or the RPC exports",
+    );
   }
   return { paths: assessment.paths, manifest: assessment.manifest, rpcExports: assessment.rpc.exports };
 }

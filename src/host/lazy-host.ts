@@ -8,7 +8,16 @@
  * way. Neither reports a failure itself: a failed load, assessment or start surfaces at the first
  * real use (call, operate, subscribe) with the same error as without the warm-up.
  */
-import type { CallOptions, ExitListener, HostClient, HostEventSink, HostSubscription, SemanticOperation, ServiceName, SessionEventTarget } from "./types.js";
+import type {
+  CallOptions,
+  ExitListener,
+  HostClient,
+  HostEventSink,
+  HostSubscription,
+  SemanticOperation,
+  ServiceName,
+  SessionEventTarget,
+} from "./types.js";
 import type { Disposable } from "../util/disposable.js";
 
 /** a host client that can be started before its first request (HostConnection) */
@@ -41,10 +50,11 @@ export class LazyHostClient implements HostClient {
   /** Load the host modules and run the warm-up now; resolves when both are done, never rejects. */
   prepare(): Promise<void> {
     return this.load().then(
-      () => this.warming?.then(
-        () => undefined,
-        () => undefined,
-      ),
+      () =>
+        this.warming?.then(
+          () => undefined,
+          () => undefined,
+        ),
       () => undefined,
     );
   }
@@ -69,7 +79,12 @@ export class LazyHostClient implements HostClient {
     return (await this.ready()).call<T>(service, method, params, options);
   }
 
-  async operate<T = unknown>(operation: SemanticOperation, sessionId: string, params: Record<string, unknown>, options?: CallOptions): Promise<T> {
+  async operate<T = unknown>(
+    operation: SemanticOperation,
+    sessionId: string,
+    params: Record<string, unknown>,
+    options?: CallOptions,
+  ): Promise<T> {
     return (await this.ready()).operate<T>(operation, sessionId, params, options);
   }
 

@@ -53,7 +53,10 @@ export const DEFAULT_TIMEOUTS_MS = Object.freeze({
 
 export type TimeoutTable = Readonly<Record<string, number>>;
 export type TimeoutKey = keyof typeof DEFAULT_TIMEOUTS_MS;
-export type OperationTimeout = Exclude<TimeoutKey, "startup" | "dispose" | "stopGrace" | "killGrace" | "subscribe" | "unsubscribe" | "default">;
+export type OperationTimeout = Exclude<
+  TimeoutKey,
+  "startup" | "dispose" | "stopGrace" | "killGrace" | "subscribe" | "unsubscribe" | "default"
+>;
 
 export function isTimeoutKey(key: string): key is TimeoutKey {
   return Object.prototype.hasOwnProperty.call(DEFAULT_TIMEOUTS_MS, key);

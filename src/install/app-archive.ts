@@ -94,7 +94,13 @@ export async function openAppArchive(rootReal: string, archiveReal: string, isDi
       }
       const size = node.size;
       const offset = typeof node.offset === "string" && /^\d+$/.test(node.offset) ? Number(node.offset) : NaN;
-      if (typeof size !== "number" || !Number.isSafeInteger(size) || size < 0 || !Number.isSafeInteger(offset) || dataStart + offset + size > archiveSize) {
+      if (
+        typeof size !== "number" ||
+        !Number.isSafeInteger(size) ||
+        size < 0 ||
+        !Number.isSafeInteger(offset) ||
+        dataStart + offset + size > archiveSize
+      ) {
         throw installProblem(`The ZCode app archive is damaged: the entry of ${label} points outside the archive. Reinstall ZCode.`, {
           [label]: { expected: "an entry inside the archive", actual: { offset: node.offset, size } },
         });
@@ -106,9 +112,13 @@ export async function openAppArchive(rootReal: string, archiveReal: string, isDi
 
 async function readHeader(archiveReal: string): Promise<{ header: HeaderNode; dataStart: number; archiveSize: number }> {
   const damaged = (actual: string, cause?: unknown) =>
-    installProblem(`The ZCode app archive ${ARCHIVE_LABEL} is not a readable asar archive (${actual}). Reinstall ZCode.`, {
-      [ARCHIVE_LABEL]: { expected: "an asar archive", actual },
-    }, cause);
+    installProblem(
+      `The ZCode app archive ${ARCHIVE_LABEL} is not a readable asar archive (${actual}). Reinstall ZCode.`,
+      {
+        [ARCHIVE_LABEL]: { expected: "an asar archive", actual },
+      },
+      cause,
+    );
   let archiveSize: number;
   let headerSize: number;
   try {
@@ -158,7 +168,10 @@ export async function readMember(location: MemberLocation, maxBytes: number): Pr
       if (bytesRead === 0) break;
       done += bytesRead;
     }
-    if (done !== location.size) throw installProblem(`${location.label} is truncated. Reinstall ZCode.`, { [location.label]: { expected: location.size, actual: done } });
+    if (done !== location.size)
+      throw installProblem(`${location.label} is truncated. Reinstall ZCode.`, {
+        [location.label]: { expected: location.size, actual: done },
+      });
   } finally {
     await handle.close();
   }

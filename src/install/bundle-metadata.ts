@@ -23,7 +23,9 @@ const LABEL = "glm/.node-bundle-meta.json";
 export async function readBundleMetadata(file: string): Promise<BundleMetadata> {
   const { size } = await stat(file);
   if (size > MAX_METADATA_BYTES) {
-    throw installProblem(`${LABEL} is ${size} bytes, far more than bundle metadata. Reinstall ZCode.`, { [LABEL]: { expected: `at most ${MAX_METADATA_BYTES} bytes`, actual: size } });
+    throw installProblem(`${LABEL} is ${size} bytes, far more than bundle metadata. Reinstall ZCode.`, {
+      [LABEL]: { expected: `at most ${MAX_METADATA_BYTES} bytes`, actual: size },
+    });
   }
   const bytes = await readFile(file);
   const rawSha256 = sha256OfBuffer(bytes);
@@ -31,10 +33,16 @@ export async function readBundleMetadata(file: string): Promise<BundleMetadata> 
   try {
     data = JSON.parse(bytes.toString("utf8"));
   } catch (error) {
-    throw installProblem(`${LABEL} is not valid JSON (${describeError(error)}). Reinstall ZCode.`, { [LABEL]: { expected: "a JSON object", actual: "invalid JSON" } }, error);
+    throw installProblem(
+      `${LABEL} is not valid JSON (${describeError(error)}). Reinstall ZCode.`,
+      { [LABEL]: { expected: "a JSON object", actual: "invalid JSON" } },
+      error,
+    );
   }
   if (typeof data !== "object" || data === null || Array.isArray(data)) {
-    throw installProblem(`${LABEL} is not a JSON object. Reinstall ZCode.`, { [LABEL]: { expected: "a JSON object", actual: Array.isArray(data) ? "array" : typeof data } });
+    throw installProblem(`${LABEL} is not a JSON object. Reinstall ZCode.`, {
+      [LABEL]: { expected: "a JSON object", actual: Array.isArray(data) ? "array" : typeof data },
+    });
   }
   const record = data as Record<string, unknown>;
   return { rawSha256, runtime: record.runtime, entry: record.entry, source: record.source, platform: record.platform };

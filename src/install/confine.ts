@@ -19,14 +19,23 @@ export type EntryKind = "file" | "directory" | "executable" | "file-or-directory
  * what `kind` says (a readable regular file, a directory, an executable regular file).
  * `label` names the path for people ("glm/zcode.cjs").
  */
-export async function confinedEntry(rootReal: string, path: string, label: string, kind: EntryKind): Promise<{ real: string; isDirectory: boolean }> {
+export async function confinedEntry(
+  rootReal: string,
+  path: string,
+  label: string,
+  kind: EntryKind,
+): Promise<{ real: string; isDirectory: boolean }> {
   let real: string;
   try {
     real = await realpath(path);
   } catch (error) {
     const code = errnoOf(error);
     const actual = code === "ENOENT" ? "missing" : `cannot be resolved (${code ?? "error"})`;
-    throw installProblem(`The ZCode install is incomplete: ${label} is ${actual} (${path}). Reinstall ZCode.`, { [label]: { expected: kindText(kind), actual } }, error);
+    throw installProblem(
+      `The ZCode install is incomplete: ${label} is ${actual} (${path}). Reinstall ZCode.`,
+      { [label]: { expected: kindText(kind), actual } },
+      error,
+    );
   }
   if (!isInside(rootReal, real)) {
     throw installProblem(
@@ -42,7 +51,9 @@ export async function confinedEntry(rootReal: string, path: string, label: strin
     (kind === "file-or-directory" && !isDirectory && !info.isFile());
   if (wrongType) {
     const actual = isDirectory ? "a directory" : info.isFile() ? "a regular file" : "not a regular file";
-    throw installProblem(`The ZCode install is damaged: ${label} is ${actual}, expected ${kindText(kind)}. Reinstall ZCode.`, { [label]: { expected: kindText(kind), actual } });
+    throw installProblem(`The ZCode install is damaged: ${label} is ${actual}, expected ${kindText(kind)}. Reinstall ZCode.`, {
+      [label]: { expected: kindText(kind), actual },
+    });
   }
   try {
     if (kind === "executable") await access(real, constants.X_OK);
@@ -50,7 +61,11 @@ export async function confinedEntry(rootReal: string, path: string, label: strin
     else await access(real, constants.R_OK | constants.X_OK);
   } catch (error) {
     const what = kind === "executable" && errnoOf(error) === "EACCES" ? "not executable" : `not readable (${errnoOf(error) ?? "error"})`;
-    throw installProblem(`The ZCode install is damaged: ${label} is ${what} (${real}). Reinstall ZCode or fix its permissions.`, { [label]: { expected: kindText(kind), actual: what } }, error);
+    throw installProblem(
+      `The ZCode install is damaged: ${label} is ${what} (${real}). Reinstall ZCode or fix its permissions.`,
+      { [label]: { expected: kindText(kind), actual: what } },
+      error,
+    );
   }
   return { real, isDirectory };
 }

@@ -55,7 +55,8 @@ export async function runElectronNode(executable: string, args: readonly string[
     let failure: string | undefined;
     if (result.timedOut) failure = `timed out after ${options.timeoutMs} ms`;
     else if (result.isMaxBuffer) failure = `printed more than ${options.maxOutputBytes} bytes`;
-    else if (result.exitCode === undefined) failure = result.signal ? `killed by ${result.signal}` : (result.shortMessage ?? "could not be started");
+    else if (result.exitCode === undefined)
+      failure = result.signal ? `killed by ${result.signal}` : (result.shortMessage ?? "could not be started");
     return failure === undefined ? { exitCode: result.exitCode, stdout, stderr } : { exitCode: result.exitCode, stdout, stderr, failure };
   } catch (error) {
     return { exitCode: undefined, stdout: "", stderr: "", failure: describeError(error) };

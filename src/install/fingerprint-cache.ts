@@ -49,7 +49,9 @@ function sameStamps(a: readonly FileStamp[], b: readonly FileStamp[]): boolean {
     a.length === b.length &&
     a.every((s, i) => {
       const t = b[i]!;
-      return s.path === t.path && s.size === t.size && s.mtimeNs === t.mtimeNs && s.ctimeNs === t.ctimeNs && s.ino === t.ino && s.dev === t.dev;
+      return (
+        s.path === t.path && s.size === t.size && s.mtimeNs === t.mtimeNs && s.ctimeNs === t.ctimeNs && s.ino === t.ino && s.dev === t.dev
+      );
     })
   );
 }
@@ -147,7 +149,10 @@ export class FingerprintCache {
       this.dirty = false;
     } catch (error) {
       await unlink(temp).catch(() => undefined);
-      this.logger.warn("cannot write the fingerprint cache; the next check will recompute", { file: this.file, error: describeError(error) });
+      this.logger.warn("cannot write the fingerprint cache; the next check will recompute", {
+        file: this.file,
+        error: describeError(error),
+      });
     }
   }
 }

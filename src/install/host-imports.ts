@@ -31,9 +31,12 @@ export async function staticRelativeImports(source: string, label: string): Prom
 export function resolveInArchive(from: string, spec: string): string {
   const resolved = posix.normalize(posix.join(posix.dirname(from), spec));
   if (resolved.startsWith("../") || resolved === ".." || posix.isAbsolute(resolved)) {
-    throw installProblem(`The ZCode host index imports ${spec}, which lies outside the app archive. The install was modified; reinstall ZCode.`, {
-      [`import ${spec}`]: { expected: "a module inside app.asar", actual: resolved },
-    });
+    throw installProblem(
+      `The ZCode host index imports ${spec}, which lies outside the app archive. The install was modified; reinstall ZCode.`,
+      {
+        [`import ${spec}`]: { expected: "a module inside app.asar", actual: resolved },
+      },
+    );
   }
   return resolved;
 }

@@ -46,7 +46,12 @@ export async function resolveInstall(platform: InstallPlatform, root: string): P
   const executable = (await confinedEntry(rootReal, at(layout.executable), layout.executable, "executable")).real;
   const resourcesDir = (await confinedEntry(rootReal, at(layout.resources), layout.resources, "directory")).real;
   const inResources = (relative: string) => joinLayout(resourcesDir, relative);
-  const archiveEntry = await confinedEntry(rootReal, inResources(RESOURCE_PATHS.appArchive), RESOURCE_PATHS.appArchive, "file-or-directory");
+  const archiveEntry = await confinedEntry(
+    rootReal,
+    inResources(RESOURCE_PATHS.appArchive),
+    RESOURCE_PATHS.appArchive,
+    "file-or-directory",
+  );
   const archive = await openAppArchive(rootReal, archiveEntry.real, archiveEntry.isDirectory);
   // linux and win32 read the app version from the archive's package.json
   if (platform !== "darwin") await archive.locate(RESOURCE_PATHS.appPackageJson);

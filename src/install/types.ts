@@ -17,4 +17,3 @@ export interface InstallPaths {
   /** the builtin provider config file, when the install has one (the zcode-task-v2 line needs it) */
   builtinProviderConfig?: string;
 }
-

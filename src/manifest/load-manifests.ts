@@ -93,7 +93,10 @@ async function jsonFilesOf(dir: string): Promise<string[]> {
       );
     }
   }
-  return entries.map((e) => e.name).sort().map((n) => join(dir, n));
+  return entries
+    .map((e) => e.name)
+    .sort()
+    .map((n) => join(dir, n));
 }
 
 /**
@@ -153,7 +156,12 @@ async function withLocalManifests(pinned: LoadedManifest[], localDir: string): P
   } catch (error) {
     // no store yet is the normal case; a link inside it (or an unreadable store) is not
     if (isBridgeError(error) || (error as NodeJS.ErrnoException).code !== "ENOENT") {
-      throw isBridgeError(error) ? error : new BridgeError("INVALID_MANIFEST", `The local manifest store ${localDir} cannot be read (${describeError(error)}).`, { cause: error, details: { file: localDir, field: "(root)" } });
+      throw isBridgeError(error)
+        ? error
+        : new BridgeError("INVALID_MANIFEST", `The local manifest store ${localDir} cannot be read (${describeError(error)}).`, {
+            cause: error,
+            details: { file: localDir, field: "(root)" },
+          });
     }
   }
   const ignored: ManifestSet["ignored"] = [];
@@ -162,12 +170,19 @@ async function withLocalManifests(pinned: LoadedManifest[], localDir: string): P
   for (const file of files) {
     const loaded = await loadFile(file, true);
     if (loaded.manifest.trust !== "local") {
-      throw new BridgeError("INVALID_MANIFEST", `Invalid manifest ${file}: field "trust" must be "local" in the local manifest store. Remove the file, or accept the release again with "zcode-acp onboard --accept".`, {
-        details: { file, field: "trust" },
-      });
+      throw new BridgeError(
+        "INVALID_MANIFEST",
+        `Invalid manifest ${file}: field "trust" must be "local" in the local manifest store. Remove the file, or accept the release again with "zcode-acp onboard --accept".`,
+        {
+          details: { file, field: "trust" },
+        },
+      );
     }
     if (pinnedVersions.has(loaded.manifest.artifact.appVersion)) {
-      ignored.push({ file, reason: `ZCode ${loaded.manifest.artifact.appVersion} is pinned by this zcode-acp; the pinned manifest is used` });
+      ignored.push({
+        file,
+        reason: `ZCode ${loaded.manifest.artifact.appVersion} is pinned by this zcode-acp; the pinned manifest is used`,
+      });
       continue;
     }
     manifests.push(loaded);

@@ -32,35 +32,41 @@ export const MANIFEST_SCHEMA = {
   $schema: "http://json-schema.org/draft-07/schema#",
   $id: "https://zcode-acp.invalid/schemas/manifest-v1.json",
   title: "zcode-acp manifest of one verified ZCode release",
-  ...closed({
-    schemaVersion: { const: 1 },
-    /** absent: a pinned manifest of this package; "local": accepted by the user with `zcode-acp onboard --accept` */
-    trust: { enum: ["local"] },
-    /** local manifests: when they were accepted (ISO 8601) and by which zcode-acp version */
-    acceptedAt: { type: "string", pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z$", maxLength: 64 },
-    acceptedBy: nonEmpty,
-    artifact: closed({
-      id: descriptorId,
-      appVersion: semver,
-      cliVersion: semver,
-      cliSha256: sha256,
-      protocolId: descriptorId,
-      hostIndex: fileFingerprint,
-      rpcModule: fileFingerprint,
-      /** pinned export names; absent: the roles are found by shape (the module's SHA-256 is pinned either way) */
-      exports: closed({ protocol: identifier, client: identifier, service: identifier }),
-      metadata: closed({ runtime: nonEmpty, entry: nonEmpty, source: nonEmpty }),
-    }, ["exports"]),
-    protocol: closed({
-      id: descriptorId,
-      channels: perChannel(nonEmpty),
-      operations: closed({
-        cancelGeneration: operation,
-        respondStructuredInput: operation,
-        respondPermission: operation,
+  ...closed(
+    {
+      schemaVersion: { const: 1 },
+      /** absent: a pinned manifest of this package; "local": accepted by the user with `zcode-acp onboard --accept` */
+      trust: { enum: ["local"] },
+      /** local manifests: when they were accepted (ISO 8601) and by which zcode-acp version */
+      acceptedAt: { type: "string", pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z$", maxLength: 64 },
+      acceptedBy: nonEmpty,
+      artifact: closed(
+        {
+          id: descriptorId,
+          appVersion: semver,
+          cliVersion: semver,
+          cliSha256: sha256,
+          protocolId: descriptorId,
+          hostIndex: fileFingerprint,
+          rpcModule: fileFingerprint,
+          /** pinned export names; absent: the roles are found by shape (the module's SHA-256 is pinned either way) */
+          exports: closed({ protocol: identifier, client: identifier, service: identifier }),
+          metadata: closed({ runtime: nonEmpty, entry: nonEmpty, source: nonEmpty }),
+        },
+        ["exports"],
+      ),
+      protocol: closed({
+        id: descriptorId,
+        channels: perChannel(nonEmpty),
+        operations: closed({
+          cancelGeneration: operation,
+          respondStructuredInput: operation,
+          respondPermission: operation,
+        }),
+        allowlist: perChannel(methodList),
+        events: perChannel(methodList),
       }),
-      allowlist: perChannel(methodList),
-      events: perChannel(methodList),
-    }),
-  }, ["trust", "acceptedAt", "acceptedBy"]),
+    },
+    ["trust", "acceptedAt", "acceptedBy"],
+  ),
 } as const;

@@ -45,7 +45,16 @@ const COMMON_AGENT_METHODS = [
   "respondProviderRuntimeHeaders",
   "disposeWorkspace",
 ] as const;
-const REQUIRED_AGENT_METHODS = ["initialize", "createSession", "resumeSession", "listSessions", "readSession", "sendPrompt", "closeSession", "setMode"] as const;
+const REQUIRED_AGENT_METHODS = [
+  "initialize",
+  "createSession",
+  "resumeSession",
+  "listSessions",
+  "readSession",
+  "sendPrompt",
+  "closeSession",
+  "setMode",
+] as const;
 
 export const RELEASE_LINES: readonly ReleaseLine[] = [
   {

@@ -134,19 +134,31 @@ function lineProblems(manifest: Manifest, line: ReleaseLine): ManifestProblem[] 
       continue;
     }
     if (actual !== expected) {
-      problems.push({ field: `protocol.channels.${key}`, problem: actual === undefined ? `is missing (the ${line.id} line needs "${expected}")` : `is "${actual}" but the ${line.id} line uses "${expected}"` });
+      problems.push({
+        field: `protocol.channels.${key}`,
+        problem:
+          actual === undefined
+            ? `is missing (the ${line.id} line needs "${expected}")`
+            : `is "${actual}" but the ${line.id} line uses "${expected}"`,
+      });
     }
     const known = line.methods[key] ?? [];
     const allowed = protocol.allowlist[key] ?? [];
     allowed.forEach((method, index) => {
-      if (!known.includes(method)) problems.push({ field: `protocol.allowlist.${key}[${index}]`, problem: `"${method}" is not a method the ${line.id} line uses; it cannot be allowed` });
+      if (!known.includes(method))
+        problems.push({
+          field: `protocol.allowlist.${key}[${index}]`,
+          problem: `"${method}" is not a method the ${line.id} line uses; it cannot be allowed`,
+        });
     });
     for (const method of line.requiredMethods[key] ?? []) {
-      if (!allowed.includes(method)) problems.push({ field: `protocol.allowlist.${key}`, problem: `lacks "${method}", which the ${line.id} line needs` });
+      if (!allowed.includes(method))
+        problems.push({ field: `protocol.allowlist.${key}`, problem: `lacks "${method}", which the ${line.id} line needs` });
     }
     const knownEvents = line.events[key] ?? [];
     (protocol.events[key] ?? []).forEach((event, index) => {
-      if (!knownEvents.includes(event)) problems.push({ field: `protocol.events.${key}[${index}]`, problem: `"${event}" is not an event the ${line.id} line uses` });
+      if (!knownEvents.includes(event))
+        problems.push({ field: `protocol.events.${key}[${index}]`, problem: `"${event}" is not an event the ${line.id} line uses` });
     });
   }
   return problems;

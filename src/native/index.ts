@@ -17,7 +17,10 @@ const FACTORIES: Readonly<Record<string, (host: HostClient) => NativeApi>> = {
 export function createNativeApi(lineId: string, host: HostClient): NativeApi {
   const factory = FACTORIES[lineId];
   if (!factory) {
-    throw new BridgeError("UNSUPPORTED_ZCODE", `This ZCode install uses the release line "${lineId}", which this zcode-acp does not implement (it implements ${implementedLineIds().join(", ")}). Update zcode-acp.`);
+    throw new BridgeError(
+      "UNSUPPORTED_ZCODE",
+      `This ZCode install uses the release line "${lineId}", which this zcode-acp does not implement (it implements ${implementedLineIds().join(", ")}). Update zcode-acp.`,
+    );
   }
   return factory(host);
 }

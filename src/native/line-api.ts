@@ -7,7 +7,16 @@ import type { HostClient, HostEventSink, HostSubscription } from "../host/types.
 import type { ModelRef, SessionSnapshot, TaskTokenUsage } from "../protocol/native-types.js";
 import type { Disposable } from "../util/disposable.js";
 import { createNativeApi } from "./index.js";
-import type { ExitListener, NativeApi, NativeSessionEntry, NewSession, PromptInput, QuestionAnswer, ResumeSession, SessionRef } from "./native-api.js";
+import type {
+  ExitListener,
+  NativeApi,
+  NativeSessionEntry,
+  NewSession,
+  PromptInput,
+  QuestionAnswer,
+  ResumeSession,
+  SessionRef,
+} from "./native-api.js";
 
 export class LineApi implements NativeApi {
   private current: NativeApi | undefined;

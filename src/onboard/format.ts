@@ -20,7 +20,8 @@ export function formatOnboardReport(report: OnboardReport, written?: string): st
   if (report.line) {
     row("release line:", report.line.id);
     row("  why:", report.line.why);
-    for (const other of report.line.evidence.filter((e) => e.id !== report.line!.id)) row(`  not ${other.id}: `, other.missing.length > 0 ? `lacks ${other.missing.join(", ")}` : "also complete, less specific");
+    for (const other of report.line.evidence.filter((e) => e.id !== report.line!.id))
+      row(`  not ${other.id}: `, other.missing.length > 0 ? `lacks ${other.missing.join(", ")}` : "also complete, less specific");
   }
   if (report.nearest) {
     row("nearest pinned:", `${report.nearest.release} (${report.nearest.manifest})`);

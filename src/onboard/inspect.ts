@@ -88,12 +88,34 @@ export async function inspectForOnboarding(options: OnboardOptions = {}): Promis
 
     // an install a manifest already verifies needs nothing
     const { installRoot, manifestPath, localManifestDir, cacheFile, childTimeoutMs } = options;
-    const assessment = await assessInstall({ installRoot, manifestPath, localManifestDir, cacheFile, env, platform, arch, logger, childTimeoutMs });
+    const assessment = await assessInstall({
+      installRoot,
+      manifestPath,
+      localManifestDir,
+      cacheFile,
+      env,
+      platform,
+      arch,
+      logger,
+      childTimeoutMs,
+    });
     if (assessment.supported) return verified(report, assessment);
 
     const cache = await FingerprintCache.load(cacheFile, logger);
     try {
-      await buildCandidate(report, assessment, { root: root!, platform: platform as InstallPlatform, env, cache, childTimeoutMs: childTimeoutMs ?? CHILD_RUN_TIMEOUT_MS, now: options.now ?? (() => new Date()) }, refuse);
+      await buildCandidate(
+        report,
+        assessment,
+        {
+          root: root!,
+          platform: platform as InstallPlatform,
+          env,
+          cache,
+          childTimeoutMs: childTimeoutMs ?? CHILD_RUN_TIMEOUT_MS,
+          now: options.now ?? (() => new Date()),
+        },
+        refuse,
+      );
     } finally {
       await cache.save();
     }
@@ -118,7 +140,12 @@ function verified(report: OnboardReport, assessment: Assessment): OnboardReport 
   if (assessment.appVersion !== undefined) report.appVersion = assessment.appVersion;
   if (assessment.cliVersion !== undefined) report.cliVersion = assessment.cliVersion;
   const id = assessment.manifest?.artifact.id ?? "";
-  const kind = assessment.manifestTrust === "local" ? "a local manifest you accepted earlier" : /verified by the pinned manifest/.test(assessment.message) ? `the pinned manifest ${id}` : `the manifest ${id} (given with --manifest / ZCODE_ACP_MANIFEST)`;
+  const kind =
+    assessment.manifestTrust === "local"
+      ? "a local manifest you accepted earlier"
+      : /verified by the pinned manifest/.test(assessment.message)
+        ? `the pinned manifest ${id}`
+        : `the manifest ${id} (given with --manifest / ZCODE_ACP_MANIFEST)`;
   report.message = `ZCode ${assessment.appVersion ?? ""} is already verified by ${kind}; there is nothing to onboard and nothing was written.`;
   return report;
 }
@@ -132,7 +159,12 @@ interface Context {
   now: () => Date;
 }
 
-async function buildCandidate(report: OnboardReport, assessment: Assessment, ctx: Context, refuse: (message: string) => never): Promise<void> {
+async function buildCandidate(
+  report: OnboardReport,
+  assessment: Assessment,
+  ctx: Context,
+  refuse: (message: string) => never,
+): Promise<void> {
   const pinned = (await loadManifests()).manifests;
   // 1. layout (the generic one; the line's own files are checked once the line is known)
   const install = await resolveInstall(ctx.platform, ctx.root);
@@ -141,10 +173,15 @@ async function buildCandidate(report: OnboardReport, assessment: Assessment, ctx
   const expected = pinned[0]!.manifest.artifact.metadata;
   for (const field of ["runtime", "entry", "source"] as const) {
     if (meta[field] !== expected[field]) {
-      refuse(`The bundle metadata glm/.node-bundle-meta.json says ${field} ${JSON.stringify(meta[field] ?? "missing")}, but ZCode builds say ${JSON.stringify(expected[field])}. This is not a ZCode build zcode-acp can drive; nothing was written.`);
+      refuse(
+        `The bundle metadata glm/.node-bundle-meta.json says ${field} ${JSON.stringify(meta[field] ?? "missing")}, but ZCode builds say ${JSON.stringify(expected[field])}. This is not a ZCode build zcode-acp can drive; nothing was written.`,
+      );
     }
   }
-  if (meta.platform !== report.systemPlatform) refuse(`This ZCode build is for ${typeof meta.platform === "string" ? meta.platform : "an unknown platform"}, but this system is ${report.systemPlatform}. Install the ZCode build for ${report.systemPlatform}.`);
+  if (meta.platform !== report.systemPlatform)
+    refuse(
+      `This ZCode build is for ${typeof meta.platform === "string" ? meta.platform : "an unknown platform"}, but this system is ${report.systemPlatform}. Install the ZCode build for ${report.systemPlatform}.`,
+    );
   // 4. versions: the assessment above read them (the CLI version in a child run of the executable)
   const { appVersion, cliVersion } = assessment;
   if (appVersion === undefined || cliVersion === undefined) refuse(`${assessment.message} Nothing was written.`);
@@ -155,14 +192,22 @@ async function buildCandidate(report: OnboardReport, assessment: Assessment, ctx
   report.cliSha256 = await hashFile(ctx.cache, install.cli);
   const samePinned = pinned.find((m) => m.manifest.artifact.appVersion === app.version);
   if (samePinned) {
-    refuse(`ZCode ${app.version} is pinned by this zcode-acp, but this install does not match it: ${assessment.message} A local manifest never replaces a pinned release; reinstall ZCode ${app.version} from the official download.`);
+    refuse(
+      `ZCode ${app.version} is pinned by this zcode-acp, but this install does not match it: ${assessment.message} A local manifest never replaces a pinned release; reinstall ZCode ${app.version} from the official download.`,
+    );
   }
   // 5. fingerprints: host index, the RPC module by shape, its roles
   const hostIndex = await install.archive.locate(HOST_INDEX_PATH);
   report.hostIndex = { path: HOST_INDEX_PATH, sha256: await hashMember(ctx.cache, hostIndex) };
   const scan = await scanRpcCandidates(install, HOST_INDEX_PATH, hostIndex, ctx.cache);
-  if (scan.matches.length === 0) refuse(`No RPC module found: none of the ${scan.imports.length} modules ${HOST_INDEX_PATH} imports defines MessagePortProtocol and ChannelClient. zcode-acp cannot drive this build; nothing was written.`);
-  if (scan.matches.length > 1) refuse(`The RPC module is ambiguous: ${scan.matches.join(", ")} all define MessagePortProtocol and ChannelClient. zcode-acp cannot tell which one the host uses; nothing was written.`);
+  if (scan.matches.length === 0)
+    refuse(
+      `No RPC module found: none of the ${scan.imports.length} modules ${HOST_INDEX_PATH} imports defines MessagePortProtocol and ChannelClient. zcode-acp cannot drive this build; nothing was written.`,
+    );
+  if (scan.matches.length > 1)
+    refuse(
+      `The RPC module is ambiguous: ${scan.matches.join(", ")} all define MessagePortProtocol and ChannelClient. zcode-acp cannot tell which one the host uses; nothing was written.`,
+    );
   const rpcPath = scan.matches[0]!;
   const rpcModule = await install.archive.locate(rpcPath);
   const rpcSha = await hashMember(ctx.cache, rpcModule);
@@ -179,14 +224,26 @@ async function buildCandidate(report: OnboardReport, assessment: Assessment, ctx
     const detail = evidence.map((e) => `${e.id} lacks ${e.missing.join(", ")}`).join("; ");
     refuse(`No release line this zcode-acp implements matches this build (${detail}). Update zcode-acp; nothing was written.`);
   }
-  report.line = { id: chosen.id, why: `the host bundle (${bundle.modules} modules) names every method and marker of ${chosen.id}: ${chosen.found.join(", ")}`, evidence };
+  report.line = {
+    id: chosen.id,
+    why: `the host bundle (${bundle.modules} modules) names every method and marker of ${chosen.id}: ${chosen.found.join(", ")}`,
+    evidence,
+  };
   const releaseLine = findLine(chosen.id)!;
   if (releaseLine.needsBuiltinProviderConfig) await requireLineFile(install);
   // the nearest pinned release of the line, and what differs
   const nearest = nearestPinned(pinned, chosen.id, app.version);
   if (!nearest) refuse(`No pinned release of the line ${chosen.id} exists to take its protocol descriptor from; update zcode-acp.`);
   const base = nearest.manifest;
-  report.nearest = { release: base.artifact.appVersion, manifest: base.artifact.id, differences: differences(base, { cliVersion, cliSha256: report.cliSha256, hostIndexSha: report.hostIndex.sha256, rpcPath, rpcSha, exports }, chosen) };
+  report.nearest = {
+    release: base.artifact.appVersion,
+    manifest: base.artifact.id,
+    differences: differences(
+      base,
+      { cliVersion, cliSha256: report.cliSha256, hostIndexSha: report.hostIndex.sha256, rpcPath, rpcSha, exports },
+      chosen,
+    ),
+  };
   const candidate: Manifest = {
     schemaVersion: 1,
     trust: "local",
@@ -216,14 +273,23 @@ async function requireLineFile(install: ResolvedInstall): Promise<void> {
 }
 
 function nearestPinned(pinned: readonly LoadedManifest[], lineId: string, version: string): LoadedManifest | undefined {
-  const ofLine = pinned.filter((m) => m.manifest.protocol.id === lineId).sort((a, b) => compareVersions(a.manifest.artifact.appVersion, b.manifest.artifact.appVersion));
+  const ofLine = pinned
+    .filter((m) => m.manifest.protocol.id === lineId)
+    .sort((a, b) => compareVersions(a.manifest.artifact.appVersion, b.manifest.artifact.appVersion));
   const older = ofLine.filter((m) => compareVersions(m.manifest.artifact.appVersion, version) <= 0);
   return older.at(-1) ?? ofLine[0];
 }
 
 function differences(
   base: Manifest,
-  found: { cliVersion: string; cliSha256: string; hostIndexSha: string; rpcPath: string; rpcSha: string; exports: { protocol: string; client: string; service: string } },
+  found: {
+    cliVersion: string;
+    cliSha256: string;
+    hostIndexSha: string;
+    rpcPath: string;
+    rpcSha: string;
+    exports: { protocol: string; client: string; service: string };
+  },
   line: LineEvidence,
 ): string[] {
   const a = base.artifact;
@@ -237,11 +303,17 @@ function differences(
     const renamed = (["protocol", "client", "service"] as const).filter((r) => a.exports![r] !== found.exports[r]);
     if (renamed.length > 0) out.push(`RPC export letters ${renamed.map((r) => `${r} ${a.exports![r]} → ${found.exports[r]}`).join(", ")}`);
   } else {
-    out.push(`RPC export letters (not pinned for ${a.appVersion}): protocol ${found.exports.protocol}, client ${found.exports.client}, service ${found.exports.service}`);
+    out.push(
+      `RPC export letters (not pinned for ${a.appVersion}): protocol ${found.exports.protocol}, client ${found.exports.client}, service ${found.exports.service}`,
+    );
   }
   const allowed = Object.values(base.protocol.allowlist).flat();
   const missing = line.missing.filter((m) => allowed.includes(m));
-  out.push(missing.length === 0 ? "every method of the line is named in the host bundle" : `methods of the line missing from the bundle: ${missing.join(", ")}`);
+  out.push(
+    missing.length === 0
+      ? "every method of the line is named in the host bundle"
+      : `methods of the line missing from the bundle: ${missing.join(", ")}`,
+  );
   return out;
 }
 

@@ -21,10 +21,14 @@ export async function writeLocalManifest(manifest: Manifest, configDir: string):
     await rename(temporary, file);
   } catch (error) {
     await rm(temporary, { force: true }).catch(() => undefined);
-    throw new BridgeError("USAGE", `Cannot write the local manifest to ${file}: ${describeError(error)}. Make the directory writable (or set ZCODE_ACP_CONFIG_DIR), then run \`zcode-acp onboard --accept\` again.`, {
-      cause: error,
-      details: { file },
-    });
+    throw new BridgeError(
+      "USAGE",
+      `Cannot write the local manifest to ${file}: ${describeError(error)}. Make the directory writable (or set ZCODE_ACP_CONFIG_DIR), then run \`zcode-acp onboard --accept\` again.`,
+      {
+        cause: error,
+        details: { file },
+      },
+    );
   }
   return file;
 }

@@ -43,10 +43,10 @@ export function parseSessionEventPayload(event: SessionEventEnvelope): unknown {
   if (!row.payload) return event.payload;
   const validate = validatorOf(`payload:${event.type}`);
   if (!validate(event.payload)) {
-    throw protocolError(
-      `ZCode sent a malformed "${event.type}" event (seq ${event.seq}): payload${describeAjvError(validate.errors)}`,
-      { eventType: event.type, seq: event.seq },
-    );
+    throw protocolError(`ZCode sent a malformed "${event.type}" event (seq ${event.seq}): payload${describeAjvError(validate.errors)}`, {
+      eventType: event.type,
+      seq: event.seq,
+    });
   }
   return event.payload;
 }

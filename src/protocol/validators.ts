@@ -24,7 +24,13 @@ import {
  * level up. validateSchema is off: these are our own constant schemas, checked against the
  * meta-schema by test/unit/protocol/schemas-meta.test.ts.
  */
-export const PROTOCOL_AJV_OPTIONS = { allErrors: false, strict: true, strictRequired: false, allowUnionTypes: true, validateSchema: false } as const;
+export const PROTOCOL_AJV_OPTIONS = {
+  allErrors: false,
+  strict: true,
+  strictRequired: false,
+  allowUnionTypes: true,
+  validateSchema: false,
+} as const;
 
 /**
  * Every schema by its key: "snapshot", "envelope", "top:<type>" and "payload:<type>" (from the

@@ -121,7 +121,10 @@ worker.on("error", (error) => {
 worker.on("exit", (exitCode) => hostGone({ reason: "worker-exit", exitCode }));
 
 worker.postMessage(
-  { data: { type: "init-local", deviceMid: "zcode-acp-headless", agentSpawnFallbackCwd: config.agentSpawnFallbackCwd, ...config.initLocal }, ports: [port2] },
+  {
+    data: { type: "init-local", deviceMid: "zcode-acp-headless", agentSpawnFallbackCwd: config.agentSpawnFallbackCwd, ...config.initLocal },
+    ports: [port2],
+  },
   [port2],
 );
 

@@ -84,9 +84,11 @@ export function parseBootstrapConfig(raw) {
     fail("expectedSha256 must give the SHA-256 of hostIndex and rpcModule");
   }
   const initLocal = value.initLocal ?? {};
-  if (!isRecord(initLocal) || !Object.values(initLocal).every((v) => typeof v === "string" && v !== "")) fail("initLocal must map field names to strings");
+  if (!isRecord(initLocal) || !Object.values(initLocal).every((v) => typeof v === "string" && v !== ""))
+    fail("initLocal must map field names to strings");
   const projections = value.projections ?? {};
-  if (!isRecord(projections) || !Object.values(projections).every((v) => PROJECTION_NAMES.includes(v))) fail("projections must name known projections");
+  if (!isRecord(projections) || !Object.values(projections).every((v) => PROJECTION_NAMES.includes(v)))
+    fail("projections must name known projections");
   return Object.freeze({
     hostIndex: absolutePath(value.hostIndex, "hostIndex"),
     rpcModule: absolutePath(value.rpcModule, "rpcModule"),
@@ -108,4 +110,3 @@ export function parseBootstrapConfig(raw) {
     channelFd: positiveInteger(value.channelFd, "channelFd"),
   });
 }
-

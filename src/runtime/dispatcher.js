@@ -52,7 +52,10 @@ export function createDispatcher(options) {
   const respond = (id, result) => {
     const outcome = send({ id, result: result === undefined ? null : result }, true);
     if (outcome === "too-large") {
-      send({ id, error: { code: "FRAME_TOO_LARGE", message: `the host's answer exceeds the frame limit of ${config.frameLimitBytes} bytes` } }, true);
+      send(
+        { id, error: { code: "FRAME_TOO_LARGE", message: `the host's answer exceeds the frame limit of ${config.frameLimitBytes} bytes` } },
+        true,
+      );
     } else if (outcome === "invalid") {
       send({ id, error: { code: "CHANNEL_PROTOCOL", message: "the host's answer cannot be encoded as JSON" } }, true);
     }
@@ -99,21 +102,27 @@ export function createDispatcher(options) {
       try {
         result = project(projection, result);
       } catch (error) {
-        return refuse(id, "HOST_CALL_FAILED", `the host's ${service}.${method} answer has an unexpected shape (${describeThrown(error).message})`);
+        return refuse(
+          id,
+          "HOST_CALL_FAILED",
+          `the host's ${service}.${method} answer has an unexpected shape (${describeThrown(error).message})`,
+        );
       }
     }
     respond(id, result);
   }
 
   async function handleSubscribe(id, params) {
-    if (!onlyKeys(params, ["subscriptionId", "service", "event", "target"])) return refuse(id, "CHANNEL_PROTOCOL", "__subscribe has unknown fields");
+    if (!onlyKeys(params, ["subscriptionId", "service", "event", "target"]))
+      return refuse(id, "CHANNEL_PROTOCOL", "__subscribe has unknown fields");
     const service = serviceKey(params.service);
     const event = params.event;
     const subscriptionId = params.subscriptionId;
     if (service === undefined || typeof event !== "string" || !EVENT_NAME.test(event) || !config.events[service].includes(event)) {
       return refuse(id, "METHOD_NOT_ALLOWED", `${String(params.service)}.${String(event)} is not an allowlisted host event`);
     }
-    if (typeof subscriptionId !== "string" || !SUBSCRIPTION_ID.test(subscriptionId)) return refuse(id, "CHANNEL_PROTOCOL", "invalid subscriptionId");
+    if (typeof subscriptionId !== "string" || !SUBSCRIPTION_ID.test(subscriptionId))
+      return refuse(id, "CHANNEL_PROTOCOL", "invalid subscriptionId");
     if (!isRecord(params.target)) return refuse(id, "CHANNEL_PROTOCOL", "__subscribe target must be one JSON object");
     if (subscriptions.has(subscriptionId)) return refuse(id, "CHANNEL_PROTOCOL", "subscriptionId already in use");
     if (subscriptions.size >= MAX_SUBSCRIPTIONS) return refuse(id, "CHANNEL_OVERFLOW", "too many subscriptions");

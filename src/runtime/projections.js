@@ -32,7 +32,10 @@ function selection(value) {
 function reasoningLevels(model) {
   const spec = isRecord(model.config) && isRecord(model.config.optionSpecs) ? model.config.optionSpecs.reasoningLevel : undefined;
   if (!isRecord(spec) || !Array.isArray(spec.values)) return [];
-  return spec.values.filter((v) => typeof v === "string" && v !== "").slice(0, MAX_LEVELS).map((v) => v.slice(0, MAX_TEXT));
+  return spec.values
+    .filter((v) => typeof v === "string" && v !== "")
+    .slice(0, MAX_LEVELS)
+    .map((v) => v.slice(0, MAX_TEXT));
 }
 
 function contextWindow(model) {
@@ -69,7 +72,9 @@ function modelSelectionView(view) {
   if (effective) out.effectiveSelection = effective;
   if (view.selectionIssue !== undefined && view.selectionIssue !== null) {
     const issue = view.selectionIssue;
-    out.selectionIssue = isRecord(issue) ? { code: optionalText(issue.code) ?? optionalText(issue.kind) ?? "selection_issue" } : { code: "selection_issue" };
+    out.selectionIssue = isRecord(issue)
+      ? { code: optionalText(issue.code) ?? optionalText(issue.kind) ?? "selection_issue" }
+      : { code: "selection_issue" };
   }
   return out;
 }

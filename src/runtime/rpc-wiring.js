@@ -33,7 +33,11 @@ export async function connectServices(config, port) {
   // re-check the exports by shape before use (the check command verified them too)
   if (!isClass(Protocol)) throw new RpcWiringError(`export ${names.protocol} is not a protocol class`);
   if (!isClass(Client)) throw new RpcWiringError(`export ${names.client} is not a client class`);
-  if ((typeof serviceHelper !== "object" && typeof serviceHelper !== "function") || serviceHelper === null || typeof serviceHelper.toService !== "function") {
+  if (
+    (typeof serviceHelper !== "object" && typeof serviceHelper !== "function") ||
+    serviceHelper === null ||
+    typeof serviceHelper.toService !== "function"
+  ) {
     throw new RpcWiringError(`export ${names.service} is not a service helper with toService`);
   }
   const protocol = new Protocol(port);

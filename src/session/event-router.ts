@@ -6,7 +6,14 @@
  * interaction broker.
  */
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
-import { sessionEventRowOf, type HandledSessionEventType, type PayloadOf, type ScopeOf, type TopLevelEvent, type TopLevelEventType } from "../protocol/event-table.js";
+import {
+  sessionEventRowOf,
+  type HandledSessionEventType,
+  type PayloadOf,
+  type ScopeOf,
+  type TopLevelEvent,
+  type TopLevelEventType,
+} from "../protocol/event-table.js";
 import type { HostEvent, SessionEventEnvelope, SessionSnapshot, StateUpdatedEvent, TurnStartedPayload } from "../protocol/native-types.js";
 import { parseHostEvent, parseSessionEventPayload } from "../protocol/event-validation.js";
 import { BridgeError, describeError, isBridgeError } from "../util/errors.js";
@@ -26,9 +33,8 @@ const ENDED_TURNS_KEPT = 256;
 type Owner = "current" | "other";
 
 /** What a handler of an inner type gets besides its payload: the running prompt for a turn-scoped type. */
-type HandlerContext<T extends HandledSessionEventType> = ScopeOf<T> extends "turn"
-  ? { event: SessionEventEnvelope; turn: ActiveTurn }
-  : { event: SessionEventEnvelope };
+type HandlerContext<T extends HandledSessionEventType> =
+  ScopeOf<T> extends "turn" ? { event: SessionEventEnvelope; turn: ActiveTurn } : { event: SessionEventEnvelope };
 
 /** Exactly one handler for each `turn` and `session` row of the event table. */
 type SessionEventHandlers = { [T in HandledSessionEventType]: (payload: PayloadOf<T>, ctx: HandlerContext<T>) => void };
@@ -69,7 +75,8 @@ export class EventRouter {
     "state.updated": (event) => this.stateUpdated(event.notification),
     "permission.request": (event) => this.deps.broker.handlePermission(event.request, this.interactionContext(event.request)),
     "userInput.request": (event) => this.deps.broker.handleUserInput(event.request, this.interactionContext(event.request)),
-    "providerRuntimeHeaders.request": (event) => this.deps.broker.handleProviderHeaders(event.request, this.interactionContext(event.request)),
+    "providerRuntimeHeaders.request": (event) =>
+      this.deps.broker.handleProviderHeaders(event.request, this.interactionContext(event.request)),
     "userInput.response": () => {}, // echo of an answered request
     "session.event": (event) => this.sessionEvent(event.event),
   };
@@ -210,7 +217,10 @@ export class EventRouter {
       return;
     }
     // the row of `event.type` says which handler and which context; its payload is validated against the row
-    const handle = this.sessionEventHandlers[event.type as HandledSessionEventType] as unknown as (payload: unknown, ctx: { event: SessionEventEnvelope; turn?: ActiveTurn }) => void;
+    const handle = this.sessionEventHandlers[event.type as HandledSessionEventType] as unknown as (
+      payload: unknown,
+      ctx: { event: SessionEventEnvelope; turn?: ActiveTurn },
+    ) => void;
     handle(parseSessionEventPayload(event), row.scope === "turn" ? { event, turn: this.engine.liveTurn! } : { event });
   }
 
@@ -223,7 +233,8 @@ export class EventRouter {
     if (this.endedTurnIds.has(turnId)) return "other";
     if (turn) {
       if (turn.turnId === turnId) return "current";
-      const startedByOthers = event.type === "turn.started" && NOT_USER_TURNS.has(String((event.payload as TurnStartedPayload).inputSource));
+      const startedByOthers =
+        event.type === "turn.started" && NOT_USER_TURNS.has(String((event.payload as TurnStartedPayload).inputSource));
       if (turn.turnId === undefined && !this.foreignTurnIds.has(turnId) && !startedByOthers) {
         turn.turnId = turnId;
         this.engine.logger.debug("native turn bound", { turn: turn.number, turnId });

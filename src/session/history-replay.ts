@@ -85,7 +85,12 @@ export function replayMessages(messages: readonly SnapshotMessage[], cwd: string
         case "file": {
           const uri = str(part.url);
           if (!uri) break;
-          const link = { type: "resource_link" as const, uri, name: str(part.filename) ?? uri, ...(str(part.mime) ? { mimeType: str(part.mime) } : {}) };
+          const link = {
+            type: "resource_link" as const,
+            uri,
+            name: str(part.filename) ?? uri,
+            ...(str(part.mime) ? { mimeType: str(part.mime) } : {}),
+          };
           updates.push(withId({ sessionUpdate: role === "user" ? "user_message_chunk" : "agent_message_chunk", content: link }));
           break;
         }

@@ -98,7 +98,10 @@ function checkMedia(block: { type: "image" | "audio"; mimeType: string; data: st
   const ext = EXTENSION_BY_MIME[block.type][mime] ?? (block.type === "audio" ? /^audio\/([a-z0-9.+-]+)$/.exec(mime)?.[1] : undefined);
   if (ext === undefined) {
     const known = block.type === "image" ? Object.keys(EXTENSION_BY_MIME.image).join(", ") : "audio/<subtype>";
-    throw invalid(`Prompt block ${index} is an ${block.type} with mimeType ${JSON.stringify(block.mimeType)}; an ${block.type} must be ${block.type === "image" ? "one of " : ""}${known}.`, { block: index });
+    throw invalid(
+      `Prompt block ${index} is an ${block.type} with mimeType ${JSON.stringify(block.mimeType)}; an ${block.type} must be ${block.type === "image" ? "one of " : ""}${known}.`,
+      { block: index },
+    );
   }
   if (!isBase64(block.data)) throw invalid(`Prompt block ${index} (${block.type}) does not carry valid base64 data.`, { block: index });
   return ext;
@@ -107,7 +110,8 @@ function checkMedia(block: { type: "image" | "audio"; mimeType: string; data: st
 /** refuse a prompt that cannot travel in one internal channel frame */
 function checkSize(input: HostPromptInput): void {
   let chars = input.content.length;
-  for (const a of input.attachments) chars += (a.dataBase64?.length ?? 0) + (a.textContent?.length ?? 0) + a.filename.length + (a.localPath?.length ?? 0);
+  for (const a of input.attachments)
+    chars += (a.dataBase64?.length ?? 0) + (a.textContent?.length ?? 0) + a.filename.length + (a.localPath?.length ?? 0);
   // a UTF-16 unit is at most 6 bytes of JSON ("\u0000"); only a prompt near the limit is measured
   if (chars * 6 < PROMPT_BUDGET_BYTES) return;
   const bytes = chars > PROMPT_BUDGET_BYTES ? chars : Buffer.byteLength(JSON.stringify(input));
@@ -157,10 +161,25 @@ export function convertPrompt(blocks: readonly ContentBlock[], workspacePath?: s
         const resource = block.resource;
         const filename = nameFromUri(resource.uri, `resource-${attachments.length + 1}`);
         if ("text" in resource) {
-          attachments.push({ kind: "file", filename, mimeType: resource.mimeType ?? "text/plain", textContent: resource.text, sizeBytes: Buffer.byteLength(resource.text) });
+          attachments.push({
+            kind: "file",
+            filename,
+            mimeType: resource.mimeType ?? "text/plain",
+            textContent: resource.text,
+            sizeBytes: Buffer.byteLength(resource.text),
+          });
         } else {
-          if (!isBase64(resource.blob)) throw invalid(`Prompt block ${index} (resource ${JSON.stringify(resource.uri)}) does not carry valid base64 data.`, { block: index });
-          attachments.push({ kind: "file", filename, mimeType: resource.mimeType ?? "application/octet-stream", dataBase64: resource.blob, sizeBytes: base64Size(resource.blob) });
+          if (!isBase64(resource.blob))
+            throw invalid(`Prompt block ${index} (resource ${JSON.stringify(resource.uri)}) does not carry valid base64 data.`, {
+              block: index,
+            });
+          attachments.push({
+            kind: "file",
+            filename,
+            mimeType: resource.mimeType ?? "application/octet-stream",
+            dataBase64: resource.blob,
+            sizeBytes: base64Size(resource.blob),
+          });
         }
         break;
       }

@@ -14,7 +14,8 @@ export interface PromptUsage {
   cachedWriteTokens?: number;
 }
 
-const count = (value: unknown): number | undefined => (typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : undefined);
+const count = (value: unknown): number | undefined =>
+  typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
 
 export function promptUsage(tokens: TaskTokenUsage | undefined): PromptUsage | undefined {
   const input = count(tokens?.inputTokens);

@@ -159,7 +159,9 @@ export class SessionEngine {
     this.subscriptionLost = true;
     this.subscription = undefined;
     this.subscriptionGeneration++;
-    void this.deps.broker.withdrawAll(this.sessionId, "host-exit").catch((e) => this.logger.warn("withdrawAll failed", { error: describeError(e) }));
+    void this.deps.broker
+      .withdrawAll(this.sessionId, "host-exit")
+      .catch((e) => this.logger.warn("withdrawAll failed", { error: describeError(e) }));
     const turn = this.turn;
     if (turn && !turn.settled) this.endTurn(turn, turn.cancelRequested ? { stopReason: "cancelled" } : { error }, false);
   }
@@ -175,22 +177,27 @@ export class SessionEngine {
     }
     this.closed = true;
     this.publish();
-    await this.deps.broker.withdrawAll(this.sessionId, reason).catch((e) => this.logger.warn("withdrawAll failed", { error: describeError(e) }));
+    await this.deps.broker
+      .withdrawAll(this.sessionId, reason)
+      .catch((e) => this.logger.warn("withdrawAll failed", { error: describeError(e) }));
     await this.stopCall;
     const subscription = this.subscription;
     this.subscription = undefined;
     this.subscriptionGeneration++;
     if (reason === "close" && !this.subscriptionLost) {
-      await this.deps.native
-        .closeSession(this.where)
-        .catch((e) => this.logger.warn("closeSession failed", { error: describeError(e) }));
+      await this.deps.native.closeSession(this.where).catch((e) => this.logger.warn("closeSession failed", { error: describeError(e) }));
     }
     await subscription?.dispose().catch((e) => this.logger.warn("unsubscribe failed", { error: describeError(e) }));
   }
 
   /** Counts for leak checks (`_zcode/diagnostics`). */
   diagnostics(): { turn: boolean; queuedUpdates: number; activityWaiters: number; subscribed: boolean } {
-    return { turn: this.turn !== undefined, queuedUpdates: this.updates.queued, activityWaiters: this.router.waiting, subscribed: this.subscription !== undefined };
+    return {
+      turn: this.turn !== undefined,
+      queuedUpdates: this.updates.queued,
+      activityWaiters: this.router.waiting,
+      subscribed: this.subscription !== undefined,
+    };
   }
 
   get isClosed(): boolean {
@@ -202,7 +209,10 @@ export class SessionEngine {
   async prompt(blocks: readonly ContentBlock[]): Promise<TurnResult> {
     if (this.closed) throw new BridgeError("SESSION_NOT_FOUND", `Session ${this.sessionId} is closed.`);
     if (this.turn) {
-      throw new BridgeError("SESSION_BUSY", `Session ${this.sessionId} is already running a prompt. Wait for it to finish or cancel it first.`);
+      throw new BridgeError(
+        "SESSION_BUSY",
+        `Session ${this.sessionId} is already running a prompt. Wait for it to finish or cancel it first.`,
+      );
     }
     const input = convertPrompt(blocks, this.workspacePath);
     const turn = new ActiveTurn();
@@ -246,7 +256,9 @@ export class SessionEngine {
       return;
     }
     this.requestStop(turn);
-    void this.deps.broker.withdrawAll(this.sessionId, "cancel").catch((e) => this.logger.warn("withdrawAll failed", { error: describeError(e) }));
+    void this.deps.broker
+      .withdrawAll(this.sessionId, "cancel")
+      .catch((e) => this.logger.warn("withdrawAll failed", { error: describeError(e) }));
     turn.startGraceTimer(this.deps.cancelGraceMs, () => {
       this.logger.warn("no terminal event after stopGeneration; the session will be resynchronised", { graceMs: this.deps.cancelGraceMs });
       this.needsResync = true;
@@ -274,10 +286,13 @@ export class SessionEngine {
     if (!turn.settle(outcome)) return;
     if (turn.turnId) this.router.turnEnded(turn.turnId);
     // tools the client saw running get a final status before the prompt answers
-    const early = "error" in outcome ? `Not finished: ${outcome.error.message}` : outcome.stopReason === "cancelled" ? "Cancelled." : undefined;
+    const early =
+      "error" in outcome ? `Not finished: ${outcome.error.message}` : outcome.stopReason === "cancelled" ? "Cancelled." : undefined;
     if (early !== undefined) for (const update of this.router.closeOpenTools(early)) this.post(update);
     this.router.forgetTools();
-    void this.deps.broker.withdrawAll(this.sessionId, "turn-end").catch((e) => this.logger.warn("withdrawAll failed", { error: describeError(e) }));
+    void this.deps.broker
+      .withdrawAll(this.sessionId, "turn-end")
+      .catch((e) => this.logger.warn("withdrawAll failed", { error: describeError(e) }));
     void this.finishTurn(turn, reportUsage);
   }
 

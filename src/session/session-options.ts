@@ -100,7 +100,9 @@ export class SessionOptions {
         category: "model",
         type: "select",
         currentValue: this.currentModel ?? this.models[0]!.value,
-        options: this.models.map((m) => (m.description ? { value: m.value, name: m.name, description: m.description } : { value: m.value, name: m.name })),
+        options: this.models.map((m) =>
+          m.description ? { value: m.value, name: m.name, description: m.description } : { value: m.value, name: m.name },
+        ),
       });
     }
     const thought = this.thought;
@@ -113,7 +115,9 @@ export class SessionOptions {
         type: "select",
         currentValue: current,
         options: thought.available.map((t) =>
-          t.description ? { value: t.value, name: t.label ?? t.value, description: t.description } : { value: t.value, name: t.label ?? t.value },
+          t.description
+            ? { value: t.value, name: t.label ?? t.value, description: t.description }
+            : { value: t.value, name: t.label ?? t.value },
         ),
       });
     }

@@ -47,14 +47,23 @@ export class SessionService {
   async newSession(params: { cwd: string; mcpServers: McpServer[] }): Promise<OpenedSession> {
     await this.ensureSignedIn(params.cwd);
     // deferred: a session that never gets a prompt (a Paseo probe) leaves no trace in ZCode
-    const created = await this.deps.native.createSession({ workspacePath: params.cwd, mcpServers: params.mcpServers, persistence: "deferred" });
+    const created = await this.deps.native.createSession({
+      workspacePath: params.cwd,
+      mcpServers: params.mcpServers,
+      persistence: "deferred",
+    });
     const snapshot = this.checkWorkspace(created, params.cwd);
     const engine = await this.open(snapshot);
     return this.opened(engine);
   }
 
   /** session/load (replay = true) and session/resume (replay = false). */
-  async resumeSession(params: { sessionId: string; cwd: string; mcpServers?: McpServer[] | undefined; replay: boolean }): Promise<OpenedSession> {
+  async resumeSession(params: {
+    sessionId: string;
+    cwd: string;
+    mcpServers?: McpServer[] | undefined;
+    replay: boolean;
+  }): Promise<OpenedSession> {
     await this.ensureSignedIn(params.cwd);
     const existing = this.sessions.get(params.sessionId);
     if (existing && !existing.isClosed) {
@@ -63,7 +72,11 @@ export class SessionService {
       return this.opened(existing);
     }
     const resumed = this.checkWorkspace(
-      await this.deps.native.resumeSession({ workspacePath: params.cwd, sessionId: params.sessionId, ...(params.mcpServers ? { mcpServers: params.mcpServers } : {}) }),
+      await this.deps.native.resumeSession({
+        workspacePath: params.cwd,
+        sessionId: params.sessionId,
+        ...(params.mcpServers ? { mcpServers: params.mcpServers } : {}),
+      }),
       params.cwd,
     );
     const engine = await this.open(resumed);
@@ -93,7 +106,14 @@ export class SessionService {
 
   /** Counts for leak checks (`_zcode/diagnostics`): sessions, running turns, pending interactions, queued updates, waiters. */
   diagnostics(): Record<string, number> {
-    const totals = { sessions: this.sessions.size, turns: 0, subscriptions: 0, queuedUpdates: 0, activityWaiters: 0, pendingInteractions: this.deps.broker.pendingCount() };
+    const totals = {
+      sessions: this.sessions.size,
+      turns: 0,
+      subscriptions: 0,
+      queuedUpdates: 0,
+      activityWaiters: 0,
+      pendingInteractions: this.deps.broker.pendingCount(),
+    };
     for (const engine of this.sessions.values()) {
       const d = engine.diagnostics();
       totals.turns += d.turn ? 1 : 0;
@@ -109,7 +129,11 @@ export class SessionService {
     this.hostExits.dispose();
     const engines = [...this.sessions.values()];
     this.sessions.clear();
-    await Promise.all(engines.map((engine) => engine.close("disconnect").catch((e) => this.deps.logger.warn("session shutdown failed", { error: describeError(e) }))));
+    await Promise.all(
+      engines.map((engine) =>
+        engine.close("disconnect").catch((e) => this.deps.logger.warn("session shutdown failed", { error: describeError(e) })),
+      ),
+    );
   }
 
   private async open(snapshot: SessionSnapshot): Promise<SessionEngine> {

@@ -52,7 +52,14 @@ export function usageUpdate(snapshot: SessionSnapshot, tokens?: TaskTokenUsage):
   if (cost && Number.isFinite(cost.amount)) update.cost = { amount: cost.amount, currency: cost.currency };
   if (tokens) {
     const counts: Record<string, number> = {};
-    for (const key of ["totalTokens", "inputTokens", "outputTokens", "reasoningTokens", "cacheCreationTokens", "cacheReadTokens"] as const) {
+    for (const key of [
+      "totalTokens",
+      "inputTokens",
+      "outputTokens",
+      "reasoningTokens",
+      "cacheCreationTokens",
+      "cacheReadTokens",
+    ] as const) {
       const value = int(tokens[key]);
       if (value !== undefined) counts[key] = value;
     }

@@ -12,7 +12,10 @@ import { ToolCallTracker } from "./tool-call-tracker.js";
 export class StreamTranslator {
   private readonly tools: ToolCallTracker;
 
-  constructor(cwd: string, private readonly logger: Logger) {
+  constructor(
+    cwd: string,
+    private readonly logger: Logger,
+  ) {
     this.tools = new ToolCallTracker(cwd);
   }
 

@@ -126,7 +126,13 @@ export class UpdateCoalescer {
   private enqueue(update: SessionUpdate): Entry {
     const text = mergeableText(update);
     const tail = this.queue[this.queue.length - 1];
-    if (text !== undefined && this.options.merge && tail?.parts && sameStream(tail.update, update) && tail.chars + text.length <= this.options.maxMergedChars) {
+    if (
+      text !== undefined &&
+      this.options.merge &&
+      tail?.parts &&
+      sameStream(tail.update, update) &&
+      tail.chars + text.length <= this.options.maxMergedChars
+    ) {
       tail.parts.push(text);
       tail.chars += text.length;
       tail.cost += text.length;

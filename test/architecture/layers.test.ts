@@ -12,10 +12,27 @@ import { describe, expect, it } from "vitest";
 const SRC = fileURLToPath(new URL("../../src/", import.meta.url));
 
 /** top to bottom: ACP handlers → session engine → native API → host client → … → shared leaves */
-const RANK = ["cli", "acp", "session", "native", "host", "onboard", "compat", "channel", "install", "manifest", "protocol", "log", "util", "(root)"];
+const RANK = [
+  "cli",
+  "acp",
+  "session",
+  "native",
+  "host",
+  "onboard",
+  "compat",
+  "channel",
+  "install",
+  "manifest",
+  "protocol",
+  "log",
+  "util",
+  "(root)",
+];
 
 function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : /\.(ts|js)$/.test(e.name) ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : /\.(ts|js)$/.test(e.name) ? [join(dir, e.name)] : [],
+  );
 }
 
 function folderOf(file: string): string {
@@ -25,7 +42,9 @@ function folderOf(file: string): string {
 
 function importsOf(file: string): string[] {
   const text = readFileSync(file, "utf8");
-  const specs = [...text.matchAll(/\bfrom\s+"(\.{1,2}\/[^"]+)"|\bimport\(\s*"(\.{1,2}\/[^"]+)"\s*\)|^import\s+"(\.{1,2}\/[^"]+)"/gm)].map((m) => m[1] ?? m[2] ?? m[3]!);
+  const specs = [...text.matchAll(/\bfrom\s+"(\.{1,2}\/[^"]+)"|\bimport\(\s*"(\.{1,2}\/[^"]+)"\s*\)|^import\s+"(\.{1,2}\/[^"]+)"/gm)].map(
+    (m) => m[1] ?? m[2] ?? m[3]!,
+  );
   return specs.map((spec) => resolve(dirname(file), spec).replace(/\.js$/, file.endsWith(".ts") ? ".ts" : ".js"));
 }
 
@@ -74,7 +93,10 @@ describe("layer rules of src/", () => {
   });
 
   it("settings come from the command line layer: nothing below src/cli/ reads process.env or process.cwd()", () => {
-    const offenders = all.filter((f) => ["acp", "session", "native", "host", "channel"].includes(folderOf(f)) && /\bprocess\.(env|cwd\(\))/.test(readFileSync(f, "utf8")));
+    const offenders = all.filter(
+      (f) =>
+        ["acp", "session", "native", "host", "channel"].includes(folderOf(f)) && /\bprocess\.(env|cwd\(\))/.test(readFileSync(f, "utf8")),
+    );
     expect(offenders.map((f) => relative(SRC, f))).toEqual([]);
   });
 

@@ -10,7 +10,10 @@ beforeAll(async () => {
   await install.cleanup(); // the module stays loaded
 });
 
-const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString("hex").replace(/(..)(?!$)/g, "$1 ");
+const hex = (bytes: Uint8Array): string =>
+  Buffer.from(bytes)
+    .toString("hex")
+    .replace(/(..)(?!$)/g, "$1 ");
 const ascii = (text: string): string => hex(new TextEncoder().encode(text));
 
 describe("value codec (docs/zcode-host.md §3.2)", () => {
@@ -30,7 +33,22 @@ describe("value codec (docs/zcode-host.md §3.2)", () => {
   });
 
   it("round-trips every tag", () => {
-    const values: unknown[] = [undefined, "", "text ✓", [], [undefined, 1, "x", [2, [3]]], { a: [1, { b: null }] }, null, false, true, 0.25, -7, 2 ** 31 - 1, -(2 ** 31), 2 ** 40];
+    const values: unknown[] = [
+      undefined,
+      "",
+      "text ✓",
+      [],
+      [undefined, 1, "x", [2, [3]]],
+      { a: [1, { b: null }] },
+      null,
+      false,
+      true,
+      0.25,
+      -7,
+      2 ** 31 - 1,
+      -(2 ** 31),
+      2 ** 40,
+    ];
     for (const value of values) expect(rpc.deserializeValue(rpc.serializeValue(value))).toEqual(value);
     const bytes = rpc.deserializeValue(rpc.serializeValue(Uint8Array.of(0, 255, 7)));
     expect(bytes).toBeInstanceOf(Uint8Array);
@@ -43,10 +61,12 @@ describe("value codec (docs/zcode-host.md §3.2)", () => {
   it("round-trips negative int32 values (-1 is 06 ff ff ff ff 0f)", () => {
     expect(hex(rpc.serializeValue(-1))).toBe("06 ff ff ff ff 0f");
     expect(rpc.deserializeValue(Uint8Array.from([6, 0xff, 0xff, 0xff, 0xff, 0x0f]))).toBe(-1);
-    fc.assert(fc.property(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), (n) => {
-      const decoded = rpc.deserializeValue(rpc.serializeValue(n));
-      return decoded === n || (n === 0 && decoded === 0);
-    }));
+    fc.assert(
+      fc.property(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), (n) => {
+        const decoded = rpc.deserializeValue(rpc.serializeValue(n));
+        return decoded === n || (n === 0 && decoded === 0);
+      }),
+    );
   });
 
   it("writes nested Uint8Array as the base64 marker object and revives it", () => {
@@ -54,7 +74,11 @@ describe("value codec (docs/zcode-host.md §3.2)", () => {
     const bytes = rpc.serializeValue(value);
     expect(bytes[0]).toBe(5);
     const json = new TextDecoder().decode(bytes.slice(bytes.indexOf(0x7b))); // tag 05 + varint length, then JSON
-    expect(JSON.parse(json)).toEqual({ name: "img", data: { __zcode_rpc_nested_uint8array_v1: true, base64: "aGk=" }, list: [{ __zcode_rpc_nested_uint8array_v1: true, base64: "AQ==" }] });
+    expect(JSON.parse(json)).toEqual({
+      name: "img",
+      data: { __zcode_rpc_nested_uint8array_v1: true, base64: "aGk=" },
+      list: [{ __zcode_rpc_nested_uint8array_v1: true, base64: "AQ==" }],
+    });
     const back = rpc.deserializeValue(bytes);
     expect(back.data).toBeInstanceOf(Uint8Array);
     expect([...back.data]).toEqual([104, 105]);
@@ -64,9 +88,12 @@ describe("value codec (docs/zcode-host.md §3.2)", () => {
   });
 
   it("round-trips arbitrary JSON-like values (property)", () => {
-    fc.assert(fc.property(fc.jsonValue(), (value) => {
-      expect(rpc.deserializeValue(rpc.serializeValue(value))).toEqual(JSON.parse(JSON.stringify(value)));
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        expect(rpc.deserializeValue(rpc.serializeValue(value))).toEqual(JSON.parse(JSON.stringify(value)));
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it("rejects truncated input and unknown tags instead of reading past the end", () => {

@@ -44,21 +44,43 @@ describe("release flavours (fixtures/sim-releases.ts)", () => {
   it("the table: lines, chunk names, letters and CLI versions as the brief and the public records say", () => {
     expect(RELEASES).toEqual(["3.10.2", "3.11.2", "3.12.3", "3.14.5"]);
     for (const release of ["3.10.2", "3.11.2"] as const) {
-      expect(SIM_RELEASES[release]).toMatchObject({ line: "zcode-task-v1", rpcModule: "out/host/chunk-KGXW6KHC.js", exports: { protocol: "g", client: "i", service: "j" }, cliVersion: "0.16.5" });
+      expect(SIM_RELEASES[release]).toMatchObject({
+        line: "zcode-task-v1",
+        rpcModule: "out/host/chunk-KGXW6KHC.js",
+        exports: { protocol: "g", client: "i", service: "j" },
+        cliVersion: "0.16.5",
+      });
     }
-    expect(SIM_RELEASES["3.12.3"]).toMatchObject({ line: "zcode-task-v2", rpcModule: "out/host/chunk-PRPNU2MC.js", cliVersion: "0.16.5", appBuild: "3.12.3.7463" });
-    expect(SIM_RELEASES["3.14.5"]).toMatchObject({ line: "zcode-task-v2", rpcModule: "out/host/chunk-BMP2VTTL.js", helper: { path: "out/host/chunk-HH7N2YVI.js" }, cliVersion: "0.16.9" });
+    expect(SIM_RELEASES["3.12.3"]).toMatchObject({
+      line: "zcode-task-v2",
+      rpcModule: "out/host/chunk-PRPNU2MC.js",
+      cliVersion: "0.16.5",
+      appBuild: "3.12.3.7463",
+    });
+    expect(SIM_RELEASES["3.14.5"]).toMatchObject({
+      line: "zcode-task-v2",
+      rpcModule: "out/host/chunk-BMP2VTTL.js",
+      helper: { path: "out/host/chunk-HH7N2YVI.js" },
+      cliVersion: "0.16.9",
+    });
     for (const release of ["3.12.3", "3.14.5"] as const) {
       const { exports, rpcExports } = SIM_RELEASES[release];
       for (const letter of Object.values(exports)) expect(["g", "i", "j"]).not.toContain(letter);
-      expect(rpcExports).toMatchObject({ MessagePortProtocol: exports.protocol, ChannelClient: exports.client, ProxyChannel: exports.service, SocketProtocol: "c" });
+      expect(rpcExports).toMatchObject({
+        MessagePortProtocol: exports.protocol,
+        ChannelClient: exports.client,
+        ProxyChannel: exports.service,
+        SocketProtocol: "c",
+      });
       expect(new Set(Object.values(rpcExports)).size).toBe(Object.keys(rpcExports).length);
     }
     expect(SIM_RELEASES["3.12.3"].exports).not.toEqual(SIM_RELEASES["3.14.5"].exports);
   });
 
   it("an unknown release is refused with the list of known ones", async () => {
-    await expect(createSimulatedInstall({ release: "3.13.0" as SimRelease })).rejects.toThrow(/Unknown simulated ZCode release "3\.13\.0".*3\.10\.2, 3\.11\.2, 3\.12\.3, 3\.14\.5/);
+    await expect(createSimulatedInstall({ release: "3.13.0" as SimRelease })).rejects.toThrow(
+      /Unknown simulated ZCode release "3\.13\.0".*3\.10\.2, 3\.11\.2, 3\.12\.3, 3\.14\.5/,
+    );
   });
 });
 
@@ -77,12 +99,19 @@ describe.each(RELEASES)("the %s install", (release) => {
     expect(typeof protocol.prototype.send === "function" && typeof protocol.prototype.disconnect === "function").toBe(true);
     expect(client.name).toBe("ChannelClient");
     expect(typeof client.prototype.getChannel === "function" && typeof client.prototype.dispose === "function").toBe(true);
-    expect(service !== null && typeof service === "object" && typeof service.toService === "function" && typeof service.fromService === "function").toBe(true);
+    expect(
+      service !== null &&
+        typeof service === "object" &&
+        typeof service.toService === "function" &&
+        typeof service.fromService === "function",
+    ).toBe(true);
     expect(Object.keys(mod).sort()).toEqual(Object.values(flavour.rpcExports).sort());
     const roles = Object.entries(mod as Record<string, unknown>).map(([, value]) => value);
     expect(roles.filter((v) => typeof v === "function" && v.name === "MessagePortProtocol")).toHaveLength(1);
     expect(roles.filter((v) => typeof v === "function" && v.name === "ChannelClient")).toHaveLength(1);
-    expect(roles.filter((v) => v !== null && typeof v === "object" && typeof (v as { toService?: unknown }).toService === "function")).toHaveLength(1);
+    expect(
+      roles.filter((v) => v !== null && typeof v === "object" && typeof (v as { toService?: unknown }).toService === "function"),
+    ).toHaveLength(1);
     if (v2) expect(mod.c.name).toBe("SocketProtocol");
   });
 
@@ -109,9 +138,20 @@ describe.each(RELEASES)("the %s install", (release) => {
     const manifest = JSON.parse(await readFile(install.manifestPath, "utf8"));
     expect(manifest).toEqual(install.manifest);
     expect(manifest.protocol).toEqual(reference.protocol);
-    expect(manifest.artifact).toMatchObject({ appVersion: release, cliVersion: flavour.cliVersion, protocolId: flavour.line, metadata: reference.artifact.metadata });
-    expect(manifest.artifact.hostIndex).toEqual({ path: "out/host/index.js", sha256: sha256(await readFile(join(install.appArchive, "out/host/index.js"))) });
-    expect(manifest.artifact.rpcModule).toEqual({ path: flavour.rpcModule, sha256: sha256(await readFile(join(install.appArchive, flavour.rpcModule))) });
+    expect(manifest.artifact).toMatchObject({
+      appVersion: release,
+      cliVersion: flavour.cliVersion,
+      protocolId: flavour.line,
+      metadata: reference.artifact.metadata,
+    });
+    expect(manifest.artifact.hostIndex).toEqual({
+      path: "out/host/index.js",
+      sha256: sha256(await readFile(join(install.appArchive, "out/host/index.js"))),
+    });
+    expect(manifest.artifact.rpcModule).toEqual({
+      path: flavour.rpcModule,
+      sha256: sha256(await readFile(join(install.appArchive, flavour.rpcModule))),
+    });
     expect(manifest.artifact.cliSha256).toBe(sha256(await readFile(join(install.resourcesDir, "glm", "zcode.cjs"))));
     if (v2) expect("exports" in manifest.artifact).toBe(false);
     else expect(manifest.artifact.exports).toEqual({ protocol: "g", client: "i", service: "j" });
@@ -138,17 +178,24 @@ describe.each(RELEASES)("the %s install", (release) => {
     onCleanup(() => rm(parentDir, { recursive: true, force: true }));
     const [a, b] = await Promise.all([make(release), make(release, { parentDir })]);
     const generated = ["out/host/index.js", flavour.rpcModule, ...(flavour.helper ? [flavour.helper.path] : [])];
-    for (const path of generated) expect(sha256(await readFile(join(a.appArchive, path)))).toBe(sha256(await readFile(join(b.appArchive, path))));
+    for (const path of generated)
+      expect(sha256(await readFile(join(a.appArchive, path)))).toBe(sha256(await readFile(join(b.appArchive, path))));
     expect(a.manifest.artifact.hostIndex).toEqual(b.manifest.artifact.hostIndex);
     expect(a.manifest.artifact.rpcModule).toEqual(b.manifest.artifact.rpcModule);
   });
 
   it("runs under the Electron stand-in (worker + parentPort shim + the install's own RPC chunk)", async () => {
     const install = await make(release);
-    const args = [STANDIN_LAUNCH, WORKER_ENTRY, join(install.appArchive, "out/host/index.js"), join(install.appArchive, flavour.rpcModule), JSON.stringify(flavour.exports)];
+    const args = [
+      STANDIN_LAUNCH,
+      WORKER_ENTRY,
+      join(install.appArchive, "out/host/index.js"),
+      join(install.appArchive, flavour.rpcModule),
+      JSON.stringify(flavour.exports),
+    ];
     if (install.builtinProviderConfigPath) args.push(install.builtinProviderConfigPath);
     const { stdout } = await run(install.executable, args, { env: { ...process.env, ...install.env, ELECTRON_RUN_AS_NODE: "1" } });
-    const line = stdout.split("\n").find((l) => l.startsWith("{\"result\""));
+    const line = stdout.split("\n").find((l) => l.startsWith('{"result"'));
     expect(JSON.parse(line ?? "{}")).toEqual({ result: expect.objectContaining({ available: true }), electronRunAsNode: "1" });
     const log = await install.readCallLog();
     expect(log.find((e) => e.kind === "call")).toMatchObject({ service: "zcode-agent", method: "initialize" });
@@ -164,7 +211,12 @@ describe("flavour options", () => {
     expect(install.builtinProviderConfigPath).toBe(join(install.root, "Contents/Resources/config/provider/zcode-builtin.json"));
     await readFile(install.builtinProviderConfigPath!);
     const other = await make("3.14.5", { appVersion: "3.14.6", cliVersion: "0.17.0" });
-    expect(other.manifest.artifact).toMatchObject({ appVersion: "3.14.6", cliVersion: "0.17.0", protocolId: "zcode-task-v2", rpcModule: { path: "out/host/chunk-BMP2VTTL.js" } });
+    expect(other.manifest.artifact).toMatchObject({
+      appVersion: "3.14.6",
+      cliVersion: "0.17.0",
+      protocolId: "zcode-task-v2",
+      rpcModule: { path: "out/host/chunk-BMP2VTTL.js" },
+    });
     expect(JSON.parse(await readFile(join(other.appArchive, "package.json"), "utf8")).version).toBe("3.14.6");
   });
 
@@ -191,12 +243,19 @@ describe("flavour options", () => {
     const tsx = fileURLToPath(new URL("../../node_modules/.bin/tsx", import.meta.url));
     const { stdout } = await run(tsx, [script, "--release", "3.14.5", "--dir", dir]);
     const report = JSON.parse(stdout);
-    expect(report).toMatchObject({ release: "3.14.5", line: "zcode-task-v2", builtinProviderConfigPath: join(dir, "ZCode/resources/config/provider/zcode-builtin.json") });
+    expect(report).toMatchObject({
+      release: "3.14.5",
+      line: "zcode-task-v2",
+      builtinProviderConfigPath: join(dir, "ZCode/resources/config/provider/zcode-builtin.json"),
+    });
     expect(report.env.ZCODE_ACP_MANIFEST).toBeUndefined();
     // another process wrote the same host bytes
     const written = JSON.parse(await readFile(report.manifestPath, "utf8"));
     const here = await make("3.14.5");
-    expect([written.artifact.hostIndex, written.artifact.rpcModule]).toEqual([here.manifest.artifact.hostIndex, here.manifest.artifact.rpcModule]);
+    expect([written.artifact.hostIndex, written.artifact.rpcModule]).toEqual([
+      here.manifest.artifact.hostIndex,
+      here.manifest.artifact.rpcModule,
+    ]);
     await expect(run(tsx, [script, "--release", "9.9.9"])).rejects.toMatchObject({ code: 2 });
   });
 });
@@ -207,14 +266,30 @@ describe("SocketProtocol of the v2 chunks (docs/zcode-host.md §13.6)", () => {
     const rpc = await loadRpcModule(install);
     const wire = new PassThrough();
     const written: Buffer[] = [];
-    const sender = new rpc.SocketProtocol!({ on() {}, off() {}, write: (b: Buffer) => { written.push(b); wire.write(b); }, end() {} });
+    const sender = new rpc.SocketProtocol!({
+      on() {},
+      off() {},
+      write: (b: Buffer) => {
+        written.push(b);
+        wire.write(b);
+      },
+      end() {},
+    });
     const received: Uint8Array[] = [];
     const receiver = new rpc.SocketProtocol!(wire);
     receiver.onMessage((bytes: Uint8Array) => received.push(bytes));
     sender.send(Uint8Array.of(1, 2, 3));
     sender.send(Uint8Array.of(4));
     expect(written[0]!.subarray(0, 13).toString("hex")).toBe("01" + "00000001" + "00000000" + "00000003");
-    await waitUntil(() => (received.length === 2 ? received : undefined), (w) => { wire.on("data", w); return () => wire.off("data", w); }, 2000, "two framed messages");
+    await waitUntil(
+      () => (received.length === 2 ? received : undefined),
+      (w) => {
+        wire.on("data", w);
+        return () => wire.off("data", w);
+      },
+      2000,
+      "two framed messages",
+    );
     expect(received.map((b) => [...b])).toEqual([[1, 2, 3], [4]]);
     receiver.disconnect();
   });

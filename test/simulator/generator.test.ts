@@ -34,19 +34,47 @@ describe("simulated install generator, 3.11.2 (docs/runtime-contract.md §1, §2
     const pkg = JSON.parse(await readFile(join(install.appArchive, "package.json"), "utf8"));
     expect(pkg).toMatchObject({ version: "3.11.2", type: "module" });
     const meta = JSON.parse(await readFile(join(install.resourcesDir, "glm", ".node-bundle-meta.json"), "utf8"));
-    expect(meta).toMatchObject({ runtime: "electron-node", entry: "zcode.cjs", source: "apps/zcode-cli/packages/cli/dist/zcode.cjs", platform: `${process.platform}-${process.arch}` });
+    expect(meta).toMatchObject({
+      runtime: "electron-node",
+      entry: "zcode.cjs",
+      source: "apps/zcode-cli/packages/cli/dist/zcode.cjs",
+      platform: `${process.platform}-${process.arch}`,
+    });
     const manifest = JSON.parse(await readFile(install.manifestPath, "utf8"));
     expect(manifest).toEqual(install.manifest);
     expect(manifest.protocol).toEqual(reference.protocol);
-    expect(manifest.artifact).toMatchObject({ appVersion: "3.11.2", cliVersion: "0.16.5", protocolId: "zcode-task-v1", exports: { protocol: "g", client: "i", service: "j" }, metadata: reference.artifact.metadata });
-    expect(manifest.artifact.hostIndex).toEqual({ path: "out/host/index.js", sha256: sha256(await readFile(join(install.appArchive, "out/host/index.js"))) });
-    expect(manifest.artifact.rpcModule).toEqual({ path: "out/host/chunk-KGXW6KHC.js", sha256: sha256(await readFile(join(install.appArchive, "out/host/chunk-KGXW6KHC.js"))) });
+    expect(manifest.artifact).toMatchObject({
+      appVersion: "3.11.2",
+      cliVersion: "0.16.5",
+      protocolId: "zcode-task-v1",
+      exports: { protocol: "g", client: "i", service: "j" },
+      metadata: reference.artifact.metadata,
+    });
+    expect(manifest.artifact.hostIndex).toEqual({
+      path: "out/host/index.js",
+      sha256: sha256(await readFile(join(install.appArchive, "out/host/index.js"))),
+    });
+    expect(manifest.artifact.rpcModule).toEqual({
+      path: "out/host/chunk-KGXW6KHC.js",
+      sha256: sha256(await readFile(join(install.appArchive, "out/host/chunk-KGXW6KHC.js"))),
+    });
     expect(manifest.artifact.cliSha256).toBe(sha256(await readFile(join(install.resourcesDir, "glm", "zcode.cjs"))));
-    expect(Object.keys(install.env).sort()).toEqual(["HOME", "ZCODE_ACP_CONFIG_DIR", "ZCODE_ACP_MANIFEST", "ZCODE_ACP_ZCODE_INSTALL", "ZCODE_DATA_BASE_DIR", "ZCODE_SIM_CALL_LOG"]);
+    expect(Object.keys(install.env).sort()).toEqual([
+      "HOME",
+      "ZCODE_ACP_CONFIG_DIR",
+      "ZCODE_ACP_MANIFEST",
+      "ZCODE_ACP_ZCODE_INSTALL",
+      "ZCODE_DATA_BASE_DIR",
+      "ZCODE_SIM_CALL_LOG",
+    ]);
     expect(install.env.ZCODE_ACP_ZCODE_INSTALL).toBe(install.root);
     expect(install.env.ZCODE_ACP_CONFIG_DIR).toBe(install.configDir);
     expect(await readdir(install.configDir)).toEqual([]);
-    expect({ release: install.release, line: install.line, builtin: install.builtinProviderConfigPath }).toEqual({ release: "3.11.2", line: "zcode-task-v1", builtin: undefined });
+    expect({ release: install.release, line: install.line, builtin: install.builtinProviderConfigPath }).toEqual({
+      release: "3.11.2",
+      line: "zcode-task-v1",
+      builtin: undefined,
+    });
   });
 
   it("the Electron stand-in runs node only with ELECTRON_RUN_AS_NODE=1, and zcode.cjs answers version", async () => {
@@ -57,13 +85,25 @@ describe("simulated install generator, 3.11.2 (docs/runtime-contract.md §1, §2
     const env = { ...process.env };
     delete env.ELECTRON_RUN_AS_NODE;
     await expect(run(install.executable, [cli, "version"], { env })).rejects.toMatchObject({ code: 1 });
-    await expect(run(install.executable, [cli, "app-server"], { env: { ...process.env, ELECTRON_RUN_AS_NODE: "1" } })).rejects.toMatchObject({ code: 2 });
+    await expect(
+      run(install.executable, [cli, "app-server"], { env: { ...process.env, ELECTRON_RUN_AS_NODE: "1" } }),
+    ).rejects.toMatchObject({ code: 2 });
   });
 
   it("the installed host runs under the stand-in (worker + parentPort shim + the install's RPC module)", async () => {
     const install = await make();
-    const { stdout } = await run(install.executable, [STANDIN_LAUNCH, WORKER_ENTRY, join(install.appArchive, "out/host/index.js"), join(install.appArchive, "out/host/chunk-KGXW6KHC.js"), JSON.stringify(install.flavour.exports)], { env: { ...process.env, ...install.env, ELECTRON_RUN_AS_NODE: "1" } });
-    const line = stdout.split("\n").find((l) => l.startsWith("{\"result\""));
+    const { stdout } = await run(
+      install.executable,
+      [
+        STANDIN_LAUNCH,
+        WORKER_ENTRY,
+        join(install.appArchive, "out/host/index.js"),
+        join(install.appArchive, "out/host/chunk-KGXW6KHC.js"),
+        JSON.stringify(install.flavour.exports),
+      ],
+      { env: { ...process.env, ...install.env, ELECTRON_RUN_AS_NODE: "1" } },
+    );
+    const line = stdout.split("\n").find((l) => l.startsWith('{"result"'));
     expect(JSON.parse(line ?? "{}")).toEqual({ result: expect.objectContaining({ available: true }), electronRunAsNode: "1" });
     const log = await install.readCallLog();
     expect(log.find((e) => e.kind === "call")).toMatchObject({ service: "zcode-agent", method: "initialize" });
@@ -86,7 +126,9 @@ describe("simulated install generator, 3.11.2 (docs/runtime-contract.md §1, §2
     const install = await make({ packed: true, appVersion: "3.10.2", archivePaddingBytes: 4096 });
     expect((await stat(install.appArchive)).isFile()).toBe(true);
     const files = listPackage(install.appArchive, { isPack: false });
-    expect(files).toEqual(expect.arrayContaining(["/package.json", "/out/host/index.js", "/out/host/chunk-KGXW6KHC.js", "/resources/filler.bin"]));
+    expect(files).toEqual(
+      expect.arrayContaining(["/package.json", "/out/host/index.js", "/out/host/chunk-KGXW6KHC.js", "/resources/filler.bin"]),
+    );
     expect(sha256(extractFile(install.appArchive, "out/host/index.js"))).toBe(install.manifest.artifact.hostIndex.sha256);
     expect(sha256(extractFile(install.appArchive, "out/host/chunk-KGXW6KHC.js"))).toBe(install.manifest.artifact.rpcModule.sha256);
     expect(JSON.parse(extractFile(install.appArchive, "package.json").toString())).toMatchObject({ version: "3.10.2", type: "module" });
@@ -119,7 +161,9 @@ describe("simulated install generator, 3.11.2 (docs/runtime-contract.md §1, §2
     const packedMs = performance.now() - packedStarted;
     await packed.cleanup();
     timings.sort((a, b) => a - b);
-    console.log(`[generator timing] directory form: median ${timings[5]!.toFixed(1)} ms, max ${timings[9]!.toFixed(1)} ms over 10; packed: ${packedMs.toFixed(1)} ms`);
+    console.log(
+      `[generator timing] directory form: median ${timings[5]!.toFixed(1)} ms, max ${timings[9]!.toFixed(1)} ms over 10; packed: ${packedMs.toFixed(1)} ms`,
+    );
     expect(timings).toHaveLength(10);
   });
 
@@ -130,7 +174,12 @@ describe("simulated install generator, 3.11.2 (docs/runtime-contract.md §1, §2
     const tsx = fileURLToPath(new URL("../../node_modules/.bin/tsx", import.meta.url));
     const { stdout } = await run(tsx, [script, "--dir", dir, "--platform", "darwin"]);
     const report = JSON.parse(stdout);
-    expect(report).toMatchObject({ root: join(dir, "ZCode.app"), platform: "darwin", manifestPath: join(dir, "manifest.json"), env: { ZCODE_ACP_ZCODE_INSTALL: join(dir, "ZCode.app") } });
+    expect(report).toMatchObject({
+      root: join(dir, "ZCode.app"),
+      platform: "darwin",
+      manifestPath: join(dir, "manifest.json"),
+      env: { ZCODE_ACP_ZCODE_INSTALL: join(dir, "ZCode.app") },
+    });
     await access(report.executable, constants.X_OK);
     await expect(run(tsx, [script, "--bogus"])).rejects.toMatchObject({ code: 2 });
   });

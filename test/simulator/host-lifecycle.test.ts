@@ -45,9 +45,16 @@ describe("start-up (docs/zcode-host.md §2.6, §2.9)", () => {
     const host = startHost(install, { profile: { startupFailure: true } });
     const conn = await host.connect();
     const failed = await host.waitForMessage((m) => m.type === "database-startup-state" && m.state.phase === "failed");
-    expect(failed.state).toMatchObject({ schemaVersion: 1, failedPhase: "preparing_session_storage", errorCode: "migration_failed", disk: [] });
+    expect(failed.state).toMatchObject({
+      schemaVersion: 1,
+      failedPhase: "preparing_session_storage",
+      errorCode: "migration_failed",
+      disk: [],
+    });
     host.post({ type: "database-startup-control", control: { action: "retry", attemptId: "att-retry" } });
-    const retried = await host.waitForMessage((m) => m.type === "database-startup-state" && m.state.attemptId === "att-retry" && m.state.phase === "failed");
+    const retried = await host.waitForMessage(
+      (m) => m.type === "database-startup-state" && m.state.attemptId === "att-retry" && m.state.phase === "failed",
+    );
     expect(retried.state.sequence).toBeGreaterThan(failed.state.sequence);
     expect(conn.client.initialized).toBe(false);
     expect(host.messages.some((m) => m.type === "log" && m.message.includes("creating ChannelServer"))).toBe(false);
@@ -55,7 +62,9 @@ describe("start-up (docs/zcode-host.md §2.6, §2.9)", () => {
 });
 
 describe("strict parentPort validation (docs/zcode-host.md §2.3, §12.1 item 2)", () => {
-  function portClosed(port: Any): Promise<void> { return new Promise((resolve) => port.once("close", resolve)); }
+  function portClosed(port: Any): Promise<void> {
+    return new Promise((resolve) => port.once("close", resolve));
+  }
 
   it("logs, closes the transferred ports and ignores an unknown type", async () => {
     const install = await newInstall();
@@ -79,7 +88,12 @@ describe("strict parentPort validation (docs/zcode-host.md §2.3, §12.1 item 2)
     await host.waitForMessage((m) => m.type === "log" && m.message.includes("unknown key surprise"));
     expect(host.startupStates()).toEqual([]);
     const log = await install.readCallLog();
-    expect(log.find((e) => e.kind === "parent-message")).toMatchObject({ type: "init-local", valid: false, reason: "unknown key surprise", ports: 1 });
+    expect(log.find((e) => e.kind === "parent-message")).toMatchObject({
+      type: "init-local",
+      valid: false,
+      reason: "unknown key surprise",
+      ports: 1,
+    });
     port1.close();
   });
 
@@ -106,12 +120,20 @@ describe("strict parentPort validation (docs/zcode-host.md §2.3, §12.1 item 2)
   it("rejects malformed reverse results (strict) and records every parent message in the call log", async () => {
     const install = await newInstall();
     const host = startHost(install);
-    host.post({ type: "browser-execute-result", requestId: "r1", result: { ok: false, elapsedMs: 0, error: { code: "nope", message: "x" } } });
+    host.post({
+      type: "browser-execute-result",
+      requestId: "r1",
+      result: { ok: false, elapsedMs: 0, error: { code: "nope", message: "x" } },
+    });
     host.post({ type: "local-media-preview-path-authorize-result", requestId: "r2", ok: false, error: "x", extra: 1 });
     host.post({ type: "cron-run", automationId: "a" });
     await host.waitForMessage((m) => m.type === "log" && m.message.includes("ignoring cron-run"));
     const entries = (await install.readCallLog()).filter((e) => e.kind === "parent-message");
-    expect(entries.map((e) => [e.type, e.valid])).toEqual([["browser-execute-result", false], ["local-media-preview-path-authorize-result", false], ["cron-run", true]]);
+    expect(entries.map((e) => [e.type, e.valid])).toEqual([
+      ["browser-execute-result", false],
+      ["local-media-preview-path-authorize-result", false],
+      ["cron-run", true],
+    ]);
   });
 });
 
@@ -141,9 +163,16 @@ describe("shutdown (docs/zcode-host.md §2.9, §12.1 item 11)", () => {
   it("SIGTERM cleans up and exits 0 (host as a child process)", async () => {
     const install = await newInstall();
     const script = fileURLToPath(new URL("./support/child-host.mjs", import.meta.url));
-    const child = fork(script, [join(install.appArchive, "out/host/index.js")], { env: { ...process.env, ...install.env }, stdio: ["ignore", "ignore", "ignore", "ipc"] });
+    const child = fork(script, [join(install.appArchive, "out/host/index.js")], {
+      env: { ...process.env, ...install.env },
+      stdio: ["ignore", "ignore", "ignore", "ipc"],
+    });
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-    await new Promise<void>((resolve) => child.on("message", (m: Any) => { if (m?.type === "database-startup-state" && m.state.phase === "ready") resolve(); }));
+    await new Promise<void>((resolve) =>
+      child.on("message", (m: Any) => {
+        if (m?.type === "database-startup-state" && m.state.phase === "ready") resolve();
+      }),
+    );
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
     expect((await install.readCallLog()).at(-1)).toMatchObject({ kind: "exit", code: 0, reason: "SIGTERM" });
@@ -156,7 +185,13 @@ describe("profiles: noise and late channels", () => {
     const host = startHost(install, { profile: { noise: true } });
     const conn = await host.connect();
     await conn.agent.initialize({ workspacePath: WS });
-    for (const type of ["network-telemetry-batch", "host-resource-sample", "off-peak-scheduler-wake-request", "agent-process-spawned", "agent-process-ready"]) {
+    for (const type of [
+      "network-telemetry-batch",
+      "host-resource-sample",
+      "off-peak-scheduler-wake-request",
+      "agent-process-spawned",
+      "agent-process-ready",
+    ]) {
       await host.waitForMessage((m) => m.type === type, 3000, type);
     }
   });
@@ -165,7 +200,10 @@ describe("profiles: noise and late channels", () => {
     const install = await newInstall();
     const host = startHost(install, { profile: { taskChannelNever: true } });
     const conn = await host.connect();
-    await expect(conn.task.stopGeneration({ taskId: "x" })).rejects.toMatchObject({ name: "Unknown channel", message: "Channel name 'zcode-task' timed out after 1000ms" });
+    await expect(conn.task.stopGeneration({ taskId: "x" })).rejects.toMatchObject({
+      name: "Unknown channel",
+      message: "Channel name 'zcode-task' timed out after 1000ms",
+    });
     expect((await install.readCallLog()).some((e) => e.kind === "unknown-channel-timeout" && e.service === "zcode-task")).toBe(true);
   });
 
@@ -182,7 +220,10 @@ describe("profiles: noise and late channels", () => {
     const conn = await host.connect();
     const snapshot = await conn.agent.createSession({ workspacePath: WS });
     const { port1, port2 } = new MessageChannel();
-    host.post({ type: "attach-service-port", requestId: "rq", attachmentId: "extra", clientMode: "desktop-continuous", scope: { kind: "local" } }, [port2]);
+    host.post(
+      { type: "attach-service-port", requestId: "rq", attachmentId: "extra", clientMode: "desktop-continuous", scope: { kind: "local" } },
+      [port2],
+    );
     const client = new conn.rpc.ChannelClient(new conn.rpc.MessagePortProtocol(port1));
     const agent = conn.rpc.ProxyChannel.toService(client.getChannel("zcode-agent"));
     const read = await agent.readSession({ workspacePath: WS, sessionId: snapshot.session.sessionId });

@@ -10,7 +10,9 @@ beforeAll(async () => {
   rpc = await loadRpcModule(install);
   await install.cleanup();
 });
-afterAll(() => { for (const port of ports) port.close(); });
+afterAll(() => {
+  for (const port of ports) port.close();
+});
 
 function channel(): { port1: MessagePort; port2: MessagePort } {
   const pair = new MessageChannel();
@@ -28,7 +30,16 @@ function rawFrames(port: MessagePort): { frames: Any[]; wait(n: number, what?: s
   });
   return {
     frames,
-    wait: (n, what = `${n} frames`) => waitUntil(() => (frames.length >= n ? frames : undefined), (w) => { wakers.add(w); return () => wakers.delete(w); }, 3000, what),
+    wait: (n, what = `${n} frames`) =>
+      waitUntil(
+        () => (frames.length >= n ? frames : undefined),
+        (w) => {
+          wakers.add(w);
+          return () => wakers.delete(w);
+        },
+        3000,
+        what,
+      ),
   };
 }
 
@@ -84,7 +95,10 @@ describe("client (i) semantics", () => {
     expect(raw.frames).toEqual([{ header: [102, 0, "svc", "onDynamicSessionEvent"], body: { sessionId: "s" } }, { other: "marker" }]);
     port2.postMessage(rpc.encodeMessage([204, 0], { n: 1 }));
     await pollUntil(() => received.length === 2, "the event on both listeners");
-    expect(received).toEqual([["a", { n: 1 }], ["b", { n: 1 }]]);
+    expect(received).toEqual([
+      ["a", { n: 1 }],
+      ["b", { n: 1 }],
+    ]);
     a.dispose();
     port1.postMessage("marker-2");
     await raw.wait(3);
@@ -106,13 +120,26 @@ describe("client (i) semantics", () => {
 
   it("the proxy is not thenable and maps on* / onDynamic* to listens", async () => {
     const calls: Any[] = [];
-    const fake = { call: (m: string, a: unknown) => { calls.push(["call", m, a]); return Promise.resolve(); }, listen: (e: string, a?: unknown) => { calls.push(["listen", e, a]); return () => ({ dispose() {} }); } };
+    const fake = {
+      call: (m: string, a: unknown) => {
+        calls.push(["call", m, a]);
+        return Promise.resolve();
+      },
+      listen: (e: string, a?: unknown) => {
+        calls.push(["listen", e, a]);
+        return () => ({ dispose() {} });
+      },
+    };
     const proxy = rpc.ProxyChannel.toService(fake);
     expect(proxy.then).toBeUndefined();
     await proxy.doThing({ x: 1 }, 2);
     proxy.onDidChange;
     proxy.onDynamicSessionEvent({ s: 1 });
-    expect(calls).toEqual([["call", "doThing", [{ x: 1 }, 2]], ["listen", "onDidChange", undefined], ["listen", "onDynamicSessionEvent", { s: 1 }]]);
+    expect(calls).toEqual([
+      ["call", "doThing", [{ x: 1 }, 2]],
+      ["listen", "onDidChange", undefined],
+      ["listen", "onDynamicSessionEvent", { s: 1 }],
+    ]);
   });
 });
 
@@ -120,7 +147,11 @@ describe("server (ChannelServer + fromService) semantics", () => {
   it("sends Initialize on construction and answers calls with argument arrays", async () => {
     const { port1, port2 } = channel();
     const raw = rawFrames(port1);
-    serverWith(port2, { async add(p: Any, q: Any) { return p.a + q; } });
+    serverWith(port2, {
+      async add(p: Any, q: Any) {
+        return p.a + q;
+      },
+    });
     port1.postMessage(rpc.encodeMessage([100, 0, "svc", "add"], [{ a: 2 }, 3]));
     const frames = await raw.wait(2);
     expect(frames[0]).toEqual({ header: [200], body: undefined });
@@ -134,7 +165,10 @@ describe("server (ChannelServer + fromService) semantics", () => {
     const fired: Any[] = [];
     client.getChannel("ghost").listen("onDynamicX", {})((e: Any) => fired.push(e));
     const started = Date.now();
-    await expect(client.getChannel("ghost").call("m", [])).rejects.toMatchObject({ name: "Unknown channel", message: "Channel name 'ghost' timed out after 1000ms" });
+    await expect(client.getChannel("ghost").call("m", [])).rejects.toMatchObject({
+      name: "Unknown channel",
+      message: "Channel name 'ghost' timed out after 1000ms",
+    });
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
     expect(fired).toEqual([]);
   });
@@ -144,13 +178,28 @@ describe("server (ChannelServer + fromService) semantics", () => {
     const server = new rpc.ChannelServer(new rpc.MessagePortProtocol(port2), "ctx");
     const { svc } = clientOn(port1);
     const answer = svc.ping({});
-    setTimeout(() => server.registerChannel("svc", rpc.ProxyChannel.fromService({ async ping() { return "pong"; } })), 200);
+    setTimeout(
+      () =>
+        server.registerChannel(
+          "svc",
+          rpc.ProxyChannel.fromService({
+            async ping() {
+              return "pong";
+            },
+          }),
+        ),
+      200,
+    );
     await expect(answer).resolves.toBe("pong");
   });
 
   it("rejects unknown methods with 'Method not found:' (202)", async () => {
     const { port1, port2 } = channel();
-    serverWith(port2, { async known() { return 1; } });
+    serverWith(port2, {
+      async known() {
+        return 1;
+      },
+    });
     const { svc } = clientOn(port1);
     await expect(svc.unknownThing({})).rejects.toThrow(/^Method not found: unknownThing$/);
     await expect(svc.toString({})).rejects.toThrow(/Method not found/);
@@ -160,8 +209,15 @@ describe("server (ChannelServer + fromService) semantics", () => {
     const { port1, port2 } = channel();
     const raw = rawFrames(port1);
     serverWith(port2, {
-      async fails() { const e: Any = new TypeError("bad thing"); e.code = 1308; e.data = { why: "busy" }; throw e; },
-      async throwsValue() { throw { reason: "plain object" }; },
+      async fails() {
+        const e: Any = new TypeError("bad thing");
+        e.code = 1308;
+        e.data = { why: "busy" };
+        throw e;
+      },
+      async throwsValue() {
+        throw { reason: "plain object" };
+      },
     });
     const { svc } = clientOn(port1);
     const error: Any = await svc.fails({}).catch((e: unknown) => e);
@@ -181,14 +237,27 @@ describe("server (ChannelServer + fromService) semantics", () => {
     let cancelled = false;
     let arrived = false;
     let release: () => void = () => {};
-    const observer = { cancels: [] as Any[], onCancel(info: Any) { observer.cancels.push(info.id); } };
-    serverWith(port2, {
-      slow(_p: Any, token: Any) {
-        token.onCancellationRequested(() => { cancelled = true; });
-        arrived = true;
-        return new Promise((resolve) => { release = () => resolve("late"); });
+    const observer = {
+      cancels: [] as Any[],
+      onCancel(info: Any) {
+        observer.cancels.push(info.id);
       },
-    }, { observer });
+    };
+    serverWith(
+      port2,
+      {
+        slow(_p: Any, token: Any) {
+          token.onCancellationRequested(() => {
+            cancelled = true;
+          });
+          arrived = true;
+          return new Promise((resolve) => {
+            release = () => resolve("late");
+          });
+        },
+      },
+      { observer },
+    );
     const { client } = clientOn(port1);
     const controller = new AbortController();
     const pending = client.getChannel("svc").call("slow", [{}], controller.signal);
@@ -207,7 +276,14 @@ describe("server (ChannelServer + fromService) semantics", () => {
     const staticEmitter = new rpc.Emitter();
     const service = {
       onDidPing: staticEmitter.event,
-      onDynamicTick: (arg: Any) => (listener: (e: Any) => void) => { listener({ tick: arg.n }); return { dispose() { disposed += 1; } }; },
+      onDynamicTick: (arg: Any) => (listener: (e: Any) => void) => {
+        listener({ tick: arg.n });
+        return {
+          dispose() {
+            disposed += 1;
+          },
+        };
+      },
     };
     serverWith(port2, service);
     staticEmitter.fire("before any subscriber");
@@ -226,7 +302,11 @@ describe("server (ChannelServer + fromService) semantics", () => {
 
   it("ignores the flow-control object and non-binary messages", async () => {
     const { port1, port2 } = channel();
-    serverWith(port2, { async echo(p: Any) { return p; } });
+    serverWith(port2, {
+      async echo(p: Any) {
+        return p;
+      },
+    });
     const { svc, client } = clientOn(port1);
     await client.whenInitialized();
     port1.postMessage({ __zcodeRpcControl: "connection-flow-v1", state: "saturated" });

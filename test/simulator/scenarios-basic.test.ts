@@ -10,7 +10,15 @@ describe("plain and streaming scenarios", () => {
     expect(ack).toMatchObject({ sessionId: rig.sessionId, accepted: true });
     const tops = rig.events.events.map((e) => (e.type === "session.event" ? e.event.type : e.type));
     expect(tops.slice(0, 3)).toEqual(["snapshot", "state.updated", "turn.started"]);
-    expect(turn.map((e) => e.type)).toEqual(["turn.started", "session.titleUpdated", "session.updated", "model.streaming", "model.streaming", "model.streaming", "turn.completed"]);
+    expect(turn.map((e) => e.type)).toEqual([
+      "turn.started",
+      "session.titleUpdated",
+      "session.updated",
+      "model.streaming",
+      "model.streaming",
+      "model.streaming",
+      "turn.completed",
+    ]);
     expectWellFormed(turn, rig.sessionId);
     const all = rig.events.sessionEvents();
     expect(expectIncreasingSeq(all)).toBe(true);
@@ -23,7 +31,11 @@ describe("plain and streaming scenarios", () => {
     expect(terminal.payload.tokenCount).toBeGreaterThan(0);
     expect(typeof terminal.payload.duration).toBe("number");
     await rig.events.waitFor((e) => e.type === "state.updated" && e.notification.patch.status === "idle");
-    const log = await waitForCallLog(rig.install, (entries) => entries.some((e) => e.kind === "fire" && e.type === "turn.completed"), "the terminal's fire entry");
+    const log = await waitForCallLog(
+      rig.install,
+      (entries) => entries.some((e) => e.kind === "fire" && e.type === "turn.completed"),
+      "the terminal's fire entry",
+    );
     expect(log.filter((e) => e.kind === "call" && e.method === "sendPrompt")).toHaveLength(1);
     expect(log.filter((e) => e.kind === "fire" && e.top === "session.event").map((e) => e.eventSeq)).toEqual(all.map((e) => e.seq));
   });
@@ -73,7 +85,9 @@ describe("plain and streaming scenarios", () => {
   it("title: a generated title arrives after turn.completed, while idle, without a turnId", async () => {
     const rig = await sessionRig();
     const { terminal } = await promptToEnd(rig, "sim:title title=Fix_the_tests");
-    const title = await rig.events.waitFor((e) => e.type === "session.event" && e.event.type === "session.titleUpdated" && e.event.payload.source === "generated");
+    const title = await rig.events.waitFor(
+      (e) => e.type === "session.event" && e.event.type === "session.titleUpdated" && e.event.payload.source === "generated",
+    );
     expect(title.event.seq).toBeGreaterThan(terminal.seq);
     expect(title.event.turnId).toBeUndefined();
     expect(title.event.payload).toMatchObject({ title: "Fix the tests", previousTitle: "" });
@@ -83,7 +97,10 @@ describe("plain and streaming scenarios", () => {
   it("todos: three snapshots with changing todos, the last one empty", async () => {
     const rig = await sessionRig();
     await promptToEnd(rig, "sim:todos");
-    const todoLists = rig.events.events.filter((e) => e.type === "snapshot").slice(1).map((e) => e.snapshot.todos);
+    const todoLists = rig.events.events
+      .filter((e) => e.type === "snapshot")
+      .slice(1)
+      .map((e) => e.snapshot.todos);
     expect(todoLists).toHaveLength(3);
     expect(todoLists[0].map((t: Any) => t.status)).toEqual(["in_progress", "pending", "pending"]);
     expect(todoLists[1].map((t: Any) => t.status)).toEqual(["completed", "completed", "in_progress"]);
@@ -113,14 +130,20 @@ describe("plain and streaming scenarios", () => {
   it("turn-failed: turn.failed with error and turnPhase", async () => {
     const rig = await sessionRig();
     const { terminal, turn } = await promptToEnd(rig, "sim:turn-failed");
-    expect(terminal).toMatchObject({ type: "turn.failed", payload: { error: { type: "api_error", message: "Model request failed" }, turnPhase: "model_request" } });
+    expect(terminal).toMatchObject({
+      type: "turn.failed",
+      payload: { error: { type: "api_error", message: "Model request failed" }, turnPhase: "model_request" },
+    });
     expect(terminals(turn)).toHaveLength(1);
   });
 
   it("an unknown scenario name fails the turn with a readable message", async () => {
     const rig = await sessionRig();
     const { terminal } = await promptToEnd(rig, "sim:no-such-thing");
-    expect(terminal).toMatchObject({ type: "turn.failed", payload: { error: { type: "sim_error", message: "Unknown simulator scenario: no-such-thing" } } });
+    expect(terminal).toMatchObject({
+      type: "turn.failed",
+      payload: { error: { type: "sim_error", message: "Unknown simulator scenario: no-such-thing" } },
+    });
   });
 });
 
@@ -139,7 +162,9 @@ describe("stream-until-cancel and the cancel variants (docs/zcode-host.md ยง8, ย
     const terminal = await rig.events.terminal(1);
     expect(terminal.payload.resultType).toBe("cancelled");
     const log = await rig.install.readCallLog();
-    expect(log.filter((e) => e.kind === "call" && e.method === "stopGeneration")).toEqual([expect.objectContaining({ service: "zcode-task", params: { taskId: rig.sessionId, workspacePath: WS } })]);
+    expect(log.filter((e) => e.kind === "call" && e.method === "stopGeneration")).toEqual([
+      expect.objectContaining({ service: "zcode-task", params: { taskId: rig.sessionId, workspacePath: WS } }),
+    ]);
   });
 
   it("cancelTerminal failed: turn.failed", async () => {

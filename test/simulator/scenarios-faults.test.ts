@@ -8,11 +8,18 @@ describe("reverse requests mid-turn (docs/zcode-host.md §2.7, §2.8, §12.2 #21
     const { terminal } = await promptToEnd(rig, "sim:browser url=https://example.org/");
     expect(terminal.payload.response).toBe("Reverse requests: browser backend_unavailable; media ok=false; feedback ok=false.");
     const requests = rig.host.messages.filter((m) => /-request$/.test(m.type));
-    expect(requests.map((m) => m.type)).toEqual(["browser-execute-request", "browser-execute-request", "local-media-preview-path-authorize-request", "feedback-log-archive-request"]);
+    expect(requests.map((m) => m.type)).toEqual([
+      "browser-execute-request",
+      "browser-execute-request",
+      "local-media-preview-path-authorize-request",
+      "feedback-log-archive-request",
+    ]);
     expect(requests[1].command).toEqual({ method: "navigate", url: "https://example.org/" });
     expect(requests[1].turnId).toBe(terminal.turnId);
     const answers = (await rig.install.readCallLog()).filter((e) => e.kind === "reverse-answer");
-    expect(answers.map((a) => [a.requestKind, a.requestId, a.ok, a.matched])).toEqual(requests.map((r, k) => [["browser", "browser", "media", "feedback"][k], r.requestId, false, true]));
+    expect(answers.map((a) => [a.requestKind, a.requestId, a.ok, a.matched])).toEqual(
+      requests.map((r, k) => [["browser", "browser", "media", "feedback"][k], r.requestId, false, true]),
+    );
   });
 
   it("browser without answers: each mid-turn request waits reverseWaitMs and is logged as a timeout", async () => {
@@ -58,7 +65,10 @@ describe("protocol violations the bridge must fail closed on (docs/zcode-host.md
     expect(rig.events.events.some((e) => e.type === "something.new")).toBe(true);
   });
 
-  it.each([["duplicate", 0], ["lower", 2]])("seq-regression mode=%s: one event repeats or lowers the seq", async (mode, drop) => {
+  it.each([
+    ["duplicate", 0],
+    ["lower", 2],
+  ])("seq-regression mode=%s: one event repeats or lowers the seq", async (mode, drop) => {
     const rig = await sessionRig();
     const { turn } = await promptToEnd(rig, `sim:seq-regression mode=${mode}`);
     const index = turn.findIndex((e) => e.payload.partId === "prt_regressed");

@@ -14,7 +14,11 @@ describe("permission scenarios (docs/zcode-host.md §6.1, §12.2 #6-9, #18, #37)
     const { request, accepted } = await answerPermission(rig, "allow_once");
     expect(accepted).toBe(true);
     expect(request).toMatchObject({ sessionId: rig.sessionId, toolName: "Bash", riskLevel: "high", input: { command: "npm test" } });
-    expect(request.options.map((o: Any) => [o.optionId, o.kind, o.response.decision])).toEqual([["allow_once", "allow_once", "allow"], ["allow_always", "allow_always", "allow"], ["deny", "deny_once", "deny"]]);
+    expect(request.options.map((o: Any) => [o.optionId, o.kind, o.response.decision])).toEqual([
+      ["allow_once", "allow_once", "allow"],
+      ["allow_always", "allow_always", "allow"],
+      ["deny", "deny_once", "deny"],
+    ]);
     expect(request.options[1].response.permissionUpdates[0]).toMatchObject({ type: "addRules", behavior: "allow" });
     const terminal = await rig.events.terminal(1);
     expect(terminal.payload.resultType).toBe("success");
@@ -22,7 +26,12 @@ describe("permission scenarios (docs/zcode-host.md §6.1, §12.2 #6-9, #18, #37)
     const types = rig.events.ofTurn(terminal.turnId).map((e) => e.type);
     expect(types).toContain("permission.requested");
     expect(types).toContain("permission.resolved");
-    expect(await respondCalls(rig, "respondPermission")).toEqual([expect.objectContaining({ service: "zcode-task", params: expect.objectContaining({ taskId: rig.sessionId, requestId: request.requestId, optionId: "allow_once" }) })]);
+    expect(await respondCalls(rig, "respondPermission")).toEqual([
+      expect.objectContaining({
+        service: "zcode-task",
+        params: expect.objectContaining({ taskId: rig.sessionId, requestId: request.requestId, optionId: "allow_once" }),
+      }),
+    ]);
   });
 
   it("deny: the tool ends in an error and the turn still completes with success", async () => {
@@ -39,7 +48,8 @@ describe("permission scenarios (docs/zcode-host.md §6.1, §12.2 #6-9, #18, #37)
     const rig = await sessionRig();
     await rig.prompt("sim:permission");
     const hit = await rig.events.waitFor((e) => e.type === "permission.request");
-    const ask = (optionId: string, requestId = hit.request.requestId) => rig.conn.task.respondPermission({ taskId: rig.sessionId, requestId, optionId });
+    const ask = (optionId: string, requestId = hit.request.requestId) =>
+      rig.conn.task.respondPermission({ taskId: rig.sessionId, requestId, optionId });
     await expect(ask("allow_everything")).rejects.toMatchObject({ message: "Unknown permission option: allow_everything" });
     expect(await ask("allow_once", "perm_unknown")).toBe(false);
     expect(await ask("deny")).toBe(true);
@@ -81,7 +91,9 @@ describe("permission scenarios (docs/zcode-host.md §6.1, §12.2 #6-9, #18, #37)
     await rig.prompt("sim:permission-reannounce interval=40");
     const hits = await rig.events.waitForCount((e) => e.type === "permission.request", 3);
     expect(new Set(hits.map((e) => e.request.requestId)).size).toBe(1);
-    expect(await rig.conn.task.respondPermission({ taskId: rig.sessionId, requestId: hits[0].request.requestId, optionId: "allow_once" })).toBe(true);
+    expect(
+      await rig.conn.task.respondPermission({ taskId: rig.sessionId, requestId: hits[0].request.requestId, optionId: "allow_once" }),
+    ).toBe(true);
     await rig.events.terminal(1);
     expect(rig.events.events.filter((e) => e.type === "permission.request")).toHaveLength(3);
   });
@@ -100,7 +112,9 @@ describe("permission scenarios (docs/zcode-host.md §6.1, §12.2 #6-9, #18, #37)
     await rig.prompt("sim:permission-zero-options");
     const hit = await rig.events.waitFor((e) => e.type === "permission.request");
     expect(hit.request.options).toEqual([]);
-    await expect(rig.conn.task.respondPermission({ taskId: rig.sessionId, requestId: hit.request.requestId, optionId: "deny" })).rejects.toThrow(/Unknown permission option/);
+    await expect(
+      rig.conn.task.respondPermission({ taskId: rig.sessionId, requestId: hit.request.requestId, optionId: "deny" }),
+    ).rejects.toThrow(/Unknown permission option/);
     await rig.conn.task.stopGeneration({ taskId: rig.sessionId });
     expect((await rig.events.terminal(1)).payload.resultType).toBe("cancelled");
   });
@@ -114,7 +128,9 @@ describe("permission scenarios (docs/zcode-host.md §6.1, §12.2 #6-9, #18, #37)
     expect(pending.runtime.pendingRequestIds).toEqual([hit.request.requestId]);
     expect(pending.session.status).toBe("waiting");
     await rig.conn.task.stopGeneration({ taskId: rig.sessionId });
-    expect(await rig.conn.task.respondPermission({ taskId: rig.sessionId, requestId: hit.request.requestId, optionId: "deny" })).toBe(false);
+    expect(await rig.conn.task.respondPermission({ taskId: rig.sessionId, requestId: hit.request.requestId, optionId: "deny" })).toBe(
+      false,
+    );
     expect((await rig.events.terminal(1)).payload.resultType).toBe("cancelled");
     const log = await rig.install.readCallLog();
     expect(log.filter((e) => e.kind === "call" && e.method === "stopGeneration")).toHaveLength(1);
@@ -154,11 +170,17 @@ describe("plan approval (docs/zcode-host.md §6.3, §12.2 #10-12)", () => {
     const rig = await sessionRig();
     await rig.prompt("sim:plan-userinput");
     const request = await nextUserInput(rig);
-    expect(request).toMatchObject({ toolName: "ExitPlanMode", schema: { interaction: "plan_approval" }, input: { plan: expect.any(String) } });
+    expect(request).toMatchObject({
+      toolName: "ExitPlanMode",
+      schema: { interaction: "plan_approval" },
+      input: { plan: expect.any(String) },
+    });
     expect(request.questions).toHaveLength(1);
     const question = request.questions[0].question;
     const content = { answer_0: "approve", answer: "approve", answers: { [question]: ["approve"] } };
-    expect(await rig.conn.task.respondElicitation({ taskId: rig.sessionId, requestId: request.requestId, action: "accept", content })).toBe(true);
+    expect(await rig.conn.task.respondElicitation({ taskId: rig.sessionId, requestId: request.requestId, action: "accept", content })).toBe(
+      true,
+    );
     await rig.events.terminal(1);
     expect((await modeEvents(rig)).at(-1).payload).toMatchObject({ mode: "build", previousMode: "plan" });
     expect(rig.events.events.some((e) => e.type === "userInput.response" && e.requestId === request.requestId)).toBe(true);
@@ -170,7 +192,9 @@ describe("plan approval (docs/zcode-host.md §6.3, §12.2 #10-12)", () => {
     const rig = await sessionRig();
     await rig.prompt("sim:plan-userinput");
     const request = await nextUserInput(rig);
-    await expect(rig.conn.task.respondElicitation({ taskId: rig.sessionId, requestId: request.requestId, action: "maybe" })).rejects.toThrow(/Invalid elicitation action/);
+    await expect(
+      rig.conn.task.respondElicitation({ taskId: rig.sessionId, requestId: request.requestId, action: "maybe" }),
+    ).rejects.toThrow(/Invalid elicitation action/);
     expect(await rig.conn.task.respondElicitation({ taskId: rig.sessionId, requestId: request.requestId, action: "decline" })).toBe(true);
     await rig.events.terminal(1);
     expect((await rig.conn.agent.readSession({ workspacePath: WS, sessionId: rig.sessionId })).session.mode).toBe("plan");
@@ -204,7 +228,11 @@ describe("questions and provider headers (docs/zcode-host.md §6.2, §6.4)", () 
     expect(request.toolName).toBe("AskUserQuestion");
     expect(request.questions.map((q: Any) => Boolean(q.multiSelect))).toEqual([false, true]);
     expect(request.schema).toBeUndefined();
-    const content = { answer_0: "vitest", answer_1: ["auth", "db"], answers: { "Which test runner?": ["vitest"], "Which files should I test?": ["auth", "db"] } };
+    const content = {
+      answer_0: "vitest",
+      answer_1: ["auth", "db"],
+      answers: { "Which test runner?": ["vitest"], "Which files should I test?": ["auth", "db"] },
+    };
     await rig.conn.task.respondElicitation({ taskId: rig.sessionId, requestId: request.requestId, action: "accept", content });
     expect((await rig.events.terminal(1)).payload.response).toBe("Runner: vitest; files: auth, db.");
   });
@@ -221,28 +249,60 @@ describe("questions and provider headers (docs/zcode-host.md §6.2, §6.4)", () 
     const rig = await sessionRig();
     await rig.prompt("sim:provider-headers");
     const hit = await rig.events.waitFor((e) => e.type === "providerRuntimeHeaders.request");
-    expect(hit.request).toMatchObject({ providerId: "builtin:bigmodel-start-plan", reason: "model-request", workspace: { workspacePath: WS }, modelRef: { providerId: "builtin:bigmodel-start-plan" } });
+    expect(hit.request).toMatchObject({
+      providerId: "builtin:bigmodel-start-plan",
+      reason: "model-request",
+      workspace: { workspacePath: WS },
+      modelRef: { providerId: "builtin:bigmodel-start-plan" },
+    });
     const response = { headersApplied: false, errorMessage: "Headless captcha unsupported" };
-    expect(await rig.conn.agent.respondProviderRuntimeHeaders({ workspacePath: WS, sessionId: rig.sessionId, requestId: hit.request.requestId, response })).toBe(true);
+    expect(
+      await rig.conn.agent.respondProviderRuntimeHeaders({
+        workspacePath: WS,
+        sessionId: rig.sessionId,
+        requestId: hit.request.requestId,
+        response,
+      }),
+    ).toBe(true);
     await rig.conn.task.stopGeneration({ taskId: rig.sessionId });
     expect((await rig.events.terminal(1)).payload.resultType).toBe("cancelled");
-    const calls = await waitForCallLog(rig.install, (log) => log.some((e) => e.method === "respondProviderRuntimeHeaders"), "the headers answer");
-    expect(calls.find((e) => e.method === "respondProviderRuntimeHeaders")?.params).toMatchObject({ requestId: hit.request.requestId, response });
+    const calls = await waitForCallLog(
+      rig.install,
+      (log) => log.some((e) => e.method === "respondProviderRuntimeHeaders"),
+      "the headers answer",
+    );
+    expect(calls.find((e) => e.method === "respondProviderRuntimeHeaders")?.params).toMatchObject({
+      requestId: hit.request.requestId,
+      response,
+    });
   });
 
   it("provider-headers: headersApplied false without a stop fails the turn after failAfter ms", async () => {
     const rig = await sessionRig();
     await rig.prompt("sim:provider-headers failAfter=50");
     const hit = await rig.events.waitFor((e) => e.type === "providerRuntimeHeaders.request");
-    await rig.conn.agent.respondProviderRuntimeHeaders({ workspacePath: WS, sessionId: rig.sessionId, requestId: hit.request.requestId, response: { headersApplied: false, errorMessage: "no captcha" } });
-    expect(await rig.events.terminal(1)).toMatchObject({ type: "turn.failed", payload: { error: { type: "provider_headers_unavailable", message: "no captcha" } } });
+    await rig.conn.agent.respondProviderRuntimeHeaders({
+      workspacePath: WS,
+      sessionId: rig.sessionId,
+      requestId: hit.request.requestId,
+      response: { headersApplied: false, errorMessage: "no captcha" },
+    });
+    expect(await rig.events.terminal(1)).toMatchObject({
+      type: "turn.failed",
+      payload: { error: { type: "provider_headers_unavailable", message: "no captcha" } },
+    });
   });
 
   it("provider-headers: headersApplied true continues the turn", async () => {
     const rig = await sessionRig();
     await rig.prompt("sim:provider-headers");
     const hit = await rig.events.waitFor((e) => e.type === "providerRuntimeHeaders.request");
-    await rig.conn.agent.respondProviderRuntimeHeaders({ workspacePath: WS, sessionId: rig.sessionId, requestId: hit.request.requestId, response: { headersApplied: true, requestAuth: { headers: { "x-test": "1" } } } });
+    await rig.conn.agent.respondProviderRuntimeHeaders({
+      workspacePath: WS,
+      sessionId: rig.sessionId,
+      requestId: hit.request.requestId,
+      response: { headersApplied: true, requestAuth: { headers: { "x-test": "1" } } },
+    });
     expect((await rig.events.terminal(1)).payload).toMatchObject({ resultType: "success", response: "Headers applied; answering." });
   });
 });

@@ -7,8 +7,19 @@ describe("tool scenarios (docs/zcode-host.md §5.5, §5.6, §12.2 #3-5)", () => 
   it("tool-bash: streamed input, tool_call, scheduled → started → progress ×2 → result, then text", async () => {
     const rig = await sessionRig();
     const { turn, terminal } = await promptToEnd(rig, "sim:tool-bash");
-    expect(streamingKinds(turn)).toEqual(["tool_input_start", "tool_input_delta", "tool_input_delta", "tool_input_end", "tool_call", "text_delta", "text_delta"]);
-    const input = turn.filter((e) => e.type === "model.streaming" && e.payload.kind === "tool_input_delta").map((e) => e.payload.delta).join("");
+    expect(streamingKinds(turn)).toEqual([
+      "tool_input_start",
+      "tool_input_delta",
+      "tool_input_delta",
+      "tool_input_end",
+      "tool_call",
+      "text_delta",
+      "text_delta",
+    ]);
+    const input = turn
+      .filter((e) => e.type === "model.streaming" && e.payload.kind === "tool_input_delta")
+      .map((e) => e.payload.delta)
+      .join("");
     expect(JSON.parse(input)).toEqual({ command: "npm test", description: "Run the tests" });
     expect(toolKinds(turn)).toEqual(["scheduled", "started", "progress", "progress", "result"]);
     const progress = turn.find((e) => e.type === "tool.updated" && e.payload.kind === "progress").payload;
@@ -35,7 +46,11 @@ describe("tool scenarios (docs/zcode-host.md §5.5, §5.6, §12.2 #3-5)", () => 
     await promptToEnd(rig, "sim:tool-edit");
     const read = await rig.conn.agent.readSession({ workspacePath: WS, sessionId: rig.sessionId });
     const part = read.messages[1].parts.find((p: Any) => p.type === "tool");
-    expect(part).toMatchObject({ tool: "Edit", state: { status: "completed" }, metadata: { display: { kind: "file_diff", filePath: "src/math.js" } } });
+    expect(part).toMatchObject({
+      tool: "Edit",
+      state: { status: "completed" },
+      metadata: { display: { kind: "file_diff", filePath: "src/math.js" } },
+    });
     expect(part.metadata.display.structuredPatch[0].lines).toContain("+  return a + b;");
   });
 
@@ -43,7 +58,10 @@ describe("tool scenarios (docs/zcode-host.md §5.5, §5.6, §12.2 #3-5)", () => 
     const rig = await sessionRig();
     const { turn, terminal } = await promptToEnd(rig, "sim:tool-error");
     expect(toolKinds(turn)).toEqual(["scheduled", "started", "progress", "error"]);
-    expect(turn.find((e) => e.payload.kind === "error").payload.error).toMatchObject({ type: "tool_error", message: "Command exited with code 1" });
+    expect(turn.find((e) => e.payload.kind === "error").payload.error).toMatchObject({
+      type: "tool_error",
+      message: "Command exited with code 1",
+    });
     expect(terminal.payload.resultType).toBe("success");
   });
 
@@ -70,7 +88,11 @@ describe("tool scenarios (docs/zcode-host.md §5.5, §5.6, §12.2 #3-5)", () => 
     const child = turn.filter((e) => e.type === "tool.updated" && e.payload.source === "subagent");
     expect(child.map((e) => e.payload.kind)).toEqual(["scheduled", "started", "result"]);
     const parent = turn.find((e) => e.type === "tool.updated" && e.payload.toolName === "Agent").payload;
-    expect(child[0].payload).toMatchObject({ parentToolCallId: parent.toolCallId, childSessionId: expect.any(String), agentType: "explore" });
+    expect(child[0].payload).toMatchObject({
+      parentToolCallId: parent.toolCallId,
+      childSessionId: expect.any(String),
+      agentType: "explore",
+    });
   });
 
   it("background: a model-only background turn arrives while idle, with its own single terminal", async () => {

@@ -6,7 +6,13 @@ describe("zcode-agent basics (docs/zcode-host.md §4.1, §7)", () => {
   it("initialize and readWorkspaceState when signed in", async () => {
     const host = startHost(await newInstall());
     const { agent } = await host.connect();
-    expect(await agent.initialize({ workspacePath: WS })).toEqual({ available: true, workspaceKey: WS, protocolName: "ZCode Protocol", protocolVersion: 1, transportKind: "stdio" });
+    expect(await agent.initialize({ workspacePath: WS })).toEqual({
+      available: true,
+      workspaceKey: WS,
+      protocolName: "ZCode Protocol",
+      protocolVersion: 1,
+      transportKind: "stdio",
+    });
     const state = await agent.readWorkspaceState({ workspacePath: WS });
     expect(state.workspace.workspacePath).toBe(WS);
     expect(state.modelCatalog.providers.length).toBeGreaterThan(0);
@@ -32,13 +38,29 @@ describe("zcode-agent basics (docs/zcode-host.md §4.1, §7)", () => {
     const rig = await sessionRig({ create: { mcpServers, mode: "build" } });
     const s = rig.snapshot;
     expect(s.protocol).toEqual({ name: "ZCode Protocol", version: 1 });
-    expect(s.session).toMatchObject({ sessionKind: "interactive", status: "idle", mode: "build", workspace: { workspacePath: WS, workspaceKey: WS } });
+    expect(s.session).toMatchObject({
+      sessionKind: "interactive",
+      status: "idle",
+      mode: "build",
+      workspace: { workspacePath: WS, workspaceKey: WS },
+    });
     expect(s.settings.model.available.length).toBeGreaterThanOrEqual(2);
     expect(s.settings.model.current).toEqual(s.settings.model.available[0].ref);
     expect(s.settings.thoughtLevel).toMatchObject({ enabled: true, current: "high" });
     expect(s.settings.thoughtLevel.available.map((l: Any) => l.value)).toEqual(["low", "high", "max"]);
-    expect(s.projection).toMatchObject({ sessionId: rig.sessionId, status: "idle", pendingPermissions: [], activeToolCalls: [], backgroundJobs: [] });
-    expect(s.runtime).toMatchObject({ eventSeq: 0, deliveryKind: "desktop-continuous", pendingRequestIds: [], contextUsage: { used: 0, size: 200000 } });
+    expect(s.projection).toMatchObject({
+      sessionId: rig.sessionId,
+      status: "idle",
+      pendingPermissions: [],
+      activeToolCalls: [],
+      backgroundJobs: [],
+    });
+    expect(s.runtime).toMatchObject({
+      eventSeq: 0,
+      deliveryKind: "desktop-continuous",
+      pendingRequestIds: [],
+      contextUsage: { used: 0, size: 200000 },
+    });
     expect(s.slashCommands.some((c: Any) => c.inputHint)).toBe(true);
     expect(s.slashCommands.some((c: Any) => c.inputHint === undefined)).toBe(true);
     const call = (await rig.install.readCallLog()).find((e) => e.kind === "call" && e.method === "createSession");
@@ -49,10 +71,17 @@ describe("zcode-agent basics (docs/zcode-host.md §4.1, §7)", () => {
     const rig = await sessionRig();
     const { agent } = rig.conn;
     await expect(agent.createSession({ workspacePath: WS, mode: "turbo" })).rejects.toMatchObject({ code: -32602 });
-    await expect(agent.readSession({ workspacePath: WS, sessionId: "ses_missing" })).rejects.toMatchObject({ code: -32004, message: "Session not found: ses_missing" });
+    await expect(agent.readSession({ workspacePath: WS, sessionId: "ses_missing" })).rejects.toMatchObject({
+      code: -32004,
+      message: "Session not found: ses_missing",
+    });
     await expect(agent.readSession({ workspacePath: "/other", sessionId: rig.sessionId })).rejects.toMatchObject({ code: -32004 });
-    await expect(agent.setModel({ workspacePath: WS, sessionId: rig.sessionId, model: { providerId: "x", modelId: "y" } })).rejects.toMatchObject({ code: -32602 });
-    await expect(agent.setThoughtLevel({ workspacePath: WS, sessionId: rig.sessionId, thoughtLevel: "ultra" })).rejects.toMatchObject({ code: -32602 });
+    await expect(
+      agent.setModel({ workspacePath: WS, sessionId: rig.sessionId, model: { providerId: "x", modelId: "y" } }),
+    ).rejects.toMatchObject({ code: -32602 });
+    await expect(agent.setThoughtLevel({ workspacePath: WS, sessionId: rig.sessionId, thoughtLevel: "ultra" })).rejects.toMatchObject({
+      code: -32602,
+    });
     await expect(agent.createSession({ workspacePath: WS, sessionId: rig.sessionId })).rejects.toThrow(/already exists/);
   });
 
@@ -90,7 +119,9 @@ describe("zcode-agent basics (docs/zcode-host.md §4.1, §7)", () => {
     const usage = await rig.conn.agent.getTaskTokenUsage(ref);
     expect(usage).toMatchObject({ sessionId: rig.sessionId, totalTokens: terminal.payload.tokenCount });
     expect(usage.inputTokens + usage.outputTokens + usage.reasoningTokens).toBe(usage.totalTokens);
-    expect(await rig.conn.agent.respondProviderRuntimeHeaders({ ...ref, requestId: "nope", response: { headersApplied: false } })).toBe(false);
+    expect(await rig.conn.agent.respondProviderRuntimeHeaders({ ...ref, requestId: "nope", response: { headersApplied: false } })).toBe(
+      false,
+    );
   });
 
   it("closeSession unloads, the session stays listed and resumable; disposeWorkspace is accepted", async () => {
@@ -119,7 +150,12 @@ describe("sessions survive a host restart (docs/runtime-contract.md §4)", () =>
       const resumed = await conn.agent.resumeSession({ workspacePath: WS, sessionId: first.sessionId });
       expect(resumed.messages).toHaveLength(2);
       expect(resumed.runtime.eventSeq).toBeGreaterThanOrEqual(terminal.seq);
-      const events = new EventCollector(conn, { workspacePath: WS, sessionId: first.sessionId, deliveryKind: "desktop-continuous", includeSnapshot: true });
+      const events = new EventCollector(conn, {
+        workspacePath: WS,
+        sessionId: first.sessionId,
+        deliveryKind: "desktop-continuous",
+        includeSnapshot: true,
+      });
       await conn.agent.sendPrompt({ workspacePath: WS, sessionId: first.sessionId, content: "and again" });
       const next = await events.terminal(1);
       expect(events.sessionEvents()[0].seq).toBeGreaterThan(terminal.seq);
@@ -144,7 +180,12 @@ describe("subscriptions (docs/zcode-host.md §5.1)", () => {
     expect(rig.events.events[0].type).toBe("snapshot");
     await promptToEnd(rig, "first turn");
     const late = new EventCollector(rig.conn, { workspacePath: WS, sessionId: rig.sessionId, deliveryKind: "desktop-continuous" });
-    const lateWithSnapshot = new EventCollector(rig.conn, { workspacePath: WS, sessionId: rig.sessionId, deliveryKind: "desktop-continuous", includeSnapshot: true });
+    const lateWithSnapshot = new EventCollector(rig.conn, {
+      workspacePath: WS,
+      sessionId: rig.sessionId,
+      deliveryKind: "desktop-continuous",
+      includeSnapshot: true,
+    });
     await lateWithSnapshot.waitFor((e) => e.type === "snapshot");
     const { terminal } = await promptToEnd(rig, "second turn");
     await late.waitFor((e) => e.type === "session.event" && e.event.seq === terminal.seq);
@@ -164,7 +205,11 @@ describe("subscriptions (docs/zcode-host.md §5.1)", () => {
     rig.events.dispose(); // 103 travels before the 100 below: frames on one port are ordered
     const ack = await rig.prompt("nobody listens");
     expect(ack).toMatchObject({ sessionId: rig.sessionId, accepted: true });
-    const log = await waitForCallLog(rig.install, (entries) => entries.some((e) => e.kind === "fire" && e.type === "turn.completed"), "turn.completed");
+    const log = await waitForCallLog(
+      rig.install,
+      (entries) => entries.some((e) => e.kind === "fire" && e.type === "turn.completed"),
+      "turn.completed",
+    );
     const fires = log.filter((e) => e.kind === "fire" && e.top === "session.event");
     expect(fires.length).toBeGreaterThan(3);
     expect(fires.every((e) => e.listeners === 0)).toBe(true);
@@ -177,9 +222,21 @@ describe("sendPrompt (docs/zcode-host.md §2.7, §9)", () => {
     const rig = await sessionRig();
     await promptToEnd(rig, "hi");
     const request = rig.host.messages.find((m) => m.type === "browser-execute-request");
-    expect(request).toMatchObject({ sessionId: rig.sessionId, workspacePath: WS, clientMode: "desktop-continuous", command: { method: "getState" } });
+    expect(request).toMatchObject({
+      sessionId: rig.sessionId,
+      workspacePath: WS,
+      clientMode: "desktop-continuous",
+      command: { method: "getState" },
+    });
     const answer = (await rig.install.readCallLog()).find((e) => e.kind === "reverse-answer");
-    expect(answer).toMatchObject({ requestKind: "browser", requestId: request.requestId, ok: false, matched: true, errorCode: "backend_unavailable", sideEffect: "none" });
+    expect(answer).toMatchObject({
+      requestKind: "browser",
+      requestId: request.requestId,
+      ok: false,
+      matched: true,
+      errorCode: "backend_unavailable",
+      sideEffect: "none",
+    });
   });
 
   it("waits up to browserWaitMs for an unanswered browser request before acknowledging", async () => {

@@ -1,13 +1,24 @@
 import { describe, expect, it } from "vitest";
 import type { SimRelease } from "../../fixtures/sim-install.js";
 import { HostHarness, type Any } from "./support/host-harness.js";
-import { answerPermission, EventCollector, newInstall, nextUserInput, promptToEnd, sessionRig, WS, type SessionRig } from "./support/session-helpers.js";
+import {
+  answerPermission,
+  EventCollector,
+  newInstall,
+  nextUserInput,
+  promptToEnd,
+  sessionRig,
+  WS,
+  type SessionRig,
+} from "./support/session-helpers.js";
 import { terminals, toolKinds } from "./support/envelopes.js";
 
 const V2: SimRelease[] = ["3.12.3", "3.14.5"];
 
-const modeChanges = (rig: SessionRig): Any[] => rig.events.sessionEvents().filter((e) => e.type === "session.updated" && "planEnabled" in e.payload);
-const statePatches = (rig: SessionRig): Any[] => rig.events.events.filter((e) => e.type === "state.updated" && e.notification.patch.mode).map((e) => e.notification.patch.mode);
+const modeChanges = (rig: SessionRig): Any[] =>
+  rig.events.sessionEvents().filter((e) => e.type === "session.updated" && "planEnabled" in e.payload);
+const statePatches = (rig: SessionRig): Any[] =>
+  rig.events.events.filter((e) => e.type === "state.updated" && e.notification.patch.mode).map((e) => e.notification.patch.mode);
 const read = (rig: SessionRig): Promise<Any> => rig.conn.agent.readSession({ workspacePath: WS, sessionId: rig.sessionId });
 
 describe("planEnabled beside the editing modes (docs/runtime-contract.md §4.1)", () => {
@@ -68,7 +79,14 @@ describe.each(V2)("plan scenarios on %s: approval turns plan off and keeps the e
     expect(terminal.payload.resultType).toBe("success");
     const [entered, left] = modeChanges(rig).map((e) => e.payload);
     expect(entered).toMatchObject({ mode: "edit", planEnabled: true, previousPlanEnabled: false, source: "tool" });
-    expect(left).toMatchObject({ mode: "edit", previousMode: "edit", planEnabled: false, previousPlanEnabled: true, source: "tool", toolCallId: request.toolCallId });
+    expect(left).toMatchObject({
+      mode: "edit",
+      previousMode: "edit",
+      planEnabled: false,
+      previousPlanEnabled: true,
+      source: "tool",
+      toolCallId: request.toolCallId,
+    });
     expect(statePatches(rig).at(-1)).toEqual({ current: "edit", planEnabled: false, previousPlanEnabled: true });
     const last = rig.events.events.filter((e) => e.type === "snapshot").at(-1).snapshot;
     expect(last.settings.mode).toEqual({ current: "edit", planEnabled: false });
@@ -80,7 +98,15 @@ describe.each(V2)("plan scenarios on %s: approval turns plan off and keeps the e
     await rig.prompt("sim:plan-userinput");
     const request = await nextUserInput(rig);
     expect(request).toMatchObject({ schema: { interaction: "plan_approval" }, input: { plan: expect.any(String) } });
-    expect(await rig.conn.task.respondElicitation({ taskId: rig.sessionId, workspacePath: WS, requestId: request.requestId, action: "accept", content: { answer_0: "approve", answer: "approve", answers: { answer_0: "approve" } } })).toBe(true);
+    expect(
+      await rig.conn.task.respondElicitation({
+        taskId: rig.sessionId,
+        workspacePath: WS,
+        requestId: request.requestId,
+        action: "accept",
+        content: { answer_0: "approve", answer: "approve", answers: { answer_0: "approve" } },
+      }),
+    ).toBe(true);
     await rig.events.terminal(1);
     expect(modeChanges(rig).at(-1).payload).toMatchObject({ mode: "yolo", planEnabled: false, previousPlanEnabled: true });
     expect((await read(rig)).settings.mode).toEqual({ current: "yolo", planEnabled: false });
@@ -105,7 +131,9 @@ describe.each(V2)("plan scenarios on %s: approval turns plan off and keeps the e
   it("mode-plan: the host turns plan on mid-turn and keeps the editing mode", async () => {
     const rig = await sessionRig({ release, create: { mode: "edit" } });
     await promptToEnd(rig, "sim:mode-plan");
-    expect(modeChanges(rig).map((e) => e.payload)).toEqual([expect.objectContaining({ mode: "edit", planEnabled: true, previousPlanEnabled: false, source: "tool" })]);
+    expect(modeChanges(rig).map((e) => e.payload)).toEqual([
+      expect.objectContaining({ mode: "edit", planEnabled: true, previousPlanEnabled: false, source: "tool" }),
+    ]);
     expect((await read(rig)).settings.mode).toEqual({ current: "edit", planEnabled: true });
   });
 });
@@ -122,7 +150,13 @@ describe.each(V2)("the v1 turn machinery on %s", (release) => {
     expect((await rig.events.terminal(3)).payload.resultType).toBe("success");
     void rig.prompt("sim:questions");
     const question = await nextUserInput(rig);
-    await rig.conn.task.respondElicitation({ taskId: rig.sessionId, workspacePath: WS, requestId: question.requestId, action: "accept", content: { answer_0: "vitest", answer_1: ["auth"], answers: { answer_0: "vitest", answer_1: ["auth"] } } });
+    await rig.conn.task.respondElicitation({
+      taskId: rig.sessionId,
+      workspacePath: WS,
+      requestId: question.requestId,
+      action: "accept",
+      content: { answer_0: "vitest", answer_1: ["auth"], answers: { answer_0: "vitest", answer_1: ["auth"] } },
+    });
     expect((await rig.events.terminal(4)).payload.response).toContain("Runner: vitest");
     const usage = await promptToEnd(rig, "sim:usage");
     expect(usage.terminal.payload.usage.totalTokens).toBeGreaterThan(0);
@@ -134,8 +168,18 @@ describe.each(V2)("the v1 turn machinery on %s", (release) => {
     const rig = await sessionRig({ release });
     void rig.prompt("sim:provider-headers failAfter=50");
     const hit = await rig.events.waitFor((e) => e.type === "providerRuntimeHeaders.request");
-    expect(hit.request).toMatchObject({ providerId: "account:bigmodel-start-plan", modelRef: { providerId: "account:bigmodel-start-plan", modelId: "GLM-5.3-Flash" } });
-    expect(await rig.conn.agent.respondProviderRuntimeHeaders({ workspacePath: WS, sessionId: rig.sessionId, requestId: hit.request.requestId, response: { headersApplied: false, errorMessage: "no headers headless" } })).toBe(true);
+    expect(hit.request).toMatchObject({
+      providerId: "account:bigmodel-start-plan",
+      modelRef: { providerId: "account:bigmodel-start-plan", modelId: "GLM-5.3-Flash" },
+    });
+    expect(
+      await rig.conn.agent.respondProviderRuntimeHeaders({
+        workspacePath: WS,
+        sessionId: rig.sessionId,
+        requestId: hit.request.requestId,
+        response: { headersApplied: false, errorMessage: "no headers headless" },
+      }),
+    ).toBe(true);
     expect((await rig.events.terminal(1)).type).toBe("turn.failed");
   });
 
@@ -144,7 +188,12 @@ describe.each(V2)("the v1 turn machinery on %s", (release) => {
     const { terminal } = await promptToEnd(rig, "sim:permission command=id");
     expect(terminal.payload.resultType).toBe("success");
     expect(rig.events.events.some((e) => e.type === "permission.request")).toBe(false);
-    const late = new EventCollector(rig.conn, { workspacePath: WS, sessionId: rig.sessionId, deliveryKind: "desktop-continuous", includeSnapshot: true });
+    const late = new EventCollector(rig.conn, {
+      workspacePath: WS,
+      sessionId: rig.sessionId,
+      deliveryKind: "desktop-continuous",
+      includeSnapshot: true,
+    });
     expect((await late.waitFor((e) => e.type === "snapshot")).snapshot.settings.mode).toEqual({ current: "yolo", planEnabled: false });
   });
 });

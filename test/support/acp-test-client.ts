@@ -44,7 +44,10 @@ export class AcpTestClient {
     options: AcpTestClientOptions,
   ) {
     const child = cli.child;
-    child.stdout.on("data", lineSplitter((line) => this.transcript.record("agent", line)));
+    child.stdout.on(
+      "data",
+      lineSplitter((line) => this.transcript.record("agent", line)),
+    );
     const recordClient = lineSplitter((line) => this.transcript.record("client", line));
     const input = new WritableStream<Uint8Array>({
       write: (chunk) => {
@@ -59,7 +62,9 @@ export class AcpTestClient {
       .onRequest(acp.methods.client.session.requestPermission, ({ params }) =>
         options.onPermission ? options.onPermission(params) : { outcome: { outcome: "cancelled" } },
       )
-      .onRequest(acp.methods.client.elicitation.create, ({ params }) => (options.onElicitation ? options.onElicitation(params) : { action: "cancel" }))
+      .onRequest(acp.methods.client.elicitation.create, ({ params }) =>
+        options.onElicitation ? options.onElicitation(params) : { action: "cancel" },
+      )
       .connect(acp.ndJsonStream(input, output));
   }
 
@@ -87,7 +92,10 @@ export class AcpTestClient {
     return this.cli.stderr;
   }
 
-  initialize(clientCapabilities: acp.ClientCapabilities = {}, clientInfo = { name: "zcode-acp-test", version: "0.0.0" }): Promise<acp.InitializeResponse> {
+  initialize(
+    clientCapabilities: acp.ClientCapabilities = {},
+    clientInfo = { name: "zcode-acp-test", version: "0.0.0" },
+  ): Promise<acp.InitializeResponse> {
     return this.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities, clientInfo });
   }
 
@@ -146,7 +154,11 @@ export class AcpTestClient {
   /** Wait for a session/update of `sessionId` matching `predicate`. */
   async waitForUpdate(sessionId: string, predicate: (update: any) => boolean, timeoutMs = 10_000): Promise<any> {
     const line = await this.waitForLine(
-      (l) => l.from === "agent" && l.message.method === "session/update" && l.message.params?.sessionId === sessionId && predicate(l.message.params.update),
+      (l) =>
+        l.from === "agent" &&
+        l.message.method === "session/update" &&
+        l.message.params?.sessionId === sessionId &&
+        predicate(l.message.params.update),
       timeoutMs,
     );
     return line.message.params.update;

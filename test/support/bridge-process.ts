@@ -43,7 +43,9 @@ export const holdPermission: PermissionAnswer = (_params, signal) =>
     else signal.addEventListener("abort", done, { once: true });
   });
 
-export const choose = (optionId: string): PermissionAnswer => async () => ({ outcome: { outcome: "selected", optionId } });
+export const choose =
+  (optionId: string): PermissionAnswer =>
+  async () => ({ outcome: { outcome: "selected", optionId } });
 
 export const holdElicitation: ElicitationAnswer = (_params, signal) =>
   new Promise((resolvePromise) => {
@@ -96,9 +98,15 @@ export class BridgeProcess {
   private connect(): void {
     const fromAgent = new PassThrough();
     const toAgent = new PassThrough();
-    this.child.stdout.on("data", lineSplitter((line) => this.record("agent", line)));
+    this.child.stdout.on(
+      "data",
+      lineSplitter((line) => this.record("agent", line)),
+    );
     this.child.stdout.pipe(fromAgent);
-    toAgent.on("data", lineSplitter((line) => this.record("client", line)));
+    toAgent.on(
+      "data",
+      lineSplitter((line) => this.record("client", line)),
+    );
     toAgent.pipe(this.child.stdin);
     const stream = acp.ndJsonStream(Writable.toWeb(toAgent), Readable.toWeb(fromAgent) as ReadableStream<Uint8Array>);
     this.connection = acp

@@ -26,7 +26,9 @@ export function e2e(): E2E {
   });
   afterEach(async () => {
     const open = clients.splice(0);
-    await Promise.all(open.map((c) => (c.child.exitCode === null && c.child.signalCode === null ? c.close().catch(() => c.kill("SIGKILL")) : undefined)));
+    await Promise.all(
+      open.map((c) => (c.child.exitCode === null && c.child.signalCode === null ? c.close().catch(() => c.kill("SIGKILL")) : undefined)),
+    );
   });
   afterAll(async () => {
     await install?.cleanup();
@@ -37,7 +39,9 @@ export function e2e(): E2E {
       const client = await AcpTestClient.start({ ...options, env: { ...install!.env, ...options.env } });
       clients.push(client);
       onTestFailed(() => {
-        console.error(`--- CLI pid ${client.child.pid} exit ${client.child.exitCode ?? client.child.signalCode ?? "running"}, stderr tail:\n${client.stderr.slice(-4000)}`);
+        console.error(
+          `--- CLI pid ${client.child.pid} exit ${client.child.exitCode ?? client.child.signalCode ?? "running"}, stderr tail:\n${client.stderr.slice(-4000)}`,
+        );
       });
       return client;
     },

@@ -6,7 +6,14 @@
  * running host of the interaction broker's tests, which answers every call with null and only
  * records what was sent. Either way it records every call and semantic operation.
  */
-import type { HostClient, HostEventSink, HostSubscription, SemanticOperation, ServiceName, SessionEventTarget } from "../../src/host/types.js";
+import type {
+  HostClient,
+  HostEventSink,
+  HostSubscription,
+  SemanticOperation,
+  ServiceName,
+  SessionEventTarget,
+} from "../../src/host/types.js";
 import { BridgeError } from "../../src/util/errors.js";
 
 export interface RecordedCall {
@@ -54,16 +61,30 @@ export function makeSnapshot(sessionId: string, workspacePath: string, overrides
         current: { providerId: "builtin:zai-coding-plan", modelId: "GLM-5.2" },
         available: [
           { ref: { providerId: "builtin:zai-coding-plan", modelId: "GLM-5.2" }, label: "GLM-5.2", providerLabel: "Z.ai - Coding Plan" },
-          { ref: { providerId: "builtin:zai-coding-plan", modelId: "GLM-5-Turbo" }, label: "GLM-5-Turbo", providerLabel: "Z.ai - Coding Plan" },
+          {
+            ref: { providerId: "builtin:zai-coding-plan", modelId: "GLM-5-Turbo" },
+            label: "GLM-5-Turbo",
+            providerLabel: "Z.ai - Coding Plan",
+          },
         ],
       },
-      thoughtLevel: { enabled: true, current: "high", available: [{ value: "low", label: "Low" }, { value: "high", label: "High" }] },
+      thoughtLevel: {
+        enabled: true,
+        current: "high",
+        available: [
+          { value: "low", label: "Low" },
+          { value: "high", label: "High" },
+        ],
+      },
       mode: { current: "build" },
     },
     runtime: { eventSeq: 0, contextUsage: { used: 1000, size: 200000, cost: { amount: 0.01, currency: "USD" } } },
     messages: [],
     todos: [],
-    slashCommands: [{ name: "compact", description: "Compact the conversation" }, { name: "plan", description: "Plan", inputHint: "[task]" }],
+    slashCommands: [
+      { name: "compact", description: "Compact the conversation" },
+      { name: "plan", description: "Plan", inputHint: "[task]" },
+    ],
     ...overrides,
   };
 }
@@ -258,7 +279,10 @@ export class FakeHost implements HostClient {
       case "initialize":
         return { available: true, workspaceKey: params.workspacePath };
       case "readWorkspaceState":
-        return { workspace: { workspacePath: params.workspacePath }, modelCatalog: { providers: [{ providerId: "builtin:zai-coding-plan" }] } };
+        return {
+          workspace: { workspacePath: params.workspacePath },
+          modelCatalog: { providers: [{ providerId: "builtin:zai-coding-plan" }] },
+        };
       case "createSession": {
         const id = `ses_${this.nextSessionId++}`;
         return structuredClone(this.addSession(makeSnapshot(id, params.workspacePath as string)).snapshot);
@@ -304,7 +328,15 @@ export class FakeHost implements HostClient {
         return structuredClone(session.snapshot);
       }
       case "getTaskTokenUsage":
-        return { sessionId, totalTokens: 1500, inputTokens: 1000, outputTokens: 400, reasoningTokens: 100, cacheCreationTokens: 0, cacheReadTokens: 50 };
+        return {
+          sessionId,
+          totalTokens: 1500,
+          inputTokens: 1000,
+          outputTokens: 400,
+          reasoningTokens: 100,
+          cacheCreationTokens: 0,
+          cacheReadTokens: 50,
+        };
       case "closeSession":
         return true;
       default:

@@ -52,7 +52,13 @@ export async function createHandInstall(options: { packed?: boolean; rpcModule?:
   const platform = `${process.platform}-${process.arch}`;
   await writeFile(
     join(resources, "glm", ".node-bundle-meta.json"),
-    JSON.stringify({ runtime: "electron-node", entry: "zcode.cjs", source: "apps/zcode-cli/packages/cli/dist/zcode.cjs", platform, builtAt: "x" }),
+    JSON.stringify({
+      runtime: "electron-node",
+      entry: "zcode.cjs",
+      source: "apps/zcode-cli/packages/cli/dist/zcode.cjs",
+      platform,
+      builtAt: "x",
+    }),
   );
   await writeFile(join(root, "zcode"), `#!/bin/sh\n[ "$ELECTRON_RUN_AS_NODE" = "1" ] || exit 3\nexec "${process.execPath}" "$@"\n`);
   await chmod(join(root, "zcode"), 0o755);
@@ -73,4 +79,3 @@ export async function createHandInstall(options: { packed?: boolean; rpcModule?:
     cleanup: () => rm(dir, { recursive: true, force: true }),
   };
 }
-

@@ -117,6 +117,10 @@ export class RawAcpClient {
   }
 }
 
-export const cancelLine = (sessionId: string): Record<string, unknown> => ({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId } });
+export const cancelLine = (sessionId: string): Record<string, unknown> => ({
+  jsonrpc: "2.0",
+  method: "session/cancel",
+  params: { sessionId },
+});
 
 export const resultLine = (id: unknown, result: unknown): Record<string, unknown> => ({ jsonrpc: "2.0", id, result });

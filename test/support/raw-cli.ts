@@ -59,7 +59,11 @@ export class RawCli {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         stop();
-        reject(new Error(`no matching agent line within ${timeoutMs} ms; stdout:\n${this.stdout.slice(-2000)}\nstderr:\n${this.stderr.slice(-2000)}`));
+        reject(
+          new Error(
+            `no matching agent line within ${timeoutMs} ms; stdout:\n${this.stdout.slice(-2000)}\nstderr:\n${this.stderr.slice(-2000)}`,
+          ),
+        );
       }, timeoutMs);
       const stop = this.transcript.onLine((line) => {
         if (line.from !== "agent" || line.message === undefined || !predicate(line.message)) return;

@@ -25,12 +25,17 @@ export async function requireAvailable(host: HostClient, workspacePath: string):
   if (init?.available === true) return;
   if (init?.reasonCode === "provider_not_ready") throw signInRequired({ reasonCode: init.reasonCode });
   const reason = init?.reason ? `: ${init.reason}` : "";
-  throw new BridgeError("HOST_CALL_FAILED", `ZCode is not available for ${workspacePath}${reason}.`, { details: { reasonCode: init?.reasonCode } });
+  throw new BridgeError("HOST_CALL_FAILED", `ZCode is not available for ${workspacePath}${reason}.`, {
+    details: { reasonCode: init?.reasonCode },
+  });
 }
 
 /** A sendPrompt refusal because no provider is usable (signed out meanwhile) as AUTH_REQUIRED; anything else unchanged. */
 export function promptRefusal(error: unknown): unknown {
-  if (isBridgeError(error, "HOST_CALL_FAILED") && /provider_not_ready|no usable provider/i.test(`${error.message} ${JSON.stringify(error.details ?? {})}`)) {
+  if (
+    isBridgeError(error, "HOST_CALL_FAILED") &&
+    /provider_not_ready|no usable provider/i.test(`${error.message} ${JSON.stringify(error.details ?? {})}`)
+  ) {
     return signInRequired({}, error);
   }
   return isBridgeError(error) ? error : new BridgeError("HOST_CALL_FAILED", describeError(error), { cause: error });

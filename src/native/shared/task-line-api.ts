@@ -24,14 +24,20 @@ import type {
 export function isSessionMissing(error: unknown): boolean {
   if (!isBridgeError(error, "HOST_CALL_FAILED")) return false;
   const details = error.details ?? {};
-  return details.code === -32004 || details.data === "session_unavailable" || /not found|unknown session|no such session/i.test(error.message);
+  return (
+    details.code === -32004 || details.data === "session_unavailable" || /not found|unknown session|no such session/i.test(error.message)
+  );
 }
 
 export function sessionNotFound(error: unknown, sessionId: string): BridgeError {
-  return new BridgeError("SESSION_NOT_FOUND", `ZCode has no session ${sessionId} in this workspace. Use session/list to see the sessions of this directory.`, {
-    cause: error,
-    details: { sessionId },
-  });
+  return new BridgeError(
+    "SESSION_NOT_FOUND",
+    `ZCode has no session ${sessionId} in this workspace. Use session/list to see the sessions of this directory.`,
+    {
+      cause: error,
+      details: { sessionId },
+    },
+  );
 }
 
 export abstract class TaskLineApi implements NativeApi {
@@ -78,17 +84,25 @@ export abstract class TaskLineApi implements NativeApi {
   }
 
   async readSession(params: SessionRef): Promise<SessionSnapshot> {
-    const raw = await this.host.call("agent", "readSession", { ...ref(params), deliveryKind: "desktop-continuous" }, { timeout: "readSession" }).catch((error: unknown) => {
-      throw isSessionMissing(error) ? sessionNotFound(error, params.sessionId) : error;
-    });
+    const raw = await this.host
+      .call("agent", "readSession", { ...ref(params), deliveryKind: "desktop-continuous" }, { timeout: "readSession" })
+      .catch((error: unknown) => {
+        throw isSessionMissing(error) ? sessionNotFound(error, params.sessionId) : error;
+      });
     return this.toSession(raw, "readSession");
   }
 
   async listSessions(workspacePath: string): Promise<NativeSessionEntry[]> {
-    const raw = await this.host.call<unknown>("agent", "listSessions", { workspacePath, includeArchived: false }, { timeout: "listSessions" });
+    const raw = await this.host.call<unknown>(
+      "agent",
+      "listSessions",
+      { workspacePath, includeArchived: false },
+      { timeout: "listSessions" },
+    );
     if (!Array.isArray(raw)) throw new BridgeError("NATIVE_PROTOCOL_ERROR", "ZCode returned a session list that is not an array.");
     return (raw as SessionListEntry[]).map((item) => {
-      if (typeof item?.sessionId !== "string" || item.sessionId === "") throw new BridgeError("NATIVE_PROTOCOL_ERROR", "ZCode returned a session without an id.");
+      if (typeof item?.sessionId !== "string" || item.sessionId === "")
+        throw new BridgeError("NATIVE_PROTOCOL_ERROR", "ZCode returned a session without an id.");
       const path = item.workspace?.workspacePath;
       return {
         sessionId: item.sessionId,
@@ -114,11 +128,19 @@ export abstract class TaskLineApi implements NativeApi {
   }
 
   async setMode(params: SessionRef & { mode: string }): Promise<SessionSnapshot> {
-    return this.toSession(await this.host.call("agent", "setMode", { ...ref(params), mode: params.mode }, { timeout: "setMode" }), "setMode");
+    return this.toSession(
+      await this.host.call("agent", "setMode", { ...ref(params), mode: params.mode }, { timeout: "setMode" }),
+      "setMode",
+    );
   }
 
   async setThoughtLevel(params: SessionRef & { thoughtLevel: string }): Promise<SessionSnapshot> {
-    const raw = await this.host.call("agent", "setThoughtLevel", { ...ref(params), thoughtLevel: params.thoughtLevel }, { timeout: "setThoughtLevel" });
+    const raw = await this.host.call(
+      "agent",
+      "setThoughtLevel",
+      { ...ref(params), thoughtLevel: params.thoughtLevel },
+      { timeout: "setThoughtLevel" },
+    );
     return this.toSession(raw, "setThoughtLevel");
   }
 
@@ -141,7 +163,11 @@ export abstract class TaskLineApi implements NativeApi {
   }
 
   answerQuestion(params: SessionRef & { requestId: string; answer: QuestionAnswer }): Promise<unknown> {
-    const native: Record<string, unknown> = { requestId: params.requestId, action: params.answer.action, workspacePath: params.workspacePath };
+    const native: Record<string, unknown> = {
+      requestId: params.requestId,
+      action: params.answer.action,
+      workspacePath: params.workspacePath,
+    };
     if (params.answer.action === "accept" && params.answer.content !== undefined) native.content = params.answer.content;
     return this.host.operate("respondStructuredInput", params.sessionId, native, { timeout: "answerQuestion" });
   }

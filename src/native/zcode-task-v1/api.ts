@@ -14,7 +14,12 @@ export class TaskV1Api extends TaskLineApi {
 
   async checkSignIn(workspacePath: string): Promise<void> {
     await requireAvailable(this.host, workspacePath);
-    const state = await this.host.call<{ modelCatalog?: { providers?: unknown[] } }>("agent", "readWorkspaceState", { workspacePath }, { timeout: "signInState" });
+    const state = await this.host.call<{ modelCatalog?: { providers?: unknown[] } }>(
+      "agent",
+      "readWorkspaceState",
+      { workspacePath },
+      { timeout: "signInState" },
+    );
     const providers = state?.modelCatalog?.providers;
     if (Array.isArray(providers) && providers.length === 0) throw signInRequired({ providers: 0 });
   }
@@ -22,7 +27,12 @@ export class TaskV1Api extends TaskLineApi {
   async setModel(params: SessionRef & { model: ModelRef }): Promise<SessionSnapshot> {
     const model: Record<string, unknown> = { providerId: params.model.providerId, modelId: params.model.modelId };
     if (params.model.variant) model.variant = params.model.variant;
-    const raw = await this.host.call("agent", "setModel", { workspacePath: params.workspacePath, sessionId: params.sessionId, model }, { timeout: "setModel" });
+    const raw = await this.host.call(
+      "agent",
+      "setModel",
+      { workspacePath: params.workspacePath, sessionId: params.sessionId, model },
+      { timeout: "setModel" },
+    );
     return this.toSession(raw, "setModel");
   }
 

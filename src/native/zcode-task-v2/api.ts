@@ -48,7 +48,11 @@ export class TaskV2Api extends TaskLineApi {
   async setModel(params: SessionRef & { model: ModelRef; thoughtLevel?: string | undefined }): Promise<SessionSnapshot> {
     const view = await this.viewOf(params.workspacePath);
     const model = findModel(view, params.model);
-    if (!model) throw new BridgeError("INVALID_PARAMS", `Unknown model "${params.model.providerId}/${params.model.modelId}". Pick one of the listed models.`);
+    if (!model)
+      throw new BridgeError(
+        "INVALID_PARAMS",
+        `Unknown model "${params.model.providerId}/${params.model.modelId}". Pick one of the listed models.`,
+      );
     const raw = await this.host.call(
       "agent",
       "setModel",
@@ -59,7 +63,8 @@ export class TaskV2Api extends TaskLineApi {
   }
 
   protected toSession(raw: unknown, what: string): SessionSnapshot {
-    const workspacePath = isRecord(raw) && isRecord(raw.session) && isRecord(raw.session.workspace) ? raw.session.workspace.workspacePath : undefined;
+    const workspacePath =
+      isRecord(raw) && isRecord(raw.session) && isRecord(raw.session.workspace) ? raw.session.workspace.workspacePath : undefined;
     const view = typeof workspacePath === "string" ? this.views.get(workspacePath) : undefined;
     const commands = typeof workspacePath === "string" ? this.commands.get(workspacePath) : undefined;
     return parseSnapshot(normaliseSnapshot(raw, view, commands), what);
@@ -69,7 +74,10 @@ export class TaskV2Api extends TaskLineApi {
     if (!isRecord(event)) return event;
     switch (event.type) {
       case "snapshot":
-        return { ...event, snapshot: normaliseSnapshot(event.snapshot, this.views.get(ref.workspacePath), this.commands.get(ref.workspacePath)) };
+        return {
+          ...event,
+          snapshot: normaliseSnapshot(event.snapshot, this.views.get(ref.workspacePath), this.commands.get(ref.workspacePath)),
+        };
       case "state.updated":
         return normaliseStateUpdate(event);
       case "session.event":
@@ -90,7 +98,12 @@ export class TaskV2Api extends TaskLineApi {
   }
 
   private async readPresentation(workspacePath: string): Promise<void> {
-    const raw = await this.host.call<unknown>("agent", "readWorkspacePresentation", { workspacePath }, { timeout: "workspacePresentation" });
+    const raw = await this.host.call<unknown>(
+      "agent",
+      "readWorkspacePresentation",
+      { workspacePath },
+      { timeout: "workspacePresentation" },
+    );
     const list = isRecord(raw) && Array.isArray(raw.slashCommands) ? raw.slashCommands : [];
     const commands: Commands = [];
     for (const item of list) {
@@ -114,13 +127,18 @@ export function normaliseSnapshot(raw: unknown, view: ModelView | undefined, com
   const modelSettings = isRecord(settings.model) ? settings.model : {};
   const current = parseSelection(modelSettings.current);
   const currentModel = current && view ? findModel(view, current) : undefined;
-  const level = current?.options?.reasoningLevel ?? (isRecord(settings.thoughtLevel) && typeof settings.thoughtLevel.current === "string" ? settings.thoughtLevel.current : undefined);
+  const level =
+    current?.options?.reasoningLevel ??
+    (isRecord(settings.thoughtLevel) && typeof settings.thoughtLevel.current === "string" ? settings.thoughtLevel.current : undefined);
   const normalised: Record<string, unknown> = {
     ...raw,
     session: mode === undefined ? raw.session : { ...raw.session, mode },
     settings: {
       ...settings,
-      model: { current: current ? { providerId: current.providerId, modelId: current.modelId } : null, available: view ? modelEntries(view) : [] },
+      model: {
+        current: current ? { providerId: current.providerId, modelId: current.modelId } : null,
+        available: view ? modelEntries(view) : [],
+      },
       thoughtLevel: thoughtLevels(currentModel, level),
       mode: mode === undefined ? modeSettings : { current: mode },
     },
@@ -140,7 +158,8 @@ function normaliseStateUpdate(event: Record<string, unknown>): unknown {
 
 function normaliseSessionEvent(event: Record<string, unknown>): unknown {
   const inner = event.event;
-  if (!isRecord(inner) || inner.type !== "session.updated" || !isRecord(inner.payload) || typeof inner.payload.planEnabled !== "boolean") return event;
+  if (!isRecord(inner) || inner.type !== "session.updated" || !isRecord(inner.payload) || typeof inner.payload.planEnabled !== "boolean")
+    return event;
   const mode = bridgeMode(inner.payload.mode, inner.payload.planEnabled);
   return { ...event, event: { ...inner, payload: { ...inner.payload, mode } } };
 }

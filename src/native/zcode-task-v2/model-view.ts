@@ -75,12 +75,18 @@ export function defaultLevel(model: ViewModel | undefined): string | undefined {
 /** The selection to send for `model`, keeping `level` when the model offers it, else its default. */
 export function selectionFor(model: ViewModel, level: string | undefined): ModelSelection {
   const chosen = level !== undefined && model.reasoningLevels.includes(level) ? level : defaultLevel(model);
-  return chosen === undefined ? { providerId: model.providerId, modelId: model.modelId } : { providerId: model.providerId, modelId: model.modelId, options: { reasoningLevel: chosen } };
+  return chosen === undefined
+    ? { providerId: model.providerId, modelId: model.modelId }
+    : { providerId: model.providerId, modelId: model.modelId, options: { reasoningLevel: chosen } };
 }
 
 export function modelEntries(view: ModelView): SnapshotModelEntry[] {
   return view.models.map((m) => {
-    const entry: SnapshotModelEntry = { ref: { providerId: m.providerId, modelId: m.modelId }, label: m.name, providerLabel: m.providerName };
+    const entry: SnapshotModelEntry = {
+      ref: { providerId: m.providerId, modelId: m.modelId },
+      label: m.name,
+      providerLabel: m.providerName,
+    };
     if (m.contextWindow !== undefined) entry.contextWindow = m.contextWindow;
     return entry;
   });

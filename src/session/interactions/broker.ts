@@ -4,19 +4,20 @@
  * See adr/0006-interaction-boundary.md.
  */
 import { BridgeError, describeError } from "../../util/errors.js";
-import {
-  parsePermissionRequest,
-  parseProviderHeadersRequest,
-  parseUserInputRequest,
-  type Parsed,
-} from "./native-requests.js";
+import { parsePermissionRequest, parseProviderHeadersRequest, parseUserInputRequest, type Parsed } from "./native-requests.js";
 import { interactionKey, type RequestFamily } from "./pending.js";
 import { startPermission } from "./permission-flow.js";
 import { startPlanInput, startPlanPermission } from "./plan-flow.js";
 import { declineProviderHeaders } from "./provider-headers.js";
 import { startQuestions } from "./question-flow.js";
 import { PendingRegistry } from "./registry.js";
-import { CLIENT_CANCEL_GRACE_MS, type InteractionBroker, type InteractionBrokerOptions, type InteractionContext, type WithdrawReason } from "./types.js";
+import {
+  CLIENT_CANCEL_GRACE_MS,
+  type InteractionBroker,
+  type InteractionBrokerOptions,
+  type InteractionContext,
+  type WithdrawReason,
+} from "./types.js";
 
 export function createInteractionBroker(options: InteractionBrokerOptions): InteractionBroker {
   const logger = options.logger.child("interactions");
@@ -65,7 +66,10 @@ export function createInteractionBroker(options: InteractionBrokerOptions): Inte
   }
 
   function protocolError(what: string, problem: string): BridgeError {
-    return new BridgeError("NATIVE_PROTOCOL_ERROR", `ZCode sent a malformed ${what} request (${problem}); nothing was allowed and the turn was stopped`);
+    return new BridgeError(
+      "NATIVE_PROTOCOL_ERROR",
+      `ZCode sent a malformed ${what} request (${problem}); nothing was allowed and the turn was stopped`,
+    );
   }
 
   return {

@@ -53,7 +53,10 @@ export async function askChoiceAsPermission(
 ): Promise<void> {
   const { ctx } = pending;
   const { options, values, rejectId } = choiceOptions(question);
-  const asked = await pending.askClient((signal) => ctx.client.requestPermission({ sessionId: ctx.sessionId, toolCall, options }, signal), ifClientFails);
+  const asked = await pending.askClient(
+    (signal) => ctx.client.requestPermission({ sessionId: ctx.sessionId, toolCall, options }, signal),
+    ifClientFails,
+  );
   if (asked === undefined) return;
   const outcome = asked.response?.outcome;
   if (outcome?.outcome === "selected" && values.includes(outcome.optionId)) {

@@ -280,5 +280,8 @@ function describeAnswer(answer: HostAnswer): string {
 function sendAnswer(ctx: InteractionContext, requestId: string, answer: HostAnswer): Promise<unknown> {
   const where = { workspacePath: ctx.workspacePath, sessionId: ctx.sessionId, requestId };
   if (answer.method === "permission") return ctx.native.answerPermission({ ...where, optionId: answer.optionId });
-  return ctx.native.answerQuestion({ ...where, answer: answer.action === "accept" ? { action: "accept", content: answer.content } : { action: answer.action } });
+  return ctx.native.answerQuestion({
+    ...where,
+    answer: answer.action === "accept" ? { action: "accept", content: answer.content } : { action: answer.action },
+  });
 }

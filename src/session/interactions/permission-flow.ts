@@ -28,11 +28,7 @@ export function noDenyError(req: NativePermissionRequest): BridgeError {
  * Checks shared by ordinary and plan permissions. Returns the option mapping, or undefined
  * after failing the turn (zero options, ambiguous ids: nothing can be answered safely).
  */
-function mapOrFail(
-  req: NativePermissionRequest,
-  ctx: InteractionContext,
-  registry: PendingRegistry,
-): OptionMapping | undefined {
+function mapOrFail(req: NativePermissionRequest, ctx: InteractionContext, registry: PendingRegistry): OptionMapping | undefined {
   const key = interactionKey("permission", ctx.incarnation, ctx.sessionId, req.requestId);
   if (req.options.length === 0) {
     registry.markHandled(key);
@@ -101,7 +97,14 @@ export function startPermission(req: NativePermissionRequest, ctx: InteractionCo
   void (async () => {
     if (!pending.shouldAsk) return;
     await showToolCall(ctx, toolCall);
-    await askPermission(ctx, pending, toolCall, mapping.offered.map((m) => m.acp), resolve, noDenyError(req));
+    await askPermission(
+      ctx,
+      pending,
+      toolCall,
+      mapping.offered.map((m) => m.acp),
+      resolve,
+      noDenyError(req),
+    );
   })().catch((error: unknown) => void pending.fallBack(`internal error: ${describeError(error)}`, noDenyError(req)));
 }
 
@@ -118,7 +121,10 @@ export async function askPermission(
   resolveOption: (optionId: string) => string | undefined,
   ifNoDeny: BridgeError,
 ): Promise<void> {
-  const asked = await pending.askClient((signal) => ctx.client.requestPermission({ sessionId: ctx.sessionId, toolCall, options }, signal), ifNoDeny);
+  const asked = await pending.askClient(
+    (signal) => ctx.client.requestPermission({ sessionId: ctx.sessionId, toolCall, options }, signal),
+    ifNoDeny,
+  );
   if (asked === undefined) return;
   const outcome = asked.response?.outcome;
   if (outcome?.outcome === "selected") {

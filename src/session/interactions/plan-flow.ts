@@ -17,8 +17,7 @@ import { askForm, askQuestionsForm } from "./question-flow.js";
 import type { PendingRegistry } from "./registry.js";
 import type { InteractionContext } from "./types.js";
 
-const MISSING_PLAN_TEXT =
-  "ZCode asked to approve a plan but sent no plan text, so the plan was not approved.";
+const MISSING_PLAN_TEXT = "ZCode asked to approve a plan but sent no plan text, so the plan was not approved.";
 
 function planTitle(reason: string | undefined): string {
   return reason && reason.trim() ? reason : "Approve the plan";
@@ -46,7 +45,14 @@ export function startPlanPermission(req: NativePermissionRequest, ctx: Interacti
     if (!pending.shouldAsk) return;
     const resolve = (optionId: string): string | undefined => findOffered(mapping, optionId)?.native.optionId;
     if (!hasFormElicitation(ctx)) {
-      await askPermission(ctx, pending, call, mapping.offered.map((m) => m.acp), resolve, noDenyError(req));
+      await askPermission(
+        ctx,
+        pending,
+        call,
+        mapping.offered.map((m) => m.acp),
+        resolve,
+        noDenyError(req),
+      );
       return;
     }
     const result = await askForm(ctx, pending, {
@@ -101,7 +107,10 @@ export function startPlanInput(req: NativeUserInputRequest, ctx: InteractionCont
     if (questions === undefined) {
       await pending.answerAndFailTurn(
         { method: "elicitation", action: "decline" },
-        new BridgeError("NATIVE_PROTOCOL_ERROR", "ZCode's plan approval request carries no valid choice; the plan was not approved and the turn was stopped"),
+        new BridgeError(
+          "NATIVE_PROTOCOL_ERROR",
+          "ZCode's plan approval request carries no valid choice; the plan was not approved and the turn was stopped",
+        ),
       );
       return;
     }
@@ -130,4 +139,3 @@ function unsupportedPlanForm(): BridgeError {
     "ZCode asked for a plan approval this ACP client cannot answer without the elicitation.form capability; the plan was not approved and the turn was stopped",
   );
 }
-

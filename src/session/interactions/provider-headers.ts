@@ -22,7 +22,12 @@ export async function declineProviderHeaders(
   if (ctx.native.incarnation === ctx.incarnation) {
     // issued before failTurn (so the host sees it before stopGeneration), not awaited before it
     sent = ctx.native
-      .declineProviderHeaders({ workspacePath: ctx.workspacePath, sessionId: ctx.sessionId, requestId: req.requestId, message: PROVIDER_HEADERS_HOST_MESSAGE })
+      .declineProviderHeaders({
+        workspacePath: ctx.workspacePath,
+        sessionId: ctx.sessionId,
+        requestId: req.requestId,
+        message: PROVIDER_HEADERS_HOST_MESSAGE,
+      })
       .catch((error: unknown) =>
         ctx.logger.warn("provider headers: answering host failed", {
           sessionId: ctx.sessionId,

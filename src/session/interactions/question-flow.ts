@@ -39,7 +39,11 @@ function unsupportedQuestionError(req: NativeUserInputRequest, why?: string): Br
 
 /** the permission's tool call: the AskUserQuestion call as the engine knows it, titled with the question */
 function questionToolCall(ctx: InteractionContext, req: NativeUserInputRequest, question: NativeQuestion): ToolCallUpdate {
-  const call = permissionToolCall(ctx, req.toolCallId ?? `question-${req.requestId}`, { toolName: req.toolName, reason: undefined, input: req.input });
+  const call = permissionToolCall(ctx, req.toolCallId ?? `question-${req.requestId}`, {
+    toolName: req.toolName,
+    reason: undefined,
+    input: req.input,
+  });
   const choices = question.options.map((o) => `- ${o.label || o.value}${o.description ? `: ${o.description}` : ""}`).join("\n");
   const header = question.header && question.header !== question.question ? `**${question.header}**\n\n` : "";
   return { ...call, title: question.question, content: [textContent(`${header}${question.question}\n\n${choices}`)] };

@@ -68,7 +68,11 @@ describe("e2e: cancel, host failures and interactions routing", () => {
   it("treats $/cancel_request on a prompt like session/cancel", async () => {
     const { client, sessionId } = await session();
     const controller = new AbortController();
-    const turn = client.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "sim:stream-until-cancel interval=30" }] }, { cancellationSignal: controller.signal });
+    const turn = client.agent.request(
+      "session/prompt",
+      { sessionId, prompt: [{ type: "text", text: "sim:stream-until-cancel interval=30" }] },
+      { cancellationSignal: controller.signal },
+    );
     await client.waitForUpdate(sessionId, firstChunk);
     controller.abort();
     await expect(turn).resolves.toMatchObject({ stopReason: "cancelled" });
@@ -90,7 +94,9 @@ describe("e2e: cancel, host failures and interactions routing", () => {
 
   it("routes permissions to the broker: allow runs the tool; cancel while pending denies once and stops once", async () => {
     const { client, sessionId } = await session({
-      onPermission: (params) => ({ outcome: { outcome: "selected", optionId: params.options.find((o) => o.kind === "allow_once")!.optionId } }),
+      onPermission: (params) => ({
+        outcome: { outcome: "selected", optionId: params.options.find((o) => o.kind === "allow_once")!.optionId },
+      }),
     });
     await expect(client.prompt(sessionId, "sim:permission")).resolves.toMatchObject({ stopReason: "end_turn" });
     const request = client.transcript.agentMessages().find((m) => m.method === "session/request_permission");

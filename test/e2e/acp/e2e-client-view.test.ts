@@ -10,7 +10,9 @@ import { e2e, forSession } from "../../support/e2e-harness.js";
 const t = e2e();
 
 const isCommands = (line: { message: any }, sessionId: string): boolean =>
-  line.message?.method === "session/update" && line.message.params?.sessionId === sessionId && line.message.params.update?.sessionUpdate === "available_commands_update";
+  line.message?.method === "session/update" &&
+  line.message.params?.sessionId === sessionId &&
+  line.message.params.update?.sessionUpdate === "available_commands_update";
 
 describe("e2e: what the client sees", () => {
   it("sends the slash commands again when the first prompt starts (a client that learned the id late still gets them)", async () => {
@@ -42,7 +44,14 @@ describe("e2e: what the client sees", () => {
     await client.initialize();
     await client.agent.request("session/load", { sessionId, cwd, mcpServers: [] });
     const lines = client.transcript.lines;
-    const responseAt = lines.findIndex((l) => l.from === "agent" && (l.message as any)?.result !== undefined && lines.some((r) => r.from === "client" && (r.message as any)?.method === "session/load" && (r.message as any).id === (l.message as any).id));
+    const responseAt = lines.findIndex(
+      (l) =>
+        l.from === "agent" &&
+        (l.message as any)?.result !== undefined &&
+        lines.some(
+          (r) => r.from === "client" && (r.message as any)?.method === "session/load" && (r.message as any).id === (l.message as any).id,
+        ),
+    );
     expect(responseAt).toBeGreaterThan(0);
     expect(lines.slice(0, responseAt).some((l) => l.from === "agent" && isCommands(l, sessionId))).toBe(true);
     // a round trip after the response: nothing for the session arrived in between
@@ -67,7 +76,10 @@ describe("e2e: what the client sees", () => {
     expect(tool).toBeDefined();
     await client.cancel(sessionId);
     await expect(result).resolves.toMatchObject({ stopReason: "cancelled" });
-    const last = client.updates(sessionId).filter((u) => u.toolCallId === tool.toolCallId).at(-1);
+    const last = client
+      .updates(sessionId)
+      .filter((u) => u.toolCallId === tool.toolCallId)
+      .at(-1);
     expect(last).toMatchObject({ sessionUpdate: "tool_call_update", status: "failed" });
     client.expectValid({ allowUnanswered: true });
   });
@@ -80,7 +92,10 @@ describe("e2e: what the client sees", () => {
     const tools = client.updates(sessionId).filter((u) => u.sessionUpdate === "tool_call");
     expect(tools.length).toBeGreaterThan(0);
     for (const tool of tools) {
-      const last = client.updates(sessionId).filter((u) => u.toolCallId === tool.toolCallId).at(-1);
+      const last = client
+        .updates(sessionId)
+        .filter((u) => u.toolCallId === tool.toolCallId)
+        .at(-1);
       expect(last.status, tool.title).toMatch(/^(completed|failed)$/);
     }
   });
@@ -90,7 +105,11 @@ describe("e2e: what the client sees", () => {
     await client.initialize();
     const { sessionId } = await client.newSession(await t.workspace());
     const response = (await client.prompt(sessionId, "sim:usage")) as { usage?: Record<string, number> };
-    expect(response.usage).toMatchObject({ inputTokens: expect.any(Number), outputTokens: expect.any(Number), totalTokens: expect.any(Number) });
+    expect(response.usage).toMatchObject({
+      inputTokens: expect.any(Number),
+      outputTokens: expect.any(Number),
+      totalTokens: expect.any(Number),
+    });
     expect(response.usage!.inputTokens).toBeGreaterThan(0);
     client.expectValid();
   });

@@ -39,7 +39,8 @@ async function sdkPathAnswer(): Promise<string> {
   return (await cli.answer(0)).raw;
 }
 
-const hostLaunches = async (): Promise<number> => (await sim.readCallLog()).filter((e) => e.kind === "parent-message" && e.type === "init-local").length;
+const hostLaunches = async (): Promise<number> =>
+  (await sim.readCallLog()).filter((e) => e.kind === "parent-message" && e.type === "init-local").length;
 
 describe("e2e: initialize answered before the SDK loads", () => {
   it("answers with the SDK path's bytes, once, and the session works after it", async () => {
@@ -73,7 +74,10 @@ describe("e2e: initialize answered before the SDK loads", () => {
     const cwd = await workspace();
     await cli.write(INIT + requestLine(1, "session/new", { cwd, mcpServers: [] }));
     const created = await cli.answer(1);
-    const ids = cli.agentLines().filter((l) => l.message && !("method" in l.message)).map((l) => l.message.id);
+    const ids = cli
+      .agentLines()
+      .filter((l) => l.message && !("method" in l.message))
+      .map((l) => l.message.id);
     expect(ids).toEqual([0, 1]);
     // ZCode keeps the session from its first prompt on (deferred persistence): prompt, then list
     const sessionId = created.message.result.sessionId as string;

@@ -6,16 +6,24 @@ const t = e2e();
 describe("e2e: plan approval through the whole bridge, both client profiles", () => {
   it("Paseo profile (no elicitation): a switch_mode permission approves the plan and the mode returns to build", async () => {
     const client = await t.start({
-      onPermission: (params) => ({ outcome: { outcome: "selected", optionId: params.options.find((o) => o.kind === "allow_once")!.optionId } }),
+      onPermission: (params) => ({
+        outcome: { outcome: "selected", optionId: params.options.find((o) => o.kind === "allow_once")!.optionId },
+      }),
     });
     await client.initialize({}, { name: "Paseo", version: "0.11.0" });
     const { sessionId } = await client.newSession(await t.workspace());
     await expect(client.prompt(sessionId, "sim:plan-permission")).resolves.toMatchObject({ stopReason: "end_turn" });
     const request = client.transcript.agentMessages().find((m) => m.method === "session/request_permission");
     expect(request.params.toolCall.kind).toBe("switch_mode");
-    const modes = client.updates(sessionId).filter((u) => u.sessionUpdate === "current_mode_update").map((u) => u.currentModeId);
+    const modes = client
+      .updates(sessionId)
+      .filter((u) => u.sessionUpdate === "current_mode_update")
+      .map((u) => u.currentModeId);
     expect(modes).toEqual(["plan", "build"]);
-    const last = client.updates(sessionId).filter((u) => u.sessionUpdate === "config_option_update").at(-1);
+    const last = client
+      .updates(sessionId)
+      .filter((u) => u.sessionUpdate === "config_option_update")
+      .at(-1);
     expect(last.configOptions.find((o: any) => o.id === "mode").currentValue).toBe("build");
     expect(last.configOptions.find((o: any) => o.id === "model").options.length).toBeGreaterThan(1);
     const answers = forSession(await t.calls("respondPermission"), sessionId);
@@ -40,7 +48,12 @@ describe("e2e: plan approval through the whole bridge, both client profiles", ()
     const answers = forSession(await t.calls("respondElicitation"), sessionId);
     expect(answers).toHaveLength(1);
     expect(answers[0]!.params).toMatchObject({ action: "accept", content: { answer_0: "approve" } });
-    expect(client.updates(sessionId).filter((u) => u.sessionUpdate === "current_mode_update").map((u) => u.currentModeId)).toEqual(["plan", "build"]);
+    expect(
+      client
+        .updates(sessionId)
+        .filter((u) => u.sessionUpdate === "current_mode_update")
+        .map((u) => u.currentModeId),
+    ).toEqual(["plan", "build"]);
     client.expectValid();
   });
 });

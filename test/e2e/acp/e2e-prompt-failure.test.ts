@@ -48,7 +48,9 @@ describe("e2e: a failed prompt is explained in the session before the error", ()
     const { l: line, i: at } = chunks[0]!;
     expect(at).toBeLessThan(errorAt);
     // nothing of the session between the explanation and the error
-    const between = client.transcript.lines.slice(at + 1, errorAt).filter((l) => l.from === "agent" && l.message?.params?.sessionId === sessionId);
+    const between = client.transcript.lines
+      .slice(at + 1, errorAt)
+      .filter((l) => l.from === "agent" && l.message?.params?.sessionId === sessionId);
     expect(between).toEqual([]);
     const update = line.message.params.update;
     expect(update).toMatchObject({ sessionUpdate: "agent_message_chunk", content: { type: "text" } });
@@ -92,7 +94,9 @@ describe("e2e: a failed prompt is explained in the session before the error", ()
     expect(busy.data).toMatchObject({ code: "SESSION_BUSY" });
     await client.cancel(sessionId);
     await expect(running).resolves.toMatchObject({ stopReason: "cancelled" });
-    const explained = client.transcript.lines.filter((l) => l.from === "agent" && l.message?.params?.update?._meta?.["zcode-acp/promptError"]);
+    const explained = client.transcript.lines.filter(
+      (l) => l.from === "agent" && l.message?.params?.update?._meta?.["zcode-acp/promptError"],
+    );
     expect(explained).toEqual([]);
     client.expectValid();
   });

@@ -29,7 +29,9 @@ describe("e2e: prompt turns against the simulated host", () => {
     expect(usage._meta.zcode.tokenUsage.totalTokens).toBeGreaterThan(0);
     // the prompt response comes after the last update of the turn
     const response = client.indexOf((l) => l.message.result?.stopReason === "end_turn");
-    const lastUpdate = client.transcript.lines.map((l, i) => (l.from === "agent" && l.message?.method === "session/update" ? i : -1)).reduce((a, b) => Math.max(a, b));
+    const lastUpdate = client.transcript.lines
+      .map((l, i) => (l.from === "agent" && l.message?.method === "session/update" ? i : -1))
+      .reduce((a, b) => Math.max(a, b));
     expect(response).toBeGreaterThan(lastUpdate);
     expect(await t.calls("getTaskTokenUsage").then((c) => forSession(c, sessionId))).toHaveLength(1);
     client.expectValid();
@@ -42,7 +44,9 @@ describe("e2e: prompt turns against the simulated host", () => {
     expect(tools[0]).toMatchObject({ sessionUpdate: "tool_call", kind: "execute", status: "pending" });
     const id = tools[0].toolCallId;
     expect(tools.every((u) => u.toolCallId === id)).toBe(true);
-    expect(tools).toContainEqual(expect.objectContaining({ title: "Run `npm test`", rawInput: { command: "npm test", description: "Run the tests" } }));
+    expect(tools).toContainEqual(
+      expect.objectContaining({ title: "Run `npm test`", rawInput: { command: "npm test", description: "Run the tests" } }),
+    );
     expect(tools).toContainEqual({ sessionUpdate: "tool_call_update", toolCallId: id, status: "in_progress" });
     expect(tools.some((u) => u.content?.[0]?.content?.text?.includes("PASS src/a.test.ts") && u.status === undefined)).toBe(true);
     expect(tools.at(-1)).toMatchObject({
@@ -70,11 +74,20 @@ describe("e2e: prompt turns against the simulated host", () => {
       }),
     );
     expect(updates).toContainEqual(
-      expect.objectContaining({ title: "Write notes/todo.md", content: [{ type: "diff", path: `${ws}/notes/todo.md`, oldText: null, newText: "# TODO\n\n- write tests\n" }] }),
+      expect.objectContaining({
+        title: "Write notes/todo.md",
+        content: [{ type: "diff", path: `${ws}/notes/todo.md`, oldText: null, newText: "# TODO\n\n- write tests\n" }],
+      }),
     );
-    expect(updates).toContainEqual(expect.objectContaining({ title: "Read package.json", locations: [{ path: `${ws}/package.json`, line: 1 }] }));
     expect(updates).toContainEqual(
-      expect.objectContaining({ status: "failed", rawOutput: expect.objectContaining({ message: "Command exited with code 1" }), content: [{ type: "content", content: { type: "text", text: "Command exited with code 1" } }] }),
+      expect.objectContaining({ title: "Read package.json", locations: [{ path: `${ws}/package.json`, line: 1 }] }),
+    );
+    expect(updates).toContainEqual(
+      expect.objectContaining({
+        status: "failed",
+        rawOutput: expect.objectContaining({ message: "Command exited with code 1" }),
+        content: [{ type: "content", content: { type: "text", text: "Command exited with code 1" } }],
+      }),
     );
     client.expectValid();
   });
@@ -85,9 +98,15 @@ describe("e2e: prompt turns against the simulated host", () => {
     await expect(client.prompt(sessionId, "sim:subagent")).resolves.toMatchObject({ stopReason: "end_turn" });
     await expect(client.prompt(sessionId, "sim:large-output bytes=3000000")).resolves.toMatchObject({ stopReason: "end_turn" });
     const updates = client.updates(sessionId);
-    expect(updates).toContainEqual(expect.objectContaining({ sessionUpdate: "tool_call", title: "Read missing.txt", rawInput: { file_path: "missing.txt" } }));
-    expect(updates).toContainEqual(expect.objectContaining({ sessionUpdate: "tool_call", kind: "think", title: "Agent: Explore the repo" }));
-    expect(updates).toContainEqual(expect.objectContaining({ sessionUpdate: "tool_call", _meta: { zcode: expect.objectContaining({ source: "subagent" }) } }));
+    expect(updates).toContainEqual(
+      expect.objectContaining({ sessionUpdate: "tool_call", title: "Read missing.txt", rawInput: { file_path: "missing.txt" } }),
+    );
+    expect(updates).toContainEqual(
+      expect.objectContaining({ sessionUpdate: "tool_call", kind: "think", title: "Agent: Explore the repo" }),
+    );
+    expect(updates).toContainEqual(
+      expect.objectContaining({ sessionUpdate: "tool_call", _meta: { zcode: expect.objectContaining({ source: "subagent" }) } }),
+    );
     const large = updates.find((u) => u.status === "completed" && u.content?.[0]?.content?.text?.length > 3_000_000);
     expect(large).toBeDefined();
     client.expectValid();
@@ -100,7 +119,10 @@ describe("e2e: prompt turns against the simulated host", () => {
     expect(plans.map((p) => p.entries.length)).toEqual([3, 3, 0]);
     expect(plans[1].entries[2]).toEqual({ content: "Run the test suite", status: "in_progress", priority: "low" });
     await client.prompt(sessionId, "sim:title title=Renamed_by_the_model delay=10");
-    const info = await client.waitForUpdate(sessionId, (u) => u.sessionUpdate === "session_info_update" && u.title === "Renamed by the model");
+    const info = await client.waitForUpdate(
+      sessionId,
+      (u) => u.sessionUpdate === "session_info_update" && u.title === "Renamed by the model",
+    );
     expect(info.updatedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/);
     const before = client.updates(sessionId).length;
     await client.prompt(sessionId, "sim:usage");
@@ -122,20 +144,40 @@ describe("e2e: prompt turns against the simulated host", () => {
     for (const result of ["error_max_turns", "error_max_tool_calls", "error_max_budget"]) {
       await expect(client.prompt(sessionId, `sim:limit result=${result}`)).resolves.toMatchObject({ stopReason: "max_turn_requests" });
     }
-    await expect(client.prompt(sessionId, "sim:limit result=error_during_execution")).rejects.toMatchObject({ code: -32603, data: { code: "TURN_FAILED" } });
-    await expect(client.prompt(sessionId, "sim:turn-failed message=Quota_exceeded")).rejects.toMatchObject({ code: -32603, message: expect.stringContaining("Quota exceeded") });
-    await expect(client.prompt(sessionId, "sim:unknown-result result=weird")).rejects.toMatchObject({ data: { code: "NATIVE_PROTOCOL_ERROR" }, message: expect.stringContaining('"weird"') });
+    await expect(client.prompt(sessionId, "sim:limit result=error_during_execution")).rejects.toMatchObject({
+      code: -32603,
+      data: { code: "TURN_FAILED" },
+    });
+    await expect(client.prompt(sessionId, "sim:turn-failed message=Quota_exceeded")).rejects.toMatchObject({
+      code: -32603,
+      message: expect.stringContaining("Quota exceeded"),
+    });
+    await expect(client.prompt(sessionId, "sim:unknown-result result=weird")).rejects.toMatchObject({
+      data: { code: "NATIVE_PROTOCOL_ERROR" },
+      message: expect.stringContaining('"weird"'),
+    });
     await expect(client.prompt(sessionId, "after the failures")).resolves.toMatchObject({ stopReason: "end_turn" });
     client.expectValid();
   });
 
   it("fails closed on unknown event types, unknown top-level types and seq regressions, then recovers", async () => {
     const { client, sessionId } = await session();
-    await expect(client.prompt(sessionId, "sim:unknown-event")).rejects.toMatchObject({ data: { code: "NATIVE_PROTOCOL_ERROR" }, message: expect.stringContaining('"turn.mystery"') });
-    await expect(client.prompt(sessionId, "sim:unknown-toplevel")).rejects.toMatchObject({ message: expect.stringContaining('"something.new"') });
-    await expect(client.prompt(sessionId, "sim:seq-regression")).rejects.toMatchObject({ message: expect.stringMatching(/seq \d+ .*after seq \d+/) });
-    await expect(client.prompt(sessionId, "sim:seq-regression mode=lower")).rejects.toMatchObject({ data: { code: "NATIVE_PROTOCOL_ERROR" } });
-    await expect(client.prompt(sessionId, "sim:malformed-tool")).rejects.toMatchObject({ message: expect.stringContaining('"tool.updated"') });
+    await expect(client.prompt(sessionId, "sim:unknown-event")).rejects.toMatchObject({
+      data: { code: "NATIVE_PROTOCOL_ERROR" },
+      message: expect.stringContaining('"turn.mystery"'),
+    });
+    await expect(client.prompt(sessionId, "sim:unknown-toplevel")).rejects.toMatchObject({
+      message: expect.stringContaining('"something.new"'),
+    });
+    await expect(client.prompt(sessionId, "sim:seq-regression")).rejects.toMatchObject({
+      message: expect.stringMatching(/seq \d+ .*after seq \d+/),
+    });
+    await expect(client.prompt(sessionId, "sim:seq-regression mode=lower")).rejects.toMatchObject({
+      data: { code: "NATIVE_PROTOCOL_ERROR" },
+    });
+    await expect(client.prompt(sessionId, "sim:malformed-tool")).rejects.toMatchObject({
+      message: expect.stringContaining('"tool.updated"'),
+    });
     await expect(client.prompt(sessionId, "still alive?")).resolves.toMatchObject({ stopReason: "end_turn" });
     // each failure stops the native turn once; the stop is not awaited by the failed prompt, but
     // the next prompt travels the same ordered channel, so every stop is logged by now
@@ -148,7 +190,11 @@ describe("e2e: prompt turns against the simulated host", () => {
     const { client, sessionId } = await session();
     const first = client.prompt(sessionId, "sim:stream-until-cancel interval=20 max=15");
     await client.waitForUpdate(sessionId, (u) => u.sessionUpdate === "agent_message_chunk");
-    await expect(client.prompt(sessionId, "second")).rejects.toMatchObject({ code: -32600, data: { code: "SESSION_BUSY" }, message: expect.stringMatching(/already running a prompt/) });
+    await expect(client.prompt(sessionId, "second")).rejects.toMatchObject({
+      code: -32600,
+      data: { code: "SESSION_BUSY" },
+      message: expect.stringMatching(/already running a prompt/),
+    });
     await expect(first).resolves.toMatchObject({ stopReason: "end_turn" });
     expect(forSession(await t.calls("sendPrompt"), sessionId)).toHaveLength(1);
     client.expectValid();

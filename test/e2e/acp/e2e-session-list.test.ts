@@ -45,7 +45,9 @@ describe("e2e: session/list pages", () => {
 
     // a cursor is bound to its cwd, and a made-up one is refused
     const second = pages[0]!.nextCursor!;
-    await expect(client.agent.request(acp.methods.agent.session.list, { cwd: other, cursor: second })).rejects.toMatchObject({ code: -32602 });
+    await expect(client.agent.request(acp.methods.agent.session.list, { cwd: other, cursor: second })).rejects.toMatchObject({
+      code: -32602,
+    });
     await expect(client.agent.request(acp.methods.agent.session.list, { cwd: ws, cursor: "page-2" })).rejects.toMatchObject({
       code: -32602,
       message: expect.stringContaining("nextCursor"),

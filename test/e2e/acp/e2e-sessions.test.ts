@@ -17,7 +17,9 @@ describe("e2e: session persistence, modes and config options", () => {
     const second = await t.start();
     await second.initialize();
     const listed = await second.agent.request("session/list", { cwd: ws });
-    expect(listed.sessions).toEqual([{ sessionId, cwd: ws, title: "sim:tool-read", updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) }]);
+    expect(listed.sessions).toEqual([
+      { sessionId, cwd: ws, title: "sim:tool-read", updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) },
+    ]);
     expect(listed.sessions.map((s) => s.sessionId)).not.toContain(other.sessionId);
 
     const loaded = await second.agent.request("session/load", { sessionId, cwd: ws, mcpServers: [] });
@@ -28,7 +30,16 @@ describe("e2e: session persistence, modes and config options", () => {
       .map((l, i) => ({ l, i }))
       .filter(({ l }) => l.from === "agent" && l.message?.method === "session/update" && l.message.params.sessionId === sessionId);
     const kinds = replayed.filter(({ i }) => i < response).map(({ l }) => l.message.params.update.sessionUpdate);
-    expect(kinds).toEqual(expect.arrayContaining(["user_message_chunk", "tool_call", "agent_message_chunk", "agent_thought_chunk", "session_info_update", "usage_update"]));
+    expect(kinds).toEqual(
+      expect.arrayContaining([
+        "user_message_chunk",
+        "tool_call",
+        "agent_message_chunk",
+        "agent_thought_chunk",
+        "session_info_update",
+        "usage_update",
+      ]),
+    );
     expect(kinds.indexOf("user_message_chunk")).toBe(0);
     const tool = replayed.map(({ l }) => l.message.params.update).find((u) => u.sessionUpdate === "tool_call");
     expect(tool).toMatchObject({ kind: "read", status: "completed", locations: [{ path: `${ws}/package.json`, line: 1 }] });
@@ -116,7 +127,9 @@ describe("e2e: session persistence, modes and config options", () => {
     const viaThought = await client.agent.request("session/set_config_option", { sessionId, configId: "thought_level", value: level });
     expect(viaThought.configOptions[1]).toMatchObject({ currentValue: level });
 
-    await expect(client.agent.request("session/set_config_option", { sessionId, configId: "model", value: "nope/none" })).rejects.toMatchObject({ code: -32602 });
+    await expect(
+      client.agent.request("session/set_config_option", { sessionId, configId: "model", value: "nope/none" }),
+    ).rejects.toMatchObject({ code: -32602 });
     await expect(client.agent.request("session/set_mode", { sessionId, modeId: "auto" })).rejects.toMatchObject({ code: -32602 });
     client.expectValid();
   });

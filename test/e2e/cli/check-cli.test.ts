@@ -65,7 +65,14 @@ describe("zcode-acp check (built binary)", () => {
     const run = await runCheck(["check", ...flags(sim)], env);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^ZCode install check: supported\n  ZCode 3\.11\.2 \(CLI 0\.16\.5\) at .* is verified/);
-    for (const title of ["install layout", "bundle metadata", "platform", "app and CLI version", "host files and exports", "agent CLI integrity"]) {
+    for (const title of [
+      "install layout",
+      "bundle metadata",
+      "platform",
+      "app and CLI version",
+      "host files and exports",
+      "agent CLI integrity",
+    ]) {
       expect(run.stdout).toMatch(new RegExp(`\\[ok  \\] ${title}`));
     }
     expect(run.stdout).toMatch(/CLI version: +0\.16\.5 \(verified\)/);
@@ -91,7 +98,9 @@ describe("zcode-acp check (built binary)", () => {
   it("packed archive with the stand-in: exit 1 with a clear export-check failure", async () => {
     const run = await runCheck(["check", ...flags(packedSim)], env);
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/^ZCode install check: NOT supported\n  The RPC module out\/host\/chunk-KGXW6KHC\.js failed the role check: the ZCode executable could not import it/);
+    expect(run.stdout).toMatch(
+      /^ZCode install check: NOT supported\n  The RPC module out\/host\/chunk-KGXW6KHC\.js failed the role check: the ZCode executable could not import it/,
+    );
     expect(run.stdout).toMatch(/\[FAIL\] host files and exports/);
     expect(run.stdout).toMatch(/\[skip\] agent CLI integrity/);
   });
@@ -138,7 +147,10 @@ describe("zcode-acp check (built binary)", () => {
     expect(run.stderr).toContain(`Invalid manifest ${file}: field "protocol.channels.extra" is not a known field`);
     const json = await runCheck(["check", "--json", "--zcode-install", sim.root, "--manifest", file], env);
     expect(json.code).toBe(2);
-    expect(JSON.parse(json.stdout)).toMatchObject({ supported: false, error: { code: "INVALID_MANIFEST", details: { file, field: "protocol.channels.extra" } } });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      supported: false,
+      error: { code: "INVALID_MANIFEST", details: { file, field: "protocol.channels.extra" } },
+    });
   });
 
   it("artifact / protocol id mismatch: exit 2", async () => {
@@ -152,9 +164,18 @@ describe("zcode-acp check (built binary)", () => {
 
   it("a release line this build does not implement, or an allowlist entry / event it does not know: exit 2 naming file and field", async () => {
     const cases: Array<[(m: typeof sim.manifest) => void, RegExp]> = [
-      [(m) => (m.artifact.protocolId = m.protocol.id = "zcode-task-v9"), /field "protocol\.id" is "zcode-task-v9", a release line this zcode-acp does not implement \(it implements zcode-task-v1, zcode-task-v2\)/],
-      [(m) => m.protocol.allowlist.agent.push("deleteAllData"), /field "protocol\.allowlist\.agent\[\d+\]" "deleteAllData" is not a method the zcode-task-v1 line uses/],
-      [(m) => m.protocol.events.agent.push("onDynamicEverything"), /field "protocol\.events\.agent\[\d+\]" "onDynamicEverything" is not an event the zcode-task-v1 line uses/],
+      [
+        (m) => (m.artifact.protocolId = m.protocol.id = "zcode-task-v9"),
+        /field "protocol\.id" is "zcode-task-v9", a release line this zcode-acp does not implement \(it implements zcode-task-v1, zcode-task-v2\)/,
+      ],
+      [
+        (m) => m.protocol.allowlist.agent.push("deleteAllData"),
+        /field "protocol\.allowlist\.agent\[\d+\]" "deleteAllData" is not a method the zcode-task-v1 line uses/,
+      ],
+      [
+        (m) => m.protocol.events.agent.push("onDynamicEverything"),
+        /field "protocol\.events\.agent\[\d+\]" "onDynamicEverything" is not an event the zcode-task-v1 line uses/,
+      ],
     ];
     for (const [edit, message] of cases) {
       const m = structuredClone(sim.manifest);
@@ -193,8 +214,13 @@ describe("zcode-acp check (built binary)", () => {
       expect(run.code).toBe(1);
       const report = JSON.parse(run.stdout) as Assessment;
       expect(report).toMatchObject({ supported: false, failedStep: "layout" });
-      expect(report.message).toMatch(new RegExp(`^The ZCode install is damaged: ${file.replace(/\./g, "\\.")} is not readable \\(EACCES\\)`));
-      expect(report.steps[0]!.evidence![file]).toEqual({ expected: packed ? "an archive file or a directory" : "a readable regular file", actual: "not readable (EACCES)" });
+      expect(report.message).toMatch(
+        new RegExp(`^The ZCode install is damaged: ${file.replace(/\./g, "\\.")} is not readable \\(EACCES\\)`),
+      );
+      expect(report.steps[0]!.evidence![file]).toEqual({
+        expected: packed ? "an archive file or a directory" : "a readable regular file",
+        actual: "not readable (EACCES)",
+      });
     } finally {
       await other.cleanup();
     }

@@ -27,14 +27,19 @@ afterAll(async () => {
 });
 
 function check(cacheDir: string): { status: number | null; stderr: string } {
-  const run = spawnSync(process.execPath, [CLI_PATH, "check"], { env: { ...process.env, ...sim.env, ZCODE_ACP_CACHE_DIR: cacheDir }, encoding: "utf8" });
+  const run = spawnSync(process.execPath, [CLI_PATH, "check"], {
+    env: { ...process.env, ...sim.env, ZCODE_ACP_CACHE_DIR: cacheDir },
+    encoding: "utf8",
+  });
   return { status: run.status, stderr: run.stderr };
 }
 
 /** files under a directory, recursively */
 function files(root: string): string[] {
   if (!existsSync(root)) return [];
-  return readdirSync(root, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name);
+  return readdirSync(root, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => e.name);
 }
 
 describe(`compile cache (Node ${process.version})`, () => {

@@ -66,7 +66,9 @@ describe("onboarding a build no pinned manifest covers (simulated ZCode 3.14.5)"
     expect(run.code).toBe(0);
     const flavour = SIM_RELEASES["3.14.5"];
     expect(run.stdout).toContain("ZCode onboarding: candidate found");
-    expect(run.stdout).toContain(`by shape: ${flavour.rpcModule}, protocol ${flavour.exports.protocol}, client ${flavour.exports.client}, service ${flavour.exports.service}`);
+    expect(run.stdout).toContain(
+      `by shape: ${flavour.rpcModule}, protocol ${flavour.exports.protocol}, client ${flavour.exports.client}, service ${flavour.exports.service}`,
+    );
     expect(run.stdout).toMatch(/release line:\s+zcode-task-v2/);
     expect(run.stdout).toContain(`RPC chunk renamed: out/host/chunk-PRPNU2MC.js → ${flavour.rpcModule}`);
     expect(run.stdout).toContain("agent CLI 0.16.5 → 0.16.9");
@@ -74,8 +76,16 @@ describe("onboarding a build no pinned manifest covers (simulated ZCode 3.14.5)"
     expect(run.stdout).toContain("Nothing was written.");
     expect(await storeFiles()).toEqual([]);
 
-    const json = JSON.parse((await cli(["onboard", "--json"])).stdout) as { outcome: string; accepted: boolean; candidate: { trust: string; artifact: { exports: unknown; rpcModule: { path: string } } } };
-    expect(json).toMatchObject({ outcome: "candidate", accepted: false, candidate: { trust: "local", artifact: { exports: flavour.exports, rpcModule: { path: flavour.rpcModule } } } });
+    const json = JSON.parse((await cli(["onboard", "--json"])).stdout) as {
+      outcome: string;
+      accepted: boolean;
+      candidate: { trust: string; artifact: { exports: unknown; rpcModule: { path: string } } };
+    };
+    expect(json).toMatchObject({
+      outcome: "candidate",
+      accepted: false,
+      candidate: { trust: "local", artifact: { exports: flavour.exports, rpcModule: { path: flavour.rpcModule } } },
+    });
     expect(await storeFiles()).toEqual([]);
   });
 
@@ -137,7 +147,9 @@ describe("onboard refuses bad input, writing nothing", () => {
   it("an install a pinned (or --manifest) manifest verifies: says so, exit 0", async () => {
     const pinned = await createSimulatedInstall({ release: "3.12.3" });
     try {
-      const { stdout, code } = await execFileP(process.execPath, [CLI_PATH, "onboard"], { env: { ...process.env, ...pinned.env } }).then((r) => ({ ...r, code: 0 }));
+      const { stdout, code } = await execFileP(process.execPath, [CLI_PATH, "onboard"], { env: { ...process.env, ...pinned.env } }).then(
+        (r) => ({ ...r, code: 0 }),
+      );
       expect(code).toBe(0);
       expect(stdout).toMatch(/is already verified by the manifest zcode-host-3\.12\.3-sim \(given with --manifest/);
       expect(await readdir(join(pinned.env.ZCODE_ACP_CONFIG_DIR!, "manifests")).catch(() => [])).toEqual([]);
@@ -165,11 +177,18 @@ describe("onboard refuses bad input, writing nothing", () => {
   });
 
   it.each([
-    ["the RPC module is missing (no import defines both classes)", async (o: SimInstall) => edit(o, SIM_RELEASES["3.14.5"].rpcModule, (t) => t.replaceAll("ChannelClient", "ChanClient")), /No RPC module found/],
+    [
+      "the RPC module is missing (no import defines both classes)",
+      async (o: SimInstall) => edit(o, SIM_RELEASES["3.14.5"].rpcModule, (t) => t.replaceAll("ChannelClient", "ChanClient")),
+      /No RPC module found/,
+    ],
     [
       "the RPC module is ambiguous (a second module defines both classes)",
       async (o: SimInstall) => {
-        await writeFile(join(o.appArchive, "out", "host", "chunk-TWIN0000.js"), "export class MessagePortProtocol {}\nexport class ChannelClient {}\n");
+        await writeFile(
+          join(o.appArchive, "out", "host", "chunk-TWIN0000.js"),
+          "export class MessagePortProtocol {}\nexport class ChannelClient {}\n",
+        );
         await edit(o, "out/host/index.js", (t) => `import "./chunk-TWIN0000.js";\n${t}`);
       },
       /The RPC module is ambiguous: .*chunk-TWIN0000\.js/,
@@ -185,8 +204,16 @@ describe("onboard refuses bad input, writing nothing", () => {
       /resolves to .*outside-zcode\.cjs, outside the install root/,
     ],
     ["an unknown layout (no executable)", async (o: SimInstall) => rm(o.executable), /incomplete: zcode is missing/],
-    ["the bundle metadata is not a ZCode build's", async (o: SimInstall) => patchMeta(o, { runtime: "plain-node" }), /says runtime "plain-node", but ZCode builds say "electron-node"/],
-    ["the bundle is for another platform", async (o: SimInstall) => patchMeta(o, { platform: "win32-arm64" }), /This ZCode build is for win32-arm64, but this system is/],
+    [
+      "the bundle metadata is not a ZCode build's",
+      async (o: SimInstall) => patchMeta(o, { runtime: "plain-node" }),
+      /says runtime "plain-node", but ZCode builds say "electron-node"/,
+    ],
+    [
+      "the bundle is for another platform",
+      async (o: SimInstall) => patchMeta(o, { platform: "win32-arm64" }),
+      /This ZCode build is for win32-arm64, but this system is/,
+    ],
   ])("%s: exit 1 with the reason, nothing written", async (_what, spoil, reason) => {
     const other = await createSimulatedInstall({ release: "3.14.5" });
     try {

@@ -43,7 +43,10 @@ describe("acp-tck v1 ADVISORY", () => {
     const { sessionId } = await agent.call("session/new", { cwd: ws, mcpServers: [] });
     const result = await agent.call("session/prompt", {
       sessionId,
-      prompt: [{ type: "text", text: "summarise" }, { type: "resource_link", name: "README.md", uri: `file://${ws}/README.md` }],
+      prompt: [
+        { type: "text", text: "summarise" },
+        { type: "resource_link", name: "README.md", uri: `file://${ws}/README.md` },
+      ],
     });
     expect(STOP_REASONS).toContain(result.stopReason);
   });

@@ -114,7 +114,10 @@ describe("acp-tck v1 CAPABILITY: session/close (sessionCapabilities.close)", () 
     const { sessionId } = await agent.call("session/new", { cwd: ws, mcpServers: [] });
     const start = agent.lines.length;
     const prompt = agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "sim:stream-until-cancel interval=50" }] });
-    await agent.waitFor((l) => l.index >= start && l.message.method === "session/update" && l.message.params.sessionId === sessionId, "the first update");
+    await agent.waitFor(
+      (l) => l.index >= start && l.message.method === "session/update" && l.message.params.sessionId === sessionId,
+      "the first update",
+    );
     const close = agent.request("session/close", { sessionId }, "tck-close");
     const [closed, prompted] = await Promise.all([close, prompt]);
     expect(closed.message.result).toEqual({});
@@ -137,7 +140,10 @@ describe("acp-tck v1 CAPABILITY: modes (inferred from session/new)", () => {
     const line = await agent.request("session/set_mode", { sessionId, modeId: other });
     expect(line.message.result).toBeDefined();
     await agent.barrier();
-    const modeUpdates = agent.updates(sessionId, start).map((l) => l.message.params.update).filter((u) => u.sessionUpdate === "current_mode_update");
+    const modeUpdates = agent
+      .updates(sessionId, start)
+      .map((l) => l.message.params.update)
+      .filter((u) => u.sessionUpdate === "current_mode_update");
     for (const update of modeUpdates) expect(update).toHaveProperty("currentModeId");
   });
 });
@@ -185,18 +191,33 @@ describe("acp-tck v1 CAPABILITY: prompt capabilities", () => {
 
   it("ACP-PROMPTCAP-001: promptCapabilities.image → a prompt with an image block resolves with a defined stopReason", async () => {
     expect(capabilities.promptCapabilities.image).toBe(true);
-    expect(STOP_REASONS).toContain(await promptWith({ type: "image", data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", mimeType: "image/png" }));
+    expect(STOP_REASONS).toContain(
+      await promptWith({
+        type: "image",
+        data: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+        mimeType: "image/png",
+      }),
+    );
   });
 
   it("ACP-PROMPTCAP-002: promptCapabilities.audio → a prompt with an audio block resolves with a defined stopReason", async () => {
     expect(capabilities.promptCapabilities.audio).toBe(true);
-    expect(STOP_REASONS).toContain(await promptWith({ type: "audio", data: "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA=", mimeType: "audio/wav" }));
+    expect(STOP_REASONS).toContain(
+      await promptWith({ type: "audio", data: "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA=", mimeType: "audio/wav" }),
+    );
   });
 
   it("ACP-PROMPTCAP-003: promptCapabilities.embeddedContext → text and blob resource blocks resolve with a defined stopReason", async () => {
     expect(capabilities.promptCapabilities.embeddedContext).toBe(true);
-    expect(STOP_REASONS).toContain(await promptWith({ type: "resource", resource: { uri: "file:///notes/a.md", text: "# Notes", mimeType: "text/markdown" } }));
-    expect(STOP_REASONS).toContain(await promptWith({ type: "resource", resource: { uri: "file:///data/b.bin", blob: "AAECAw==", mimeType: "application/octet-stream" } }));
+    expect(STOP_REASONS).toContain(
+      await promptWith({ type: "resource", resource: { uri: "file:///notes/a.md", text: "# Notes", mimeType: "text/markdown" } }),
+    );
+    expect(STOP_REASONS).toContain(
+      await promptWith({
+        type: "resource",
+        resource: { uri: "file:///data/b.bin", blob: "AAECAw==", mimeType: "application/octet-stream" },
+      }),
+    );
   });
 });
 

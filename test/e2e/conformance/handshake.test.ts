@@ -61,7 +61,9 @@ describe("acp-tck v1 MANDATORY: transport and JSON-RPC", () => {
     expect(byId("4242")).toHaveLength(0);
     const requests = agent.lines.filter((l) => l.from === "client" && typeof l.message.method === "string" && "id" in l.message);
     for (const request of requests) {
-      const answers = agent.lines.filter((l) => l.from === "agent" && l.message.method === undefined && l.message.id === request.message.id);
+      const answers = agent.lines.filter(
+        (l) => l.from === "agent" && l.message.method === undefined && l.message.id === request.message.id,
+      );
       expect(answers, `answers to ${JSON.stringify(request.message.id)}`).toHaveLength(1);
       expect(typeof answers[0]!.message.id).toBe(typeof request.message.id);
     }
@@ -97,7 +99,11 @@ describe("acp-tck v1 MANDATORY: transport and JSON-RPC", () => {
 describe("acp-tck v1 MANDATORY: initialize and version negotiation", () => {
   it("ACP-INIT-001: initialize succeeds, the result validates, protocolVersion is an integer", async () => {
     const agent = await c.agent({ initialize: false });
-    const line = await agent.request("initialize", { protocolVersion: 1, clientCapabilities: {}, clientInfo: { name: "tck", version: "1" } });
+    const line = await agent.request("initialize", {
+      protocolVersion: 1,
+      clientCapabilities: {},
+      clientInfo: { name: "tck", version: "1" },
+    });
     expect(line.message.result).toBeDefined();
     expect(validateDefinition("InitializeResponse", line.message.result)).toEqual([]);
     expect(Number.isInteger(line.message.result.protocolVersion)).toBe(true);

@@ -19,7 +19,11 @@ describe("conformance suite coverage of the acp-tck v1 requirements", () => {
   it("every applicable MANDATORY and CAPABILITY requirement has exactly one test", () => {
     const required = REQUIREMENTS.filter((r) => r.applies && r.tier !== "ADVISORY").map((r) => r.id);
     expect(required.length).toBeGreaterThan(30);
-    for (const id of required) expect(named.filter((n) => n === id), id).toHaveLength(1);
+    for (const id of required)
+      expect(
+        named.filter((n) => n === id),
+        id,
+      ).toHaveLength(1);
   });
 
   it("every test names a registered requirement, at most once", () => {
@@ -31,6 +35,10 @@ describe("conformance suite coverage of the acp-tck v1 requirements", () => {
   it("known failures are marked it.fails and registered with a note", () => {
     const failing = [...sources.matchAll(/\bit\.fails\(\s*"(ACP-[A-Z]+-\d{3}):/g)].map((m) => m[1]!);
     for (const id of failing) expect(REQUIREMENTS.find((r) => r.id === id)?.note, id).toMatch(/known failure/);
-    expect(REQUIREMENTS.filter((r) => r.note?.startsWith("known failure")).map((r) => r.id).sort()).toEqual([...failing].sort());
+    expect(
+      REQUIREMENTS.filter((r) => r.note?.startsWith("known failure"))
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual([...failing].sort());
   });
 });

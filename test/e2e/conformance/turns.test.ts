@@ -12,7 +12,10 @@ const c = conformance({ beforeAll, afterAll });
 async function cancelledTurn(agent: RawAgent, sessionId: string) {
   const start = agent.lines.length;
   const response = agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "sim:stream-until-cancel interval=50" }] });
-  await agent.waitFor((l) => l.index >= start && l.message.method === "session/update" && l.message.params.sessionId === sessionId, "the first update");
+  await agent.waitFor(
+    (l) => l.index >= start && l.message.method === "session/update" && l.message.params.sessionId === sessionId,
+    "the first update",
+  );
   agent.notify("session/cancel", { sessionId });
   const cancelAt = agent.lines.length - 1;
   return { response: await response, cancelAt };
@@ -59,7 +62,16 @@ describe("acp-tck v1 MANDATORY: no unadvertised client calls (clientCapabilities
     agent = await c.agent({ capabilities: {} });
     const ws = await c.workspace();
     // tools that read, edit, write and run; a permission; questions; both plan approval forms
-    for (const text of ["sim:tool-read", "sim:tool-edit", "sim:tool-write", "sim:tool-bash", "sim:permission", "sim:questions", "sim:plan-userinput", "sim:plan-permission"]) {
+    for (const text of [
+      "sim:tool-read",
+      "sim:tool-edit",
+      "sim:tool-write",
+      "sim:tool-bash",
+      "sim:permission",
+      "sim:questions",
+      "sim:plan-userinput",
+      "sim:plan-permission",
+    ]) {
       const { sessionId } = await agent.call("session/new", { cwd: ws, mcpServers: [] });
       await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
     }

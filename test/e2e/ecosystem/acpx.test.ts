@@ -34,7 +34,10 @@ beforeAll(async () => {
   await addQuestionScenarios(sim); // sim:question (one single-select question)
   const dir = tempDir("zcode-acp-acpx-install-");
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "acpx-smoke", version: "1.0.0", private: true }));
-  await execa(NPM, ["install", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts", `acpx@${ACPX_VERSION}`], { cwd: dir, timeout: 150_000 });
+  await execa(NPM, ["install", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts", `acpx@${ACPX_VERSION}`], {
+    cwd: dir,
+    timeout: 150_000,
+  });
   acpxCli = join(dir, "node_modules/acpx/dist/cli.js");
 }, 180_000);
 afterAll(async () => {

@@ -53,8 +53,7 @@ describe("bundled CLI", () => {
   it("answers initialize early from our own code only: main + the ACP command load no dependency", () => {
     const all = outputs();
     // main.js statically, then its dynamic import of the ACP command chunk (not what that chunk loads later)
-    const command = all["dist/cli/main.js"]!.imports
-      .filter((i) => i.kind === "dynamic-import")
+    const command = all["dist/cli/main.js"]!.imports.filter((i) => i.kind === "dynamic-import")
       .map((i) => i.path)
       .find((chunk) => Object.keys(all[chunk]?.inputs ?? {}).some((input) => input.endsWith("cli/acp-command.js")));
     expect(command).toBeDefined();

@@ -31,7 +31,11 @@ let prefix: string;
 const binOf = (p: string): string => (process.platform === "win32" ? join(p, "zcode-acp.cmd") : join(p, "bin", "zcode-acp"));
 
 /** npm with its global prefix (and cache of its own logs) redirected into `p` */
-const npmEnv = (p: string): Record<string, string> => ({ npm_config_prefix: p, npm_config_update_notifier: "false", npm_config_fund: "false" });
+const npmEnv = (p: string): Record<string, string> => ({
+  npm_config_prefix: p,
+  npm_config_update_notifier: "false",
+  npm_config_fund: "false",
+});
 
 beforeAll(async () => {
   sim = await createSimulatedInstall();
@@ -120,7 +124,11 @@ describe("npm package", () => {
     });
     expect(ok.exitCode, ok.stderr).toBe(0);
     expect(JSON.parse(ok.stdout)).toMatchObject({ supported: true, appVersion: "3.11.2" });
-    const missing = await execa(bin, ["check", "--zcode-install", join(work, "nowhere")], { cwd: work, env: { HOME: sim.env.HOME }, reject: false });
+    const missing = await execa(bin, ["check", "--zcode-install", join(work, "nowhere")], {
+      cwd: work,
+      env: { HOME: sim.env.HOME },
+      reject: false,
+    });
     expect(missing.exitCode).toBe(1);
     expect(missing.stdout + missing.stderr).toMatch(/ZCode/);
   });
@@ -131,7 +139,10 @@ describe("npm package", () => {
     const init = await run.agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
     expect(init).toMatchObject({ protocolVersion: 1, agentInfo: { name: "zcode-acp" } });
     const { sessionId } = await run.agent.request(acp.methods.agent.session.new, { cwd: ws, mcpServers: [] });
-    const answer = await run.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "hello from the package" }] });
+    const answer = await run.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "hello from the package" }],
+    });
     expect(answer.stopReason).toBe("end_turn");
     const text = run.transcript.lines
       .filter((l) => l.from === "agent" && l.message?.params?.update?.sessionUpdate === "agent_message_chunk")

@@ -32,9 +32,15 @@ describe("faults: host start-up failures and hangs", () => {
 
   it("start-up hang: the start-up budget fires (HOST_START_FAILED), the host is stopped", async () => {
     const started = Date.now();
-    const client = await t.start({ simProfile: { startupDelayMs: 60_000 }, env: { ZCODE_ACP_TIMEOUTS_MS: JSON.stringify({ startup: 500, stopGrace: 1000, killGrace: 500 }) } });
+    const client = await t.start({
+      simProfile: { startupDelayMs: 60_000 },
+      env: { ZCODE_ACP_TIMEOUTS_MS: JSON.stringify({ startup: 500, stopGrace: 1000, killGrace: 500 }) },
+    });
     await client.initialize();
-    await expect(client.newSession(await t.workspace())).rejects.toMatchObject({ data: { code: "HOST_START_FAILED" }, message: expect.stringContaining("within 500 ms") });
+    await expect(client.newSession(await t.workspace())).rejects.toMatchObject({
+      data: { code: "HOST_START_FAILED" },
+      message: expect.stringContaining("within 500 ms"),
+    });
     expect(Date.now() - started).toBeLessThan(15_000);
     await noHost();
     client.expectValid();

@@ -42,7 +42,9 @@ describe("faults: no orphan host processes", () => {
     await eventually(() => processesMentioning(t.sim().root).length === 0, 10_000, `host ${hostPid} to exit`);
     const log = await t.sim().readCallLog();
     expect(log.filter((e) => e.kind === "exit").length).toBe(exitsBefore + 1);
-    expect(log.filter((e) => e.kind === "parent-message" && e.type === "dispose").at(-1)?.run).toBe(log.filter((e) => e.kind === "exit").at(-1)?.run);
+    expect(log.filter((e) => e.kind === "parent-message" && e.type === "dispose").at(-1)?.run).toBe(
+      log.filter((e) => e.kind === "exit").at(-1)?.run,
+    );
   });
 
   it("stdin closed mid-turn: the bridge stops the host and exits 0", async () => {

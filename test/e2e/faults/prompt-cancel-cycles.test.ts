@@ -19,7 +19,8 @@ type Diagnostics = {
   host: Record<string, number | boolean>;
 };
 
-const diagnostics = (client: AcpTestClient): Promise<Diagnostics> => client.agent.request("_zcode/diagnostics" as never, {} as never) as Promise<Diagnostics>;
+const diagnostics = (client: AcpTestClient): Promise<Diagnostics> =>
+  client.agent.request("_zcode/diagnostics" as never, {} as never) as Promise<Diagnostics>;
 
 /** The counts that must come back to the baseline (memory is left out: it is not a count). */
 function counts(d: Diagnostics): Record<string, unknown> {
@@ -52,14 +53,27 @@ describe("faults: prompt / cancel cycles", () => {
     const { sessionId } = await client.newSession(await t.workspace());
     await expect(client.prompt(sessionId, "warm up")).resolves.toMatchObject({ stopReason: "end_turn" });
     const baseline = counts(await diagnostics(client));
-    expect(baseline).toMatchObject({ sessions: { sessions: 1, turns: 0, pendingInteractions: 0, queuedUpdates: 0, activityWaiters: 0 }, host: { running: true, pendingRequests: 0, pendingDeliveries: 0 } });
+    expect(baseline).toMatchObject({
+      sessions: { sessions: 1, turns: 0, pendingInteractions: 0, queuedUpdates: 0, activityWaiters: 0 },
+      host: { running: true, pendingRequests: 0, pendingDeliveries: 0 },
+    });
     const stopsBefore = forSession(await t.calls("stopGeneration"), sessionId).length;
 
     for (let i = 0; i < CYCLES; i++) {
       const seen = client.transcript.lines.length;
       const controller = new AbortController();
-      const turn = client.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: `sim:stream-until-cancel interval=5 max=400 cycle ${i}` }] }, { cancellationSignal: controller.signal });
-      await client.waitForLine((l, ) => l.from === "agent" && l.message.method === "session/update" && l.message.params.update.sessionUpdate === "agent_message_chunk" && client.transcript.lines.indexOf(l) >= seen);
+      const turn = client.agent.request(
+        "session/prompt",
+        { sessionId, prompt: [{ type: "text", text: `sim:stream-until-cancel interval=5 max=400 cycle ${i}` }] },
+        { cancellationSignal: controller.signal },
+      );
+      await client.waitForLine(
+        (l) =>
+          l.from === "agent" &&
+          l.message.method === "session/update" &&
+          l.message.params.update.sessionUpdate === "agent_message_chunk" &&
+          client.transcript.lines.indexOf(l) >= seen,
+      );
       if (i % 2 === 0) await client.cancel(sessionId);
       else controller.abort();
       await expect(turn).resolves.toMatchObject({ stopReason: "cancelled" });

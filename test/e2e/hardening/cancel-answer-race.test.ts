@@ -26,7 +26,9 @@ interface Scenario {
 }
 
 const allowOnce = (request: any): RawLine =>
-  resultLine(request.id, { outcome: { outcome: "selected", optionId: request.params.options.find((o: any) => o.kind === "allow_once").optionId } });
+  resultLine(request.id, {
+    outcome: { outcome: "selected", optionId: request.params.options.find((o: any) => o.kind === "allow_once").optionId },
+  });
 
 const SCENARIOS: Scenario[] = [
   {

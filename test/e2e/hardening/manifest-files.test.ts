@@ -55,7 +55,10 @@ async function acpError(dir: string): Promise<{ error: any; stderr: string; stdo
   const ws = await mkdtemp(join(dirname(sim.root), "ws-"));
   const response = await client.request("session/new", { cwd: ws, mcpServers: [] });
   await client.close();
-  const stdout = client.transcript.lines.filter((l) => l.from === "agent").map((l) => l.raw).join("\n");
+  const stdout = client.transcript.lines
+    .filter((l) => l.from === "agent")
+    .map((l) => l.raw)
+    .join("\n");
   return { error: response.error, stderr: client.stderr, stdout };
 }
 

@@ -25,7 +25,10 @@ describe("a line over the ACP message limit", () => {
   it("answers the request with -32602 naming the limit and keeps serving the session", async () => {
     const client = RawAcpClient.start({ env: sim.env });
     const sessionId = await client.openSession(await mkdtemp(join(dirname(sim.root), "ws-")));
-    const huge = client.requestLine("session/prompt", { sessionId, prompt: [{ type: "text", text: "y".repeat(DEFAULT_MAX_MESSAGE_BYTES) }] });
+    const huge = client.requestLine("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "y".repeat(DEFAULT_MAX_MESSAGE_BYTES) }],
+    });
     // the oversized line and a normal one right behind it, in one write
     const after = client.requestLine("session/prompt", { sessionId, prompt: [{ type: "text", text: "still here" }] });
     await client.writeBytes(`${JSON.stringify(huge.line)}\n${JSON.stringify(after.line)}\n`);

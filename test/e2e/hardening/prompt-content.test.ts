@@ -49,7 +49,10 @@ describe("image blocks", () => {
     }
     expect(await sendPrompts()).toHaveLength(before);
     // a valid image still reaches the host as an image attachment
-    const ok = await prompt([{ type: "text", text: "look" }, { type: "image", mimeType: "image/png", data: PNG_1X1 }]);
+    const ok = await prompt([
+      { type: "text", text: "look" },
+      { type: "image", mimeType: "image/png", data: PNG_1X1 },
+    ]);
     expect(ok.result).toMatchObject({ stopReason: "end_turn" });
     const sent = (await sendPrompts()).at(-1)!;
     expect(sent.attachments).toEqual([expect.objectContaining({ kind: "image", mimeType: "image/png", dataBase64: PNG_1X1 })]);

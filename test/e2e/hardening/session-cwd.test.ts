@@ -96,14 +96,19 @@ describe("cwd is normalised to the real path in every method", () => {
     await c.close();
     client = undefined;
     // a fresh bridge: load and resume reach the host with the real path
-    for (const [method, spelling] of [["session/load", link], ["session/resume", dottedRaw]] as const) {
+    for (const [method, spelling] of [
+      ["session/load", link],
+      ["session/resume", dottedRaw],
+    ] as const) {
       const fresh = await started();
       const response = await fresh.request(method, { sessionId, cwd: spelling, mcpServers: [] });
       expect(response.error, `${method} ${spelling}`).toBeUndefined();
       expect(await fresh.close()).toEqual({ code: 0, signal: null });
       client = undefined;
     }
-    const resumed = (await sim.readCallLog()).filter((e) => e.kind === "call" && e.method === "resumeSession" && (e.params as { sessionId?: string }).sessionId === sessionId);
+    const resumed = (await sim.readCallLog()).filter(
+      (e) => e.kind === "call" && e.method === "resumeSession" && (e.params as { sessionId?: string }).sessionId === sessionId,
+    );
     expect(resumed.map((e) => (e.params as { workspacePath: string }).workspacePath)).toEqual([ws, ws]);
   });
 });

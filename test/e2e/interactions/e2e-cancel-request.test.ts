@@ -9,14 +9,28 @@
  */
 import { describe, expect, it } from "vitest";
 import type { SimInstall } from "../../../fixtures/sim-install.js";
-import { BridgeProcess, NO_ELICITATION_CLIENT, callsFor, choose, holdPermission, useBridge, waitForLog } from "../../support/bridge-process.js";
+import {
+  BridgeProcess,
+  NO_ELICITATION_CLIENT,
+  callsFor,
+  choose,
+  holdPermission,
+  useBridge,
+  waitForLog,
+} from "../../support/bridge-process.js";
 
 /** ids of the agent's `session/request_permission` requests the client answered, and the `$/cancel_request`s */
 function wire(bridge: BridgeProcess) {
   const lines = bridge.transcript.lines.filter((l) => l.message !== undefined);
-  const asked = new Set(lines.filter((l) => l.from === "agent" && l.message.method === "session/request_permission").map((l) => l.message.id));
-  const answered = lines.filter((l) => l.from === "client" && l.message.method === undefined && asked.has(l.message.id)).map((l) => l.message.id);
-  const cancelled = lines.filter((l) => l.from === "agent" && l.message.method === "$/cancel_request").map((l) => l.message.params.requestId);
+  const asked = new Set(
+    lines.filter((l) => l.from === "agent" && l.message.method === "session/request_permission").map((l) => l.message.id),
+  );
+  const answered = lines
+    .filter((l) => l.from === "client" && l.message.method === undefined && asked.has(l.message.id))
+    .map((l) => l.message.id);
+  const cancelled = lines
+    .filter((l) => l.from === "agent" && l.message.method === "$/cancel_request")
+    .map((l) => l.message.params.requestId);
   return { asked: [...asked], answered, cancelled, lines };
 }
 

@@ -41,7 +41,11 @@ describe.each([
     const log = await waitForLog(sim, (l) => callsFor(l, "stopGeneration", sessionId).length === 1, "stopGeneration");
     const answers = callsFor(log, "respondProviderRuntimeHeaders", sessionId);
     expect(answers).toEqual([
-      expect.objectContaining({ workspacePath: bridge.workspace, requestId: expect.any(String), response: { headersApplied: false, errorMessage: expect.any(String) } }),
+      expect.objectContaining({
+        workspacePath: bridge.workspace,
+        requestId: expect.any(String),
+        response: { headersApplied: false, errorMessage: expect.any(String) },
+      }),
     ]);
     const order = log.filter((e) => e.kind === "call").map((e) => e.method);
     expect(order.indexOf("respondProviderRuntimeHeaders")).toBeLessThan(order.lastIndexOf("stopGeneration"));
@@ -83,7 +87,10 @@ describe("host exit while a permission is pending", () => {
   /** pid of the host process (the Electron stand-in) the CLI started */
   function hostPid(): number {
     const out = execFileSync("ps", ["-o", "pid=", "--ppid", String(bridge.child.pid)], { encoding: "utf8" });
-    const pids = out.split("\n").map((l) => Number(l.trim())).filter((n) => n > 0);
+    const pids = out
+      .split("\n")
+      .map((l) => Number(l.trim()))
+      .filter((n) => n > 0);
     expect(pids).toHaveLength(1);
     return pids[0]!;
   }

@@ -69,7 +69,9 @@ describe.each([
     bridge.onPermission = choose("deny");
     const outcome = await bridge.promptOutcome(sessionId, "sim:permission");
     expect(outcome.response?.stopReason).toBe("end_turn");
-    expect(bridge.sessionUpdates(sessionId)).toContainEqual(expect.objectContaining({ sessionUpdate: "tool_call_update", status: "failed" }));
+    expect(bridge.sessionUpdates(sessionId)).toContainEqual(
+      expect.objectContaining({ sessionUpdate: "tool_call_update", status: "failed" }),
+    );
     const log = await sim.readCallLog();
     expect(callsFor(log, "respondPermission", sessionId).map((c) => c.optionId)).toEqual(["deny"]);
   });

@@ -6,7 +6,16 @@
 import type { SessionNotification } from "@agentclientprotocol/sdk";
 import { afterAll, describe, expect, it } from "vitest";
 import type { SimInstall } from "../../../fixtures/sim-install.js";
-import { BridgeProcess, FORM_CLIENT, NO_ELICITATION_CLIENT, callsFor, choose, holdElicitation, useBridge, waitForLog } from "../../support/bridge-process.js";
+import {
+  BridgeProcess,
+  FORM_CLIENT,
+  NO_ELICITATION_CLIENT,
+  callsFor,
+  choose,
+  holdElicitation,
+  useBridge,
+  waitForLog,
+} from "../../support/bridge-process.js";
 
 const PLAN = "# Proposed plan\n\n1. Reproduce the failing test\n2. Fix the off-by-one error\n3. Run the suite";
 const PLAN_ACCEPT = { answer_0: "approve", answer: "approve", answers: { "Review this implementation plan.": ["approve"] } };

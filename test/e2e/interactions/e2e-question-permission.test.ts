@@ -8,7 +8,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SimInstall } from "../../../fixtures/sim-install.js";
 import { addQuestionScenarios } from "../../support/question-scenarios.js";
-import { BridgeProcess, FORM_CLIENT, NO_ELICITATION_CLIENT, callsFor, choose, useBridge, waitForLog } from "../../support/bridge-process.js";
+import {
+  BridgeProcess,
+  FORM_CLIENT,
+  NO_ELICITATION_CLIENT,
+  callsFor,
+  choose,
+  useBridge,
+  waitForLog,
+} from "../../support/bridge-process.js";
 
 const QUESTION = "Which test runner should I use?";
 
@@ -57,7 +65,11 @@ describe("one question, client without elicitation (Paseo): a permission whose o
     expect(shown).toBeLessThan(question);
     const log = await sim.readCallLog();
     expect(callsFor(log, "respondElicitation", sessionId)).toEqual([
-      expect.objectContaining({ taskId: sessionId, action: "accept", content: { answer_0: "node", answer: "node", answers: { [QUESTION]: ["node"] } } }),
+      expect.objectContaining({
+        taskId: sessionId,
+        action: "accept",
+        content: { answer_0: "node", answer: "node", answers: { [QUESTION]: ["node"] } },
+      }),
     ]);
     expect(callsFor(log, "stopGeneration", sessionId)).toEqual([]);
     expect(text(bridge, sessionId)).toContain('Runner: "node".');

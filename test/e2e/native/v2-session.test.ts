@@ -10,7 +10,14 @@ import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createSimulatedInstall, SIM_PROVIDER_SECRET, SIM_RELEASES, V2_DEFAULT_SELECTION, V2_PROVIDERS, type SimInstall } from "../../../fixtures/sim-install.js";
+import {
+  createSimulatedInstall,
+  SIM_PROVIDER_SECRET,
+  SIM_RELEASES,
+  V2_DEFAULT_SELECTION,
+  V2_PROVIDERS,
+  type SimInstall,
+} from "../../../fixtures/sim-install.js";
 import { AcpTestClient } from "../../support/acp-test-client.js";
 import { CLI_PATH } from "../../support/cli-process.js";
 
@@ -49,12 +56,18 @@ describe("zcode-task-v2 (simulated ZCode 3.12.3) through the built CLI", () => {
   it("session/new offers getView's models and levels and the presentation's modes and commands", async () => {
     const client = await start();
     const created = await client.newSession(await workspace());
-    const model = created.configOptions!.find((o) => o.id === "model") as { currentValue: string; options: Array<{ value: string; name: string; description?: string }> };
+    const model = created.configOptions!.find((o) => o.id === "model") as {
+      currentValue: string;
+      options: Array<{ value: string; name: string; description?: string }>;
+    };
     const expected = V2_PROVIDERS.flatMap((p) => p.models.map((m) => `${p.providerId}/${m.modelId}`));
     expect(model.options.map((o) => o.value)).toEqual(expected);
     expect(model.options[0]).toMatchObject({ name: V2_PROVIDERS[0]!.models[0]!.displayName, description: V2_PROVIDERS[0]!.providerName });
     expect(model.currentValue).toBe(`${V2_DEFAULT_SELECTION.providerId}/${V2_DEFAULT_SELECTION.modelId}`);
-    const thought = created.configOptions!.find((o) => o.id === "thought_level") as { currentValue: string; options: Array<{ value: string }> };
+    const thought = created.configOptions!.find((o) => o.id === "thought_level") as {
+      currentValue: string;
+      options: Array<{ value: string }>;
+    };
     const levels = V2_PROVIDERS[0]!.models[0]!.reasoningLevels!;
     expect(thought.options.map((o) => o.value)).toEqual(levels);
     expect(thought.currentValue).toBe(V2_DEFAULT_SELECTION.options?.reasoningLevel ?? levels.at(-1));
@@ -65,7 +78,11 @@ describe("zcode-task-v2 (simulated ZCode 3.12.3) through the built CLI", () => {
 
     // a model without reasoning levels: no thought_level option; the selection is sent as a ModelSelection
     const plain = expected.find((v) => v.endsWith("/GLM-4.5-Air"))!;
-    const switched = await client.agent.request("session/set_config_option", { sessionId: created.sessionId, configId: "model", value: plain });
+    const switched = await client.agent.request("session/set_config_option", {
+      sessionId: created.sessionId,
+      configId: "model",
+      value: plain,
+    });
     expect(switched.configOptions.map((o) => o.id)).toEqual(["model", "mode"]);
     const calls = (await sim.readCallLog()).filter((e) => e.kind === "call" && e.method === "setModel");
     expect(calls.at(-1)!.params).toMatchObject({ model: { providerId: "account:bigmodel-start-plan", modelId: "GLM-4.5-Air" } });
@@ -79,10 +96,16 @@ describe("zcode-task-v2 (simulated ZCode 3.12.3) through the built CLI", () => {
     await client.agent.request("session/set_mode", { sessionId, modeId: "plan" });
     const planned = await client.agent.request("session/set_config_option", { sessionId, configId: "mode", value: "plan" });
     expect(planned.configOptions.find((o) => o.id === "mode")).toMatchObject({ currentValue: "plan" });
-    const read = (await sim.readCallLog()).filter((e) => e.kind === "call" && e.method === "setMode").map((e) => (e.params as { mode: string }).mode);
+    const read = (await sim.readCallLog())
+      .filter((e) => e.kind === "call" && e.method === "setMode")
+      .map((e) => (e.params as { mode: string }).mode);
     expect(read).toEqual(["edit", "plan", "plan"]);
     await client.agent.request("session/set_mode", { sessionId, modeId: "yolo" });
-    const left = await client.waitForUpdate(sessionId, (u) => u.sessionUpdate === "config_option_update" && u.configOptions.find((o: { id: string }) => o.id === "mode").currentValue === "yolo");
+    const left = await client.waitForUpdate(
+      sessionId,
+      (u) =>
+        u.sessionUpdate === "config_option_update" && u.configOptions.find((o: { id: string }) => o.id === "mode").currentValue === "yolo",
+    );
     expect(left).toBeDefined();
     client.expectValid();
   });
@@ -93,11 +116,15 @@ describe("zcode-task-v2 (simulated ZCode 3.12.3) through the built CLI", () => {
     await client.agent.request("session/set_mode", { sessionId, modeId: "plan" });
     await expect(client.prompt(sessionId, "sim:crash")).rejects.toBeDefined();
     await expect(client.prompt(sessionId, "after the crash")).resolves.toMatchObject({ stopReason: "end_turn" });
-    const calls = (await sim.readCallLog()).filter((e) => e.kind === "call" && (e.params as { sessionId?: string } | undefined)?.sessionId === sessionId);
+    const calls = (await sim.readCallLog()).filter(
+      (e) => e.kind === "call" && (e.params as { sessionId?: string } | undefined)?.sessionId === sessionId,
+    );
     const resumed = calls.findLastIndex((e) => e.method === "resumeSession");
     expect(resumed).toBeGreaterThanOrEqual(0);
     // the restarted host resumed the session without plan; the bridge set it again before prompting
-    const after = calls.slice(resumed + 1).map((e) => `${e.method}${e.method === "setMode" ? `:${(e.params as { mode: string }).mode}` : ""}`);
+    const after = calls
+      .slice(resumed + 1)
+      .map((e) => `${e.method}${e.method === "setMode" ? `:${(e.params as { mode: string }).mode}` : ""}`);
     expect(after.indexOf("setMode:plan")).toBeGreaterThanOrEqual(0);
     expect(after.indexOf("setMode:plan")).toBeLessThan(after.indexOf("sendPrompt"));
     client.expectValid();
@@ -109,7 +136,9 @@ describe("zcode-task-v2 (simulated ZCode 3.12.3) through the built CLI", () => {
     const file = join(dirname(sim.root), "v9.json");
     await writeFile(file, JSON.stringify(bad));
     const client = await start({ ZCODE_ACP_MANIFEST: file });
-    await expect(client.newSession(await workspace())).rejects.toMatchObject({ message: expect.stringMatching(/does not implement \(it implements zcode-task-v1, zcode-task-v2\)/) });
+    await expect(client.newSession(await workspace())).rejects.toMatchObject({
+      message: expect.stringMatching(/does not implement \(it implements zcode-task-v1, zcode-task-v2\)/),
+    });
     client.expectValid();
   });
 

@@ -6,19 +6,45 @@ import { pathToFileURL } from "node:url";
 
 const listeners = [];
 process.parentPort = {
-  on(event, fn) { if (event === "message") listeners.push(fn); return process.parentPort; },
-  once(event, fn) { return process.parentPort.on(event, fn); },
-  off(event, fn) { const i = listeners.indexOf(fn); if (i >= 0) listeners.splice(i, 1); return process.parentPort; },
-  removeListener(event, fn) { return process.parentPort.off(event, fn); },
-  postMessage(value) { process.send?.(value); },
+  on(event, fn) {
+    if (event === "message") listeners.push(fn);
+    return process.parentPort;
+  },
+  once(event, fn) {
+    return process.parentPort.on(event, fn);
+  },
+  off(event, fn) {
+    const i = listeners.indexOf(fn);
+    if (i >= 0) listeners.splice(i, 1);
+    return process.parentPort;
+  },
+  removeListener(event, fn) {
+    return process.parentPort.off(event, fn);
+  },
+  postMessage(value) {
+    process.send?.(value);
+  },
 };
 
 function wrap(port) {
   return {
-    on(event, fn) { port.on(event, event === "message" ? (data) => fn({ data }) : fn); },
-    once(event, fn) { port.once(event, event === "message" ? (data) => fn({ data }) : fn); },
-    off() {}, removeListener() {},
-    postMessage(value) { port.postMessage(value); }, start() { port.start(); }, close() { port.close(); },
+    on(event, fn) {
+      port.on(event, event === "message" ? (data) => fn({ data }) : fn);
+    },
+    once(event, fn) {
+      port.once(event, event === "message" ? (data) => fn({ data }) : fn);
+    },
+    off() {},
+    removeListener() {},
+    postMessage(value) {
+      port.postMessage(value);
+    },
+    start() {
+      port.start();
+    },
+    close() {
+      port.close();
+    },
   };
 }
 

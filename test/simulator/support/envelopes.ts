@@ -32,5 +32,7 @@ export function streamingKinds(events: Any[]): string[] {
 }
 
 export function toolKinds(events: Any[], toolCallId?: string): string[] {
-  return events.filter((e) => e.type === "tool.updated" && (toolCallId === undefined || e.payload.toolCallId === toolCallId)).map((e) => e.payload.kind);
+  return events
+    .filter((e) => e.type === "tool.updated" && (toolCallId === undefined || e.payload.toolCallId === toolCallId))
+    .map((e) => e.payload.kind);
 }

@@ -48,11 +48,22 @@ export async function loadRpcModule(install: SimInstall): Promise<RpcModule> {
 }
 
 /** Wait until `predicate` holds, re-checking whenever `subscribe`'s callback fires. */
-export function waitUntil<T>(check: () => T | undefined, subscribe: (wake: () => void) => () => void, timeoutMs: number, what: string): Promise<T> {
+export function waitUntil<T>(
+  check: () => T | undefined,
+  subscribe: (wake: () => void) => () => void,
+  timeoutMs: number,
+  what: string,
+): Promise<T> {
   return new Promise((resolve, reject) => {
     const first = check();
-    if (first !== undefined) { resolve(first); return; }
-    const timer = setTimeout(() => { unsubscribe(); reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)); }, timeoutMs);
+    if (first !== undefined) {
+      resolve(first);
+      return;
+    }
+    const timer = setTimeout(() => {
+      unsubscribe();
+      reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`));
+    }, timeoutMs);
     const unsubscribe = subscribe(() => {
       const value = check();
       if (value === undefined) return;
@@ -65,7 +76,15 @@ export function waitUntil<T>(check: () => T | undefined, subscribe: (wake: () =>
 
 /** Wait for a condition that has no event to hook (checked every few ms, bounded). */
 export function pollUntil<T>(check: () => T | undefined | false, what: string, timeoutMs = 3000): Promise<T> {
-  return waitUntil(() => check() || undefined, (wake) => { const timer = setInterval(wake, 5); return () => clearInterval(timer); }, timeoutMs, what);
+  return waitUntil(
+    () => check() || undefined,
+    (wake) => {
+      const timer = setInterval(wake, 5);
+      return () => clearInterval(timer);
+    },
+    timeoutMs,
+    what,
+  );
 }
 
 export interface Connection {
@@ -96,16 +115,33 @@ export class HostHarness {
   private wakers = new Set<() => void>();
   private exitCode: number | undefined;
 
-  private constructor(readonly install: SimInstall, readonly worker: Worker, private readonly options: HarnessOptions) {
-    worker.stdout.on("data", (chunk: Buffer) => { this.stdout += chunk.toString(); });
-    worker.stderr.on("data", (chunk: Buffer) => { this.stderr += chunk.toString(); });
+  private constructor(
+    readonly install: SimInstall,
+    readonly worker: Worker,
+    private readonly options: HarnessOptions,
+  ) {
+    worker.stdout.on("data", (chunk: Buffer) => {
+      this.stdout += chunk.toString();
+    });
+    worker.stderr.on("data", (chunk: Buffer) => {
+      this.stderr += chunk.toString();
+    });
     worker.on("message", (message: Any) => {
       this.messages.push(message);
       if (options.answerReverse !== false) this.answerReverse(message);
       this.wake();
     });
-    worker.on("error", (error) => { this.error = error; this.wake(); });
-    this.exited = new Promise((resolve) => worker.on("exit", (code) => { this.exitCode = code; this.wake(); resolve(code); }));
+    worker.on("error", (error) => {
+      this.error = error;
+      this.wake();
+    });
+    this.exited = new Promise((resolve) =>
+      worker.on("exit", (code) => {
+        this.exitCode = code;
+        this.wake();
+        resolve(code);
+      }),
+    );
   }
 
   static start(install: SimInstall, options: HarnessOptions = {}): HostHarness {
@@ -113,14 +149,20 @@ export class HostHarness {
     if (options.profile) env.ZCODE_SIM_PROFILE = JSON.stringify(options.profile);
     const worker = new Worker(WORKER_ENTRY, {
       workerData: { hostIndex: join(install.appArchive, install.manifest.artifact.hostIndex.path) },
-      env, stdout: true, stderr: true,
+      env,
+      stdout: true,
+      stderr: true,
     });
     return new HostHarness(install, worker, options);
   }
 
-  get hasExited(): boolean { return this.exitCode !== undefined; }
+  get hasExited(): boolean {
+    return this.exitCode !== undefined;
+  }
 
-  private wake(): void { for (const waker of [...this.wakers]) waker(); }
+  private wake(): void {
+    for (const waker of [...this.wakers]) waker();
+  }
 
   onChange(waker: () => void): () => void {
     this.wakers.add(waker);
@@ -131,13 +173,36 @@ export class HostHarness {
   private answerReverse(message: Any): void {
     if (typeof message?.requestId !== "string" || message.requestId === "") return;
     if (message.type === "browser-execute-request") {
-      this.post({ type: "browser-execute-result", requestId: message.requestId, result: { ok: false, elapsedMs: 0, error: { code: "backend_unavailable", message: "Browser control is unavailable", sideEffect: "none" } } });
+      this.post({
+        type: "browser-execute-result",
+        requestId: message.requestId,
+        result: {
+          ok: false,
+          elapsedMs: 0,
+          error: { code: "backend_unavailable", message: "Browser control is unavailable", sideEffect: "none" },
+        },
+      });
     } else if (message.type === "local-media-preview-path-authorize-request") {
-      this.post({ type: "local-media-preview-path-authorize-result", requestId: message.requestId, ok: false, error: "Local media preview is unavailable" });
+      this.post({
+        type: "local-media-preview-path-authorize-result",
+        requestId: message.requestId,
+        ok: false,
+        error: "Local media preview is unavailable",
+      });
     } else if (message.type === "feedback-log-archive-request") {
-      this.post({ type: "feedback-log-archive-result", requestId: message.requestId, ok: false, error: "Feedback archives are unavailable" });
+      this.post({
+        type: "feedback-log-archive-result",
+        requestId: message.requestId,
+        ok: false,
+        error: "Feedback archives are unavailable",
+      });
     } else if (message.type === "plugin-sandbox-register-request") {
-      this.post({ type: "plugin-sandbox-register-result", requestId: message.requestId, ok: false, error: "Plugin sandboxes are unavailable headless" });
+      this.post({
+        type: "plugin-sandbox-register-result",
+        requestId: message.requestId,
+        ok: false,
+        error: "Plugin sandboxes are unavailable headless",
+      });
     }
   }
 
@@ -146,7 +211,12 @@ export class HostHarness {
   }
 
   waitForMessage(predicate: (message: Any) => boolean, timeoutMs = 5000, what = "a host message"): Promise<Any> {
-    return waitUntil(() => this.messages.find(predicate), (w) => this.onChange(w), timeoutMs, what);
+    return waitUntil(
+      () => this.messages.find(predicate),
+      (w) => this.onChange(w),
+      timeoutMs,
+      what,
+    );
   }
 
   startupStates(): Any[] {
@@ -177,9 +247,14 @@ export class HostHarness {
     const client = new rpc.ChannelClient(protocol);
     const service = (name: string): Any => rpc.ProxyChannel.toService(client.getChannel(name));
     return {
-      rpc, port, protocol, client,
-      agent: service("zcode-agent"), task: service("zcode-task"),
-      modelSelection: service("model-selection"), session: service("zcode-session"),
+      rpc,
+      port,
+      protocol,
+      client,
+      agent: service("zcode-agent"),
+      task: service("zcode-task"),
+      modelSelection: service("model-selection"),
+      session: service("zcode-session"),
     };
   }
 
@@ -188,7 +263,11 @@ export class HostHarness {
     if (this.hasExited) return this.exited;
     this.post({ type: "dispose" });
     const timer = setTimeout(() => void this.worker.terminate(), timeoutMs);
-    try { return await this.exited; } finally { clearTimeout(timer); }
+    try {
+      return await this.exited;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async terminate(): Promise<void> {

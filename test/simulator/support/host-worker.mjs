@@ -8,13 +8,36 @@ function wrapPort(port) {
   const handlers = new Map();
   const adapt = (event, fn) => (event === "message" ? (data) => fn({ data }) : fn);
   const wrapped = {
-    on(event, fn) { const h = adapt(event, fn); handlers.set(fn, h); port.on(event, h); return wrapped; },
-    once(event, fn) { const h = adapt(event, fn); handlers.set(fn, h); port.once(event, h); return wrapped; },
-    off(event, fn) { const h = handlers.get(fn) ?? fn; handlers.delete(fn); port.off(event, h); return wrapped; },
-    removeListener(event, fn) { return wrapped.off(event, fn); },
-    postMessage(value, transfer) { port.postMessage(value, transfer); },
-    start() { port.start(); },
-    close() { port.close(); },
+    on(event, fn) {
+      const h = adapt(event, fn);
+      handlers.set(fn, h);
+      port.on(event, h);
+      return wrapped;
+    },
+    once(event, fn) {
+      const h = adapt(event, fn);
+      handlers.set(fn, h);
+      port.once(event, h);
+      return wrapped;
+    },
+    off(event, fn) {
+      const h = handlers.get(fn) ?? fn;
+      handlers.delete(fn);
+      port.off(event, h);
+      return wrapped;
+    },
+    removeListener(event, fn) {
+      return wrapped.off(event, fn);
+    },
+    postMessage(value, transfer) {
+      port.postMessage(value, transfer);
+    },
+    start() {
+      port.start();
+    },
+    close() {
+      port.close();
+    },
   };
   return wrapped;
 }
@@ -23,11 +46,36 @@ const listeners = new Map();
 const adaptMessage = (fn) => (value) => fn({ ...value, ports: Array.isArray(value?.ports) ? value.ports.map(wrapPort) : [] });
 
 process.parentPort = {
-  on(event, fn) { if (event === "message") { const h = adaptMessage(fn); listeners.set(fn, h); parentPort.on("message", h); } return process.parentPort; },
-  once(event, fn) { if (event === "message") { const h = adaptMessage(fn); listeners.set(fn, h); parentPort.once("message", h); } return process.parentPort; },
-  off(event, fn) { const h = listeners.get(fn); if (h) { listeners.delete(fn); parentPort.off("message", h); } return process.parentPort; },
-  removeListener(event, fn) { return process.parentPort.off(event, fn); },
-  postMessage(value, transfer) { parentPort.postMessage(value, transfer); },
+  on(event, fn) {
+    if (event === "message") {
+      const h = adaptMessage(fn);
+      listeners.set(fn, h);
+      parentPort.on("message", h);
+    }
+    return process.parentPort;
+  },
+  once(event, fn) {
+    if (event === "message") {
+      const h = adaptMessage(fn);
+      listeners.set(fn, h);
+      parentPort.once("message", h);
+    }
+    return process.parentPort;
+  },
+  off(event, fn) {
+    const h = listeners.get(fn);
+    if (h) {
+      listeners.delete(fn);
+      parentPort.off("message", h);
+    }
+    return process.parentPort;
+  },
+  removeListener(event, fn) {
+    return process.parentPort.off(event, fn);
+  },
+  postMessage(value, transfer) {
+    parentPort.postMessage(value, transfer);
+  },
 };
 
 await import(pathToFileURL(workerData.hostIndex).href);

@@ -11,7 +11,10 @@ export class EventCollector {
   private wakers = new Set<() => void>();
   private subscription: { dispose(): void };
 
-  constructor(connection: Connection, readonly target: Record<string, unknown>) {
+  constructor(
+    connection: Connection,
+    readonly target: Record<string, unknown>,
+  ) {
     this.subscription = connection.agent.onDynamicSessionEvent(target)((event: Any) => {
       this.events.push(event);
       for (const waker of [...this.wakers]) waker();
@@ -19,12 +22,26 @@ export class EventCollector {
   }
 
   /** inner session.event envelopes */
-  sessionEvents(): Any[] { return this.events.filter((e) => e.type === "session.event").map((e) => e.event); }
-  innerTypes(): string[] { return this.sessionEvents().map((e) => e.type); }
-  ofTurn(turnId: string): Any[] { return this.sessionEvents().filter((e) => e.turnId === turnId); }
+  sessionEvents(): Any[] {
+    return this.events.filter((e) => e.type === "session.event").map((e) => e.event);
+  }
+  innerTypes(): string[] {
+    return this.sessionEvents().map((e) => e.type);
+  }
+  ofTurn(turnId: string): Any[] {
+    return this.sessionEvents().filter((e) => e.turnId === turnId);
+  }
 
   waitFor(predicate: (event: Any) => boolean, timeoutMs = 5000, what = "an event"): Promise<Any> {
-    return waitUntil(() => this.events.find(predicate), (w) => { this.wakers.add(w); return () => this.wakers.delete(w); }, timeoutMs, what);
+    return waitUntil(
+      () => this.events.find(predicate),
+      (w) => {
+        this.wakers.add(w);
+        return () => this.wakers.delete(w);
+      },
+      timeoutMs,
+      what,
+    );
   }
 
   /** Wait until `count` events match (counting from the start); linear in the number of events. */
@@ -35,11 +52,23 @@ export class EventCollector {
       for (; scanned < this.events.length; scanned++) if (predicate(this.events[scanned])) hits.push(this.events[scanned]);
       return hits.length >= count ? hits : undefined;
     };
-    return waitUntil(check, (w) => { this.wakers.add(w); return () => this.wakers.delete(w); }, timeoutMs, what);
+    return waitUntil(
+      check,
+      (w) => {
+        this.wakers.add(w);
+        return () => this.wakers.delete(w);
+      },
+      timeoutMs,
+      what,
+    );
   }
 
   waitForSessionEvent(type: string, timeoutMs = 5000, after = 0): Promise<Any> {
-    return this.waitFor((e) => e.type === "session.event" && e.event.type === type && e.event.seq > after, timeoutMs, `session.event ${type}`).then((e) => e.event);
+    return this.waitFor(
+      (e) => e.type === "session.event" && e.event.type === type && e.event.seq > after,
+      timeoutMs,
+      `session.event ${type}`,
+    ).then((e) => e.event);
   }
 
   /** The terminal event of the n-th terminal (1-based). */
@@ -48,7 +77,9 @@ export class EventCollector {
     return hits[n - 1].event;
   }
 
-  dispose(): void { this.subscription.dispose(); }
+  dispose(): void {
+    this.subscription.dispose();
+  }
 }
 
 export interface SessionRig {
@@ -67,7 +98,9 @@ afterEach(async () => {
 });
 
 /** Register a cleanup that runs after the current test. */
-export function onCleanup(fn: () => Promise<void>): void { cleanups.push(fn); }
+export function onCleanup(fn: () => Promise<void>): void {
+  cleanups.push(fn);
+}
 
 /** A fresh install of `release` (explicit, so these tests do not follow ZCODE_ACP_SIM_RELEASE). */
 export async function newInstall(release: SimRelease = "3.11.2"): Promise<SimInstall> {
@@ -78,12 +111,16 @@ export async function newInstall(release: SimRelease = "3.11.2"): Promise<SimIns
 
 export function startHost(install: SimInstall, options: HarnessOptions = {}): HostHarness {
   const host = HostHarness.start(install, options);
-  onCleanup(async () => { await host.dispose(); });
+  onCleanup(async () => {
+    await host.dispose();
+  });
   return host;
 }
 
 /** A fresh install, a running host, a connection, a session and a subscription (snapshot first). */
-export async function sessionRig(options: HarnessOptions & { install?: SimInstall; release?: SimRelease; create?: Record<string, unknown> } = {}): Promise<SessionRig> {
+export async function sessionRig(
+  options: HarnessOptions & { install?: SimInstall; release?: SimRelease; create?: Record<string, unknown> } = {},
+): Promise<SessionRig> {
   const install = options.install ?? (await newInstall(options.release));
   const host = startHost(install, options);
   const conn = await host.connect();
@@ -93,13 +130,23 @@ export async function sessionRig(options: HarnessOptions & { install?: SimInstal
   const events = new EventCollector(conn, { workspacePath: WS, sessionId, deliveryKind: "desktop-continuous", includeSnapshot: true });
   await events.waitFor((e) => e.type === "snapshot", 5000, "the initial snapshot");
   return {
-    install, host, conn, sessionId, snapshot, events,
+    install,
+    host,
+    conn,
+    sessionId,
+    snapshot,
+    events,
     prompt: (text: string) => conn.agent.sendPrompt({ workspacePath: WS, sessionId, content: text }),
   };
 }
 
 /** Wait until the call log satisfies `predicate` (the log is a file: re-read it every few ms, bounded). */
-export async function waitForCallLog(install: SimInstall, predicate: (entries: CallLogEntry[]) => boolean, what: string, timeoutMs = 5000): Promise<CallLogEntry[]> {
+export async function waitForCallLog(
+  install: SimInstall,
+  predicate: (entries: CallLogEntry[]) => boolean,
+  what: string,
+  timeoutMs = 5000,
+): Promise<CallLogEntry[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const entries = await install.readCallLog();
@@ -121,7 +168,12 @@ export async function promptToEnd(rig: SessionRig, text: string, timeoutMs = 500
 export async function answerPermission(rig: SessionRig, optionId: string, nth = 1): Promise<Any> {
   const hits = await rig.events.waitForCount((e) => e.type === "permission.request", nth, 5000, "permission.request");
   const request = hits[nth - 1].request;
-  const accepted = await rig.conn.task.respondPermission({ taskId: rig.sessionId, requestId: request.requestId, optionId, workspacePath: WS });
+  const accepted = await rig.conn.task.respondPermission({
+    taskId: rig.sessionId,
+    requestId: request.requestId,
+    optionId,
+    workspacePath: WS,
+  });
   return { request, accepted };
 }
 

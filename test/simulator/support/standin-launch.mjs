@@ -9,7 +9,15 @@ const [workerEntry, hostIndex, rpcModule, exportsJson, providerConfig] = process
 const names = JSON.parse(exportsJson);
 const worker = new Worker(workerEntry, { workerData: { hostIndex }, stdout: true, stderr: true });
 worker.on("message", (m) => {
-  if (m?.type === "browser-execute-request") worker.postMessage({ data: { type: "browser-execute-result", requestId: m.requestId, result: { ok: false, elapsedMs: 0, error: { code: "backend_unavailable", message: "n/a", sideEffect: "none" } } }, ports: [] });
+  if (m?.type === "browser-execute-request")
+    worker.postMessage({
+      data: {
+        type: "browser-execute-result",
+        requestId: m.requestId,
+        result: { ok: false, elapsedMs: 0, error: { code: "backend_unavailable", message: "n/a", sideEffect: "none" } },
+      },
+      ports: [],
+    });
 });
 const { port1, port2 } = new MessageChannel();
 const init = { type: "init-local", deviceMid: "zcode-acp-headless" };
@@ -21,4 +29,7 @@ const agent = rpc[names.service].toService(client.getChannel("zcode-agent"));
 const result = await agent.initialize({ workspacePath: "/w" });
 process.stdout.write(`${JSON.stringify({ result, electronRunAsNode: process.env.ELECTRON_RUN_AS_NODE })}\n`);
 worker.postMessage({ data: { type: "dispose" }, ports: [] });
-worker.on("exit", (code) => { port1.close(); process.exit(code); });
+worker.on("exit", (code) => {
+  port1.close();
+  process.exit(code);
+});

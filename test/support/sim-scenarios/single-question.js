@@ -12,10 +12,14 @@ async function question(t) {
   t.emit("tool.updated", { kind: "scheduled", toolCallId, toolName: "AskUserQuestion", assistantMessageId: t.assistantMessageId, input });
   t.emit("tool.updated", { kind: "started", toolCallId, toolName: "AskUserQuestion", startedAt: Date.now() });
   const response = await t.userInput({
-    toolCallId, toolName: "AskUserQuestion", prompt: QUESTION,
+    toolCallId,
+    toolName: "AskUserQuestion",
+    prompt: QUESTION,
     questions: [
       {
-        question: QUESTION, header: "Runner", ...(multi ? { multiSelect: true } : {}),
+        question: QUESTION,
+        header: "Runner",
+        ...(multi ? { multiSelect: true } : {}),
         options: [
           { value: "vitest", label: "Vitest", description: "Fast, ESM-first" },
           { value: "node", label: "node:test", description: "No dependency" },
@@ -25,10 +29,21 @@ async function question(t) {
     ],
   });
   if (response.action === "accept") {
-    t.emit("tool.updated", { kind: "result", toolCallId, toolName: "AskUserQuestion", result: { success: true, content: JSON.stringify(response.content) }, duration: 1 });
+    t.emit("tool.updated", {
+      kind: "result",
+      toolCallId,
+      toolName: "AskUserQuestion",
+      result: { success: true, content: JSON.stringify(response.content) },
+      duration: 1,
+    });
     await t.streamText(`Runner: ${JSON.stringify(response.content?.answer)}.`, { chunks: 2 });
   } else {
-    t.emit("tool.updated", { kind: "error", toolCallId, toolName: "AskUserQuestion", error: { type: "user_declined", message: `User ${response.action}ed the question` } });
+    t.emit("tool.updated", {
+      kind: "error",
+      toolCallId,
+      toolName: "AskUserQuestion",
+      error: { type: "user_declined", message: `User ${response.action}ed the question` },
+    });
     await t.streamText("No answer given.", { chunks: 1 });
   }
 }

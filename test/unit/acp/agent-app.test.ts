@@ -20,7 +20,14 @@ afterAll(() => {
 
 function connect(host = new FakeHost()) {
   const order: string[] = [];
-  const agent = createZcodeAgent({ native: new LineApi(host), logger: silentLogger, createBroker: () => new StubBroker(), cancelGraceMs: 1000, mergeDeltas: true, defaultCwd: process.cwd() });
+  const agent = createZcodeAgent({
+    native: new LineApi(host),
+    logger: silentLogger,
+    createBroker: () => new StubBroker(),
+    cancelGraceMs: 1000,
+    mergeDeltas: true,
+    defaultCwd: process.cwd(),
+  });
   const updates: acp.SessionNotification[] = [];
   const connection = acp
     .client({ name: "in-process" })
@@ -44,7 +51,10 @@ describe("ACP handlers (in process)", () => {
     const { host, client } = connect();
     await client.request(acp.methods.agent.initialize, { protocolVersion: 1 });
     await expect(client.request(acp.methods.agent.session.new, { cwd: "rel", mcpServers: [] })).rejects.toMatchObject({ code: -32602 });
-    await expect(client.request(acp.methods.agent.session.setMode, { sessionId: "x", modeId: "plan" })).rejects.toMatchObject({ code: -32002, data: { sessionId: "x" } });
+    await expect(client.request(acp.methods.agent.session.setMode, { sessionId: "x", modeId: "plan" })).rejects.toMatchObject({
+      code: -32002,
+      data: { sessionId: "x" },
+    });
     const { sessionId } = await client.request(acp.methods.agent.session.new, { cwd: W, mcpServers: [] });
     host.script.onPrompt = (s) => void s.startTurn();
     const first = client.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "a" }] });
@@ -52,7 +62,9 @@ describe("ACP handlers (in process)", () => {
       const check = (): void => (host.callsOf("sendPrompt").length > 0 ? resolve() : void setImmediate(check));
       check();
     });
-    await expect(client.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "b" }] })).rejects.toMatchObject({
+    await expect(
+      client.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "b" }] }),
+    ).rejects.toMatchObject({
       code: -32600,
       data: { code: "SESSION_BUSY" },
     });

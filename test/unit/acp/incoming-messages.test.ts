@@ -11,7 +11,14 @@ async function run(chunks: Array<string | Uint8Array>, limit = 1024, gate?: Para
   async function* input() {
     for (const chunk of chunks) yield typeof chunk === "string" ? Buffer.from(chunk) : chunk;
   }
-  const stream = incomingMessages({ input: input(), reply: (m) => replies.push(m), logger: silentLogger, maxMessageBytes: limit, onEnd: (how) => ends.push(how), ...(gate ? { gate } : {}) });
+  const stream = incomingMessages({
+    input: input(),
+    reply: (m) => replies.push(m),
+    logger: silentLogger,
+    maxMessageBytes: limit,
+    onEnd: (how) => ends.push(how),
+    ...(gate ? { gate } : {}),
+  });
   const messages: any[] = [];
   for await (const message of stream as unknown as AsyncIterable<unknown>) messages.push(message);
   return { messages, replies, ends };
@@ -19,7 +26,11 @@ async function run(chunks: Array<string | Uint8Array>, limit = 1024, gate?: Para
 
 describe("incoming ACP lines", () => {
   it("splits lines across any chunking, ignores blank lines and CRLF, and ends with eof", async () => {
-    const lines = [{ jsonrpc: "2.0", id: 1, method: "a" }, { jsonrpc: "2.0", method: "b", params: { t: "é✓" } }, { jsonrpc: "2.0", id: 2, result: {} }];
+    const lines = [
+      { jsonrpc: "2.0", id: 1, method: "a" },
+      { jsonrpc: "2.0", method: "b", params: { t: "é✓" } },
+      { jsonrpc: "2.0", id: 2, result: {} },
+    ];
     const text = Buffer.from(`${lines.map((l) => JSON.stringify(l)).join("\r\n")}\n\n  \n`);
     await fc.assert(
       fc.asyncProperty(fc.array(fc.integer({ min: 1, max: text.length }), { maxLength: 8 }), async (cuts) => {
@@ -42,16 +53,26 @@ describe("incoming ACP lines", () => {
   it("answers invalid JSON, batches and non-objects like the SDK and goes on", async () => {
     const { messages, replies } = await run(['{"broken"\n', "[1,2]\n", "42\n", '{"jsonrpc":"2.0","id":3,"method":"ok"}\n']);
     expect(messages).toEqual([{ jsonrpc: "2.0", id: 3, method: "ok" }]);
-    expect(replies.map((r) => [r.id, r.error.code])).toEqual([[null, -32700], [null, -32600], [null, -32600]]);
+    expect(replies.map((r) => [r.id, r.error.code])).toEqual([
+      [null, -32700],
+      [null, -32600],
+      [null, -32600],
+    ]);
   });
 
   it("skips a line over the limit to its newline: a request gets -32602 with its id, a response reaches the SDK as an error, the rest is read", async () => {
     const big = "x".repeat(2000);
     const { messages, replies } = await run(
-      [`{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"t":"${big.slice(0, 500)}`, `${big}"}}\n{"jsonrpc":"2.0","id":"r1","result":{"v":"${big}"}}\n`, '{"jsonrpc":"2.0","id":8,"method":"ok"}\n'],
+      [
+        `{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"t":"${big.slice(0, 500)}`,
+        `${big}"}}\n{"jsonrpc":"2.0","id":"r1","result":{"v":"${big}"}}\n`,
+        '{"jsonrpc":"2.0","id":8,"method":"ok"}\n',
+      ],
       1024,
     );
-    expect(replies).toEqual([{ jsonrpc: "2.0", id: 7, error: expect.objectContaining({ code: -32602, data: { code: "MESSAGE_TOO_LARGE", limitBytes: 1024 } }) }]);
+    expect(replies).toEqual([
+      { jsonrpc: "2.0", id: 7, error: expect.objectContaining({ code: -32602, data: { code: "MESSAGE_TOO_LARGE", limitBytes: 1024 } }) },
+    ]);
     expect(messages).toEqual([
       { jsonrpc: "2.0", id: "r1", error: expect.objectContaining({ code: -32600 }) },
       { jsonrpc: "2.0", id: 8, method: "ok" },
@@ -80,7 +101,10 @@ describe("incoming ACP lines", () => {
 
 describe("head of an oversized line", () => {
   it("finds the top-level id and method, not nested ones, and stops at a cut", () => {
-    expect(readMessageHead('{"jsonrpc":"2.0","id":5,"method":"session/prompt","params":{"id":9')).toEqual({ id: 5, method: "session/prompt" });
+    expect(readMessageHead('{"jsonrpc":"2.0","id":5,"method":"session/prompt","params":{"id":9')).toEqual({
+      id: 5,
+      method: "session/prompt",
+    });
     expect(readMessageHead('{"params":{"id":9,"method":"x","s":"\\"}"},"id":"a\\"b","method":"m"')).toEqual({ id: 'a"b', method: "m" });
     expect(readMessageHead('{"jsonrpc":"2.0","params":{"text":"aaaa')).toEqual({});
     expect(readMessageHead("zzzz")).toEqual({});

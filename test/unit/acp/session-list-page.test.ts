@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { SESSION_LIST_PAGE_SIZE, decodeCursor, encodeCursor, listPage } from "../../../src/acp/session-list-page.js";
 import { isBridgeError } from "../../../src/util/errors.js";
 
-const list = (n: number, prefix = "ses_"): SessionInfo[] => Array.from({ length: n }, (_, i) => ({ sessionId: `${prefix}${i}`, cwd: "/w" }));
+const list = (n: number, prefix = "ses_"): SessionInfo[] =>
+  Array.from({ length: n }, (_, i) => ({ sessionId: `${prefix}${i}`, cwd: "/w" }));
 
 function pages(sessions: SessionInfo[], cwd: string | undefined, size: number): SessionInfo[][] {
   const out: SessionInfo[][] = [];

@@ -31,7 +31,11 @@ describe("wire order of cancels and answers", () => {
     expect(await wire.incoming(cancel("s1"))).toEqual(cancel("s1"));
     expect(cancelled).toEqual(["s1"]);
     expect(wire.incoming(allow(1))).toEqual({ jsonrpc: "2.0", id: 1, result: { outcome: { outcome: "cancelled" } } });
-    expect(wire.incoming({ jsonrpc: "2.0", id: 3, result: { action: "accept", content: {} } })).toEqual({ jsonrpc: "2.0", id: 3, result: { action: "cancel" } });
+    expect(wire.incoming({ jsonrpc: "2.0", id: 3, result: { action: "accept", content: {} } })).toEqual({
+      jsonrpc: "2.0",
+      id: 3,
+      result: { action: "cancel" },
+    });
     expect(wire.incoming(allow(2))).toEqual(allow(2));
   });
 

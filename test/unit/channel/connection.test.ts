@@ -258,7 +258,9 @@ describe("ChannelConnection", () => {
       onEnd: () => undefined,
     });
     // ten events and then the peer's end, all in ONE chunk
-    h.input.end(Array.from({ length: 10 }, (_, n) => `${JSON.stringify({ method: "event", params: { subscriptionId: id, event: n } })}\n`).join(""));
+    h.input.end(
+      Array.from({ length: 10 }, (_, n) => `${JSON.stringify({ method: "event", params: { subscriptionId: id, event: n } })}\n`).join(""),
+    );
     await until(() => h.channel.readingPaused);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(seen).toEqual([0, 1, 2]);

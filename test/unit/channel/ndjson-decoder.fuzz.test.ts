@@ -49,17 +49,22 @@ function withRawBytes(bad: readonly number[]): Buffer {
 describe("NdjsonDecoder fuzz", () => {
   it("random bytes in random chunks: JSON values or a typed error, never more than the limit buffered", () => {
     fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 1500 }), fc.array(fc.nat(), { maxLength: 12 }), fc.integer({ min: 1, max: 512 }), (bytes, cuts, limit) => {
-        const decoder = new NdjsonDecoder(limit);
-        const { values, error, maxBuffered } = feed(decoder, bytes, cuts);
-        expect(maxBuffered).toBeLessThanOrEqual(limit);
-        for (const value of values) expect(() => JSON.stringify(value)).not.toThrow();
-        if (error) {
-          // dead: every later call throws the same error
-          expect(() => decoder.push(Buffer.from("{}\n"))).toThrow(error);
-          expect(() => decoder.end()).toThrow(error);
-        }
-      }),
+      fc.property(
+        fc.uint8Array({ maxLength: 1500 }),
+        fc.array(fc.nat(), { maxLength: 12 }),
+        fc.integer({ min: 1, max: 512 }),
+        (bytes, cuts, limit) => {
+          const decoder = new NdjsonDecoder(limit);
+          const { values, error, maxBuffered } = feed(decoder, bytes, cuts);
+          expect(maxBuffered).toBeLessThanOrEqual(limit);
+          for (const value of values) expect(() => JSON.stringify(value)).not.toThrow();
+          if (error) {
+            // dead: every later call throws the same error
+            expect(() => decoder.push(Buffer.from("{}\n"))).toThrow(error);
+            expect(() => decoder.end()).toThrow(error);
+          }
+        },
+      ),
       RUNS,
     );
   });
@@ -93,38 +98,59 @@ describe("NdjsonDecoder fuzz", () => {
 
   it("truncated input: the complete frames decode, a cut inside a frame is CHANNEL_PROTOCOL at end()", () => {
     fc.assert(
-      fc.property(fc.array(fc.jsonValue({ maxDepth: 3 }), { minLength: 1, maxLength: 6 }), fc.nat(), fc.array(fc.nat(), { maxLength: 6 }), (values, cutAt, cuts) => {
-        const lines = values.map((v) => encodeFrame(v));
-        const whole = Buffer.from(lines.join(""));
-        const cut = cutAt % (whole.length + 1);
-        const { values: out, error } = feed(new NdjsonDecoder(), whole.subarray(0, cut), cuts);
-        let end = 0;
-        const boundaries = [0, ...lines.map((l) => (end += Buffer.byteLength(l)))];
-        const complete = boundaries.filter((b) => b > 0 && b <= cut).length;
-        expect(out).toEqual(JSON.parse(JSON.stringify(values.slice(0, complete))));
-        if (boundaries.includes(cut)) expect(error).toBeUndefined();
-        else expect(error?.code).toBe("CHANNEL_PROTOCOL");
-      }),
+      fc.property(
+        fc.array(fc.jsonValue({ maxDepth: 3 }), { minLength: 1, maxLength: 6 }),
+        fc.nat(),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        (values, cutAt, cuts) => {
+          const lines = values.map((v) => encodeFrame(v));
+          const whole = Buffer.from(lines.join(""));
+          const cut = cutAt % (whole.length + 1);
+          const { values: out, error } = feed(new NdjsonDecoder(), whole.subarray(0, cut), cuts);
+          let end = 0;
+          const boundaries = [0, ...lines.map((l) => (end += Buffer.byteLength(l)))];
+          const complete = boundaries.filter((b) => b > 0 && b <= cut).length;
+          expect(out).toEqual(JSON.parse(JSON.stringify(values.slice(0, complete))));
+          if (boundaries.includes(cut)) expect(error).toBeUndefined();
+          else expect(error?.code).toBe("CHANNEL_PROTOCOL");
+        },
+      ),
       RUNS,
     );
   });
 
   it("an oversized frame fails FRAME_TOO_LARGE as soon as the limit is passed, before its newline", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 8, max: 4096 }), fc.integer({ min: 1, max: 5000 }), fc.array(fc.nat(), { maxLength: 10 }), (limit, over, cuts) => {
-        const decoder = new NdjsonDecoder(limit);
-        const frame = Buffer.from(`"${"a".repeat(limit + over - 2)}"`); // limit + over bytes, no newline yet
-        const { error, maxBuffered } = feed(decoder, frame, cuts);
-        expect(error?.code).toBe("FRAME_TOO_LARGE");
-        expect(maxBuffered).toBeLessThanOrEqual(limit);
-        expect(error?.details).toMatchObject({ limitBytes: limit });
-      }),
+      fc.property(
+        fc.integer({ min: 8, max: 4096 }),
+        fc.integer({ min: 1, max: 5000 }),
+        fc.array(fc.nat(), { maxLength: 10 }),
+        (limit, over, cuts) => {
+          const decoder = new NdjsonDecoder(limit);
+          const frame = Buffer.from(`"${"a".repeat(limit + over - 2)}"`); // limit + over bytes, no newline yet
+          const { error, maxBuffered } = feed(decoder, frame, cuts);
+          expect(error?.code).toBe("FRAME_TOO_LARGE");
+          expect(maxBuffered).toBeLessThanOrEqual(limit);
+          expect(error?.details).toMatchObject({ limitBytes: limit });
+        },
+      ),
       RUNS,
     );
   });
 
   it("invalid UTF-8 (stray continuation, truncated sequence, overlong, surrogate, > U+10FFFF) is CHANNEL_PROTOCOL", () => {
-    const invalid = fc.constantFrom([0x80], [0xbf], [0xc3], [0xe2, 0x82], [0xc0, 0xaf], [0xe0, 0x80, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xff], [0xfe]);
+    const invalid = fc.constantFrom(
+      [0x80],
+      [0xbf],
+      [0xc3],
+      [0xe2, 0x82],
+      [0xc0, 0xaf],
+      [0xe0, 0x80, 0xaf],
+      [0xed, 0xa0, 0x80],
+      [0xf4, 0x90, 0x80, 0x80],
+      [0xff],
+      [0xfe],
+    );
     fc.assert(
       fc.property(invalid, fc.array(fc.nat(), { maxLength: 6 }), (bad, cuts) => {
         const { values, error } = feed(new NdjsonDecoder(), withRawBytes(bad), cuts);

@@ -95,7 +95,9 @@ describe("resolveConfig", () => {
       return undefined;
     };
     const fromEnv = refused([], { ZCODE_ACP_LOG_LEVEL: "loud" });
-    expect(isBridgeError(fromEnv, "USAGE") && fromEnv.message).toMatch(/^ZCODE_ACP_LOG_LEVEL must be one of error, warn, info, debug, got "loud"/);
+    expect(isBridgeError(fromEnv, "USAGE") && fromEnv.message).toMatch(
+      /^ZCODE_ACP_LOG_LEVEL must be one of error, warn, info, debug, got "loud"/,
+    );
     const fromFlag = refused(["--log-level", "loud"], {});
     expect(isBridgeError(fromFlag, "USAGE") && fromFlag.message).toMatch(/^--log-level must be one of/);
   });
@@ -103,6 +105,9 @@ describe("resolveConfig", () => {
   it("finds the cache dir of each platform", () => {
     expect(resolveConfig([], { HOME: "/h" }, "darwin").cacheDir).toBe(join("/h", "Library", "Caches", "zcode-acp"));
     expect(resolveConfig([], { LOCALAPPDATA: "/l" }, "win32").cacheDir).toBe(join("/l", "zcode-acp", "Cache"));
-    expect(resolveConfig([], { XDG_CACHE_HOME: "/x", XDG_CONFIG_HOME: "/y" }, "linux")).toMatchObject({ cacheDir: join("/x", "zcode-acp"), configDir: join("/y", "zcode-acp") });
+    expect(resolveConfig([], { XDG_CACHE_HOME: "/x", XDG_CONFIG_HOME: "/y" }, "linux")).toMatchObject({
+      cacheDir: join("/x", "zcode-acp"),
+      configDir: join("/y", "zcode-acp"),
+    });
   });
 });

@@ -20,7 +20,14 @@ const line = (value: unknown): Uint8Array => encoder.encode(typeof value === "st
 
 /** The SDK path: our agent app on an SDK ndJsonStream; the first line it writes for `text`. */
 async function sdkAnswer(text: string): Promise<string> {
-  const agent = createZcodeAgent({ native: new LineApi(new FakeHost()), logger: silentLogger, createBroker: () => new StubBroker(), cancelGraceMs: 1000, mergeDeltas: true, defaultCwd: process.cwd() });
+  const agent = createZcodeAgent({
+    native: new LineApi(new FakeHost()),
+    logger: silentLogger,
+    createBroker: () => new StubBroker(),
+    cancelGraceMs: 1000,
+    mergeDeltas: true,
+    defaultCwd: process.cwd(),
+  });
   let written = "";
   let gotLine!: (line: string) => void;
   const first = new Promise<string>((resolve) => (gotLine = resolve));
@@ -45,7 +52,13 @@ async function sdkAnswer(text: string): Promise<string> {
   }
 }
 
-const id = fc.oneof(fc.integer({ min: -1e6, max: 1e6 }), fc.string({ maxLength: 12 }), fc.constant(null), fc.double({ noNaN: true }), fc.constant(Number.MAX_SAFE_INTEGER));
+const id = fc.oneof(
+  fc.integer({ min: -1e6, max: 1e6 }),
+  fc.string({ maxLength: 12 }),
+  fc.constant(null),
+  fc.double({ noNaN: true }),
+  fc.constant(Number.MAX_SAFE_INTEGER),
+);
 const version = fc.oneof(fc.integer({ min: -2, max: 70_000 }), fc.constantFrom(1, 0, 65535, 65536, 1.5, "1", null, true));
 const capabilities = fc.oneof(
   fc.constant(undefined),
@@ -57,7 +70,10 @@ const capabilities = fc.oneof(
 );
 const info = fc.oneof(fc.constant(undefined), fc.constant({ name: "Zed", version: "1.0" }), fc.constant({ name: 3 }), fc.constant(null));
 const params = fc.oneof(
-  fc.record({ protocolVersion: version, clientCapabilities: capabilities, clientInfo: info, extra: fc.option(fc.string(), { nil: undefined }) }, { requiredKeys: [] }),
+  fc.record(
+    { protocolVersion: version, clientCapabilities: capabilities, clientInfo: info, extra: fc.option(fc.string(), { nil: undefined }) },
+    { requiredKeys: [] },
+  ),
   fc.constantFrom(null, [], "x", 1),
 );
 /** mostly well-formed requests with odd params (the early path's cases), some wild envelopes */
@@ -65,7 +81,10 @@ const wellFormed = fc.record({
   jsonrpc: fc.constant("2.0"),
   id: fc.oneof(fc.integer({ min: -1e6, max: 1e6 }), fc.string({ maxLength: 12 })),
   method: fc.constant("initialize"),
-  params: fc.record({ protocolVersion: version, clientCapabilities: capabilities, clientInfo: info, _meta: fc.constantFrom(undefined, {}, "x") }, { requiredKeys: ["protocolVersion"] }),
+  params: fc.record(
+    { protocolVersion: version, clientCapabilities: capabilities, clientInfo: info, _meta: fc.constantFrom(undefined, {}, "x") },
+    { requiredKeys: ["protocolVersion"] },
+  ),
 });
 const wild = fc.record(
   {
@@ -86,7 +105,12 @@ describe("early initialize", () => {
   });
 
   it("answers a plain SDK client request with the SDK's bytes", async () => {
-    const text = JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {}, clientInfo: { name: "c", version: "1" } } });
+    const text = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: 1, clientCapabilities: {}, clientInfo: { name: "c", version: "1" } },
+    });
     const early = earlyInitialize(line(text));
     expect(early?.id).toBe(0);
     expect(early?.answer).toBe(await sdkAnswer(text));

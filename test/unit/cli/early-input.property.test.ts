@@ -20,7 +20,11 @@ async function readAll(stream: ReadableStream<Uint8Array>): Promise<Buffer> {
 
 /** a byte string with some newlines, split into chunks at the given cut points */
 const input = fc
-  .tuple(fc.uint8Array({ minLength: 0, maxLength: 400 }), fc.array(fc.nat({ max: 400 }), { maxLength: 12 }), fc.array(fc.nat({ max: 400 }), { maxLength: 8 }))
+  .tuple(
+    fc.uint8Array({ minLength: 0, maxLength: 400 }),
+    fc.array(fc.nat({ max: 400 }), { maxLength: 12 }),
+    fc.array(fc.nat({ max: 400 }), { maxLength: 8 }),
+  )
   .map(([raw, newlines, cuts]) => {
     const bytes = Buffer.from(raw);
     for (const at of newlines) if (at < bytes.length) bytes[at] = 0x0a;

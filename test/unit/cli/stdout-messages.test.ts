@@ -24,7 +24,11 @@ class SlowSink extends Writable {
   }
 }
 
-const message = (i: number): acp.AnyMessage => ({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `chunk ${i} ✓` } } } });
+const message = (i: number): acp.AnyMessage => ({
+  jsonrpc: "2.0",
+  method: "session/update",
+  params: { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `chunk ${i} ✓` } } },
+});
 
 describe("stdout message writer", () => {
   it("writes JSON.stringify(message) + newline, through one shared writer", async () => {
@@ -78,19 +82,26 @@ describe("stdout message writer", () => {
       .onRequest(acp.methods.agent.initialize, () => ({ protocolVersion: 1, agentCapabilities: {} }))
       .onRequest(acp.methods.agent.session.new, () => ({ sessionId: "s1" }))
       .onRequest(acp.methods.agent.session.prompt, async ({ client }) => {
-        for (let i = 0; i < 50; i++) await client.notify(acp.methods.client.session.update, { sessionId: "s1", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `${i},` } } });
+        for (let i = 0; i < 50; i++)
+          await client.notify(acp.methods.client.session.update, {
+            sessionId: "s1",
+            update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `${i},` } },
+          });
         return { stopReason: "end_turn" };
       })
       .connect({ readable: agentStream.readable, writable: stdoutMessages(toClient) });
     await acp
       .client({ name: "c" })
       .onNotification(acp.methods.client.session.update, ({ params }) => {
-        if (params.update.sessionUpdate === "agent_message_chunk" && params.update.content.type === "text") updates.push(params.update.content.text);
+        if (params.update.sessionUpdate === "agent_message_chunk" && params.update.content.type === "text")
+          updates.push(params.update.content.text);
       })
       .connectWith(acp.ndJsonStream(Writable.toWeb(toAgent), Readable.toWeb(toClient) as ReadableStream<Uint8Array>), async (agent) => {
         await agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
         const { sessionId } = await agent.request(acp.methods.agent.session.new, { cwd: "/", mcpServers: [] });
-        await expect(agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "go" }] })).resolves.toMatchObject({ stopReason: "end_turn" });
+        await expect(
+          agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "go" }] }),
+        ).resolves.toMatchObject({ stopReason: "end_turn" });
       });
     expect(updates.join("")).toBe(Array.from({ length: 50 }, (_, i) => `${i},`).join(""));
   });

@@ -5,7 +5,14 @@ import type { Logger } from "../../../src/log/logger.js";
 
 function recorder(): { logger: Logger; warnings: string[] } {
   const warnings: string[] = [];
-  const logger: Logger = { level: "warn", error: () => undefined, warn: (m) => void warnings.push(m), info: () => undefined, debug: () => undefined, child: () => logger };
+  const logger: Logger = {
+    level: "warn",
+    error: () => undefined,
+    warn: (m) => void warnings.push(m),
+    info: () => undefined,
+    debug: () => undefined,
+    child: () => logger,
+  };
   return { logger, warnings };
 }
 
@@ -21,7 +28,15 @@ describe("ZCODE_ACP_TIMEOUTS_MS", () => {
     const { logger, warnings } = recorder();
     expect(timeoutOverridesFrom({ ZCODE_ACP_TIMEOUTS_MS: "{startup:5" }, logger)).toEqual({});
     expect(timeoutOverridesFrom({ ZCODE_ACP_TIMEOUTS_MS: "[1,2]" }, logger)).toEqual({});
-    expect(timeoutOverridesFrom({ ZCODE_ACP_TIMEOUTS_MS: '{"setMode":0,"setModel":-1,"cancel":1.5,"startup":"100","dispose":null,"readSession":99999999999,"sendPrompt":7,"agent.sendPrompt":5}' }, logger)).toEqual({ sendPrompt: 7 });
+    expect(
+      timeoutOverridesFrom(
+        {
+          ZCODE_ACP_TIMEOUTS_MS:
+            '{"setMode":0,"setModel":-1,"cancel":1.5,"startup":"100","dispose":null,"readSession":99999999999,"sendPrompt":7,"agent.sendPrompt":5}',
+        },
+        logger,
+      ),
+    ).toEqual({ sendPrompt: 7 });
     expect(warnings.length).toBe(2 + 7);
   });
 });

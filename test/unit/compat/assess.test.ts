@@ -26,7 +26,11 @@ function expectFailedAt(report: Assessment, step: StepId, message?: RegExp): voi
 
 /** the packed form with the plain-Node stand-in: verified up to the hashes, then the export check cannot import */
 function expectPackedExportCheckFailure(report: Assessment): void {
-  expectFailedAt(report, "host-artifacts", /^The RPC module out\/host\/chunk-KGXW6KHC\.js failed the role check: the ZCode executable could not import it/);
+  expectFailedAt(
+    report,
+    "host-artifacts",
+    /^The RPC module out\/host\/chunk-KGXW6KHC\.js failed the role check: the ZCode executable could not import it/,
+  );
   const evidence = report.steps[4]!.evidence!;
   for (const key of ["sha256 out/host/index.js", "sha256 out/host/chunk-KGXW6KHC.js"]) {
     expect(evidence[key]!.actual).toBe(evidence[key]!.expected);
@@ -53,7 +57,14 @@ describe.each(forms)("assessment of a simulated install ($form)", ({ packed }) =
     await rm(work, { recursive: true, force: true });
   });
   const assess = (extra: AssessOptions = {}) =>
-    assessInstall({ installRoot: sim.root, manifestPath: sim.manifestPath, cacheFile: join(work, "cache.json"), logger: silentLogger, env: { ...process.env, ZCODE_ACP_MANIFEST: "", ZCODE_ACP_ZCODE_INSTALL: "" }, ...extra });
+    assessInstall({
+      installRoot: sim.root,
+      manifestPath: sim.manifestPath,
+      cacheFile: join(work, "cache.json"),
+      logger: silentLogger,
+      env: { ...process.env, ZCODE_ACP_MANIFEST: "", ZCODE_ACP_ZCODE_INSTALL: "" },
+      ...extra,
+    });
   const manifestCopy = (): Manifest => structuredClone(sim.manifest);
 
   it("is verified up to the export check (packed) / supported (directory)", async () => {
@@ -90,13 +101,22 @@ describe.each(forms)("assessment of a simulated install ($form)", ({ packed }) =
     await patchMetadata(sim, { [field]: "something-else" });
     const report = await assess();
     expectFailedAt(report, "metadata", new RegExp(`${field} is "something-else"`));
-    expect(report.steps[1]!.evidence![field]).toEqual({ expected: sim.manifest.artifact.metadata[field as "runtime"], actual: "something-else" });
+    expect(report.steps[1]!.evidence![field]).toEqual({
+      expected: sim.manifest.artifact.metadata[field as "runtime"],
+      actual: "something-else",
+    });
   });
 
   it("metadata platform of another system → platform fails", async () => {
     await patchMetadata(sim, { platform: "darwin-arm64" });
     const report = await assess();
-    expectFailedAt(report, "platform", new RegExp(`^This ZCode build is for darwin-arm64, but this system is ${process.platform}-${process.arch}\\. Install the ZCode build for`));
+    expectFailedAt(
+      report,
+      "platform",
+      new RegExp(
+        `^This ZCode build is for darwin-arm64, but this system is ${process.platform}-${process.arch}\\. Install the ZCode build for`,
+      ),
+    );
     expect(report.steps[2]!.evidence!.platform).toEqual({ expected: `${process.platform}-${process.arch}`, actual: "darwin-arm64" });
   });
 
@@ -194,7 +214,11 @@ describe.each(forms)("assessment of a simulated install ($form)", ({ packed }) =
 
   it("a missing install root says how to point at the install", async () => {
     const report = await assess({ installRoot: join(work, "nowhere") });
-    expectFailedAt(report, "layout", /^No ZCode install found at .*nowhere \(missing\)\. Install ZCode there, or point zcode-acp at it with --zcode-install DIR/);
+    expectFailedAt(
+      report,
+      "layout",
+      /^No ZCode install found at .*nowhere \(missing\)\. Install ZCode there, or point zcode-acp at it with --zcode-install DIR/,
+    );
   });
 
   it("an unknown platform is refused before anything is read", async () => {
@@ -212,14 +236,20 @@ describe.each(forms)("assessment of a simulated install ($form)", ({ packed }) =
     const m = manifestCopy() as unknown as { artifact: { rpcModule: Record<string, unknown> } };
     m.artifact.rpcModule.note = "x";
     const file = await writeManifest(work, "bad.json", m);
-    await expect(assess({ manifestPath: file })).rejects.toMatchObject({ code: "INVALID_MANIFEST", details: { file, field: "artifact.rpcModule.note" } });
+    await expect(assess({ manifestPath: file })).rejects.toMatchObject({
+      code: "INVALID_MANIFEST",
+      details: { file, field: "artifact.rpcModule.note" },
+    });
   });
 
   it("an artifact whose protocolId does not name its protocol is refused", async () => {
     const m = manifestCopy();
     m.artifact.protocolId = "zcode-task-v0";
     const file = await writeManifest(work, "mismatch.json", m);
-    await expect(assess({ manifestPath: file })).rejects.toMatchObject({ code: "INVALID_MANIFEST", details: { file, field: "artifact.protocolId" } });
+    await expect(assess({ manifestPath: file })).rejects.toMatchObject({
+      code: "INVALID_MANIFEST",
+      details: { file, field: "artifact.protocolId" },
+    });
   });
 
   it("a repeated check hits the cache; a changed file is rehashed", async () => {
@@ -258,11 +288,15 @@ describe("assessment of the directory form only (the stand-in can import it)", (
     await sim.cleanup();
     await rm(work, { recursive: true, force: true });
   });
-  const assess = (extra: AssessOptions = {}) => assessInstall({ installRoot: sim.root, manifestPath: sim.manifestPath, cacheFile: join(work, "cache.json"), ...extra });
+  const assess = (extra: AssessOptions = {}) =>
+    assessInstall({ installRoot: sim.root, manifestPath: sim.manifestPath, cacheFile: join(work, "cache.json"), ...extra });
   const rpcPath = () => sim.manifest.artifact.rpcModule.path;
 
   it("a changed CLI is `modified`, a diagnostic that still allows the launch", async () => {
-    await writeFile(join(sim.resourcesDir, "glm", "zcode.cjs"), `${await readFile(join(sim.resourcesDir, "glm", "zcode.cjs"), "utf8")}\n// local patch\n`);
+    await writeFile(
+      join(sim.resourcesDir, "glm", "zcode.cjs"),
+      `${await readFile(join(sim.resourcesDir, "glm", "zcode.cjs"), "utf8")}\n// local patch\n`,
+    );
     const report = await assess();
     expect(report.supported).toBe(true);
     expect(report.cliIntegrity).toBe("modified");
@@ -277,12 +311,20 @@ describe("assessment of the directory form only (the stand-in can import it)", (
       return t.replace("  fromService(service) {", "  fromServiceRenamed(service) {");
     });
     const report = await assess({ manifestPath: await writeManifest(work, "m.json", m) });
-    expectFailedAt(report, "host-artifacts", /failed the role check: its exports do not have the RPC roles \(missing: no export has the shape of the service role\)/);
+    expectFailedAt(
+      report,
+      "host-artifacts",
+      /failed the role check: its exports do not have the RPC roles \(missing: no export has the shape of the service role\)/,
+    );
   });
 
   it("two exports of one role's shape → host-artifacts fails as ambiguous", async () => {
     const m = structuredClone(sim.manifest);
-    m.artifact.rpcModule.sha256 = await editMember(sim, rpcPath(), (t) => `${t}\nexport const proxyTwin = { toService() {}, fromService() {} };\n`);
+    m.artifact.rpcModule.sha256 = await editMember(
+      sim,
+      rpcPath(),
+      (t) => `${t}\nexport const proxyTwin = { toService() {}, fromService() {} };\n`,
+    );
     const report = await assess({ manifestPath: await writeManifest(work, "m.json", m) });
     expectFailedAt(report, "host-artifacts", /\(ambiguous: service: [a-z]+, proxyTwin\)/);
   });
@@ -291,32 +333,55 @@ describe("assessment of the directory form only (the stand-in can import it)", (
     const m = structuredClone(sim.manifest);
     m.artifact.exports!.service = "g";
     const report = await assess({ manifestPath: await writeManifest(work, "m.json", m) });
-    expectFailedAt(report, "host-artifacts", /exports its roles under other names than the verified ZCode 3\.11\.2 \(service is "j", pinned "g"\)/);
+    expectFailedAt(
+      report,
+      "host-artifacts",
+      /exports its roles under other names than the verified ZCode 3\.11\.2 \(service is "j", pinned "g"\)/,
+    );
   });
 
   it("no static import of the host index defines the RPC classes → host-artifacts fails (missing)", async () => {
     const m = structuredClone(sim.manifest);
     m.artifact.rpcModule.sha256 = await editMember(sim, rpcPath(), (t) => t.replaceAll("ChannelClient", "ChanClient"));
-    expectFailedAt(await assess({ manifestPath: await writeManifest(work, "m.json", m) }), "host-artifacts", /^No RPC module found: none of the \d+ modules the host index imports defines MessagePortProtocol and ChannelClient/);
+    expectFailedAt(
+      await assess({ manifestPath: await writeManifest(work, "m.json", m) }),
+      "host-artifacts",
+      /^No RPC module found: none of the \d+ modules the host index imports defines MessagePortProtocol and ChannelClient/,
+    );
   });
 
   it("a second module defining the RPC classes → host-artifacts fails as ambiguous, nothing imported", async () => {
     const m = structuredClone(sim.manifest);
-    await writeFile(join(sim.appArchive, "out", "host", "chunk-TWIN.js"), "export class MessagePortProtocol {}\nexport class ChannelClient {}\nprocess.exit(9);\n");
+    await writeFile(
+      join(sim.appArchive, "out", "host", "chunk-TWIN.js"),
+      "export class MessagePortProtocol {}\nexport class ChannelClient {}\nprocess.exit(9);\n",
+    );
     m.artifact.hostIndex.sha256 = await editMember(sim, m.artifact.hostIndex.path, (t) => `import "./chunk-TWIN.js";\n${t}`);
-    expectFailedAt(await assess({ manifestPath: await writeManifest(work, "m.json", m) }), "host-artifacts", /^The RPC module is ambiguous: .*chunk-TWIN\.js/);
+    expectFailedAt(
+      await assess({ manifestPath: await writeManifest(work, "m.json", m) }),
+      "host-artifacts",
+      /^The RPC module is ambiguous: .*chunk-TWIN\.js/,
+    );
   });
 
   it("the RPC module found at another path than the pinned one → host-artifacts fails naming both", async () => {
     const m = structuredClone(sim.manifest);
     m.artifact.rpcModule.path = "out/host/chunk-OTHER.js";
-    expectFailedAt(await assess({ manifestPath: await writeManifest(work, "m.json", m) }), "host-artifacts", /found by shape is out\/host\/chunk-KGXW6KHC\.js, but the verified ZCode 3\.11\.2 has out\/host\/chunk-OTHER\.js/);
+    expectFailedAt(
+      await assess({ manifestPath: await writeManifest(work, "m.json", m) }),
+      "host-artifacts",
+      /found by shape is out\/host\/chunk-KGXW6KHC\.js, but the verified ZCode 3\.11\.2 has out\/host\/chunk-OTHER\.js/,
+    );
   });
 
   it("a host index importing a module outside the archive → host-artifacts refuses it", async () => {
     const m = structuredClone(sim.manifest);
     m.artifact.hostIndex.sha256 = await editMember(sim, m.artifact.hostIndex.path, (t) => `import "../../../../escape.js";\n${t}`);
-    expectFailedAt(await assess({ manifestPath: await writeManifest(work, "m.json", m) }), "host-artifacts", /imports \.\.\/\.\.\/\.\.\/\.\.\/escape\.js, which lies outside the app archive/);
+    expectFailedAt(
+      await assess({ manifestPath: await writeManifest(work, "m.json", m) }),
+      "host-artifacts",
+      /imports \.\.\/\.\.\/\.\.\/\.\.\/escape\.js, which lies outside the app archive/,
+    );
   });
 
   it("an RPC module symlinked outside the root → host-artifacts refuses it", async () => {
@@ -340,14 +405,32 @@ describe("darwin layout", () => {
     try {
       // the generator writes the metadata platform of the machine it runs on; a darwin build says darwin
       await patchMetadata(sim, { platform: `darwin-${process.arch}` });
-      const report = await assessInstall({ platform: "darwin", installRoot: sim.root, manifestPath: sim.manifestPath, cacheFile: join(work, "cache.json") });
+      const report = await assessInstall({
+        platform: "darwin",
+        installRoot: sim.root,
+        manifestPath: sim.manifestPath,
+        cacheFile: join(work, "cache.json"),
+      });
       expect(report.supported).toBe(true);
       expect(report.appVersion).toBe("3.11.2");
       expect(report.diagnostics.appBuild).toBe("3.11.2.1105");
-      expect(report.paths).toMatchObject({ platform: "darwin", executable: sim.executable, infoPlist: join(sim.root, "Contents", "Info.plist") });
+      expect(report.paths).toMatchObject({
+        platform: "darwin",
+        executable: sim.executable,
+        infoPlist: join(sim.root, "Contents", "Info.plist"),
+      });
       expect(report.paths!.executable).toMatch(/Contents\/Frameworks\/ZCode Helper\.app\/Contents\/MacOS\/ZCode Helper$/);
       await rm(join(sim.root, "Contents", "Info.plist"));
-      expectFailedAt(await assessInstall({ platform: "darwin", installRoot: sim.root, manifestPath: sim.manifestPath, cacheFile: join(work, "cache.json") }), "layout", /Contents\/Info\.plist is missing/);
+      expectFailedAt(
+        await assessInstall({
+          platform: "darwin",
+          installRoot: sim.root,
+          manifestPath: sim.manifestPath,
+          cacheFile: join(work, "cache.json"),
+        }),
+        "layout",
+        /Contents\/Info\.plist is missing/,
+      );
     } finally {
       await sim.cleanup();
       await rm(work, { recursive: true, force: true });
@@ -362,7 +445,13 @@ describe("win32 layout", () => {
     try {
       await rename(sim.executable, join(sim.root, "ZCode.exe"));
       await patchMetadata(sim, { platform: "win32-x64" });
-      const opts = { platform: "win32" as const, arch: "x64", installRoot: sim.root, manifestPath: sim.manifestPath, cacheFile: join(work, "cache.json") };
+      const opts = {
+        platform: "win32" as const,
+        arch: "x64",
+        installRoot: sim.root,
+        manifestPath: sim.manifestPath,
+        cacheFile: join(work, "cache.json"),
+      };
       const report = await assessInstall(opts);
       expect(report.supported).toBe(true);
       expect(report.paths).toMatchObject({ platform: "win32", executable: join(sim.root, "ZCode.exe") });

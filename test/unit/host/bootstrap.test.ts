@@ -53,7 +53,11 @@ describe("bootstrap", () => {
     }
 
     // stopGeneration returns undefined in the host: the answer is an explicit null
-    b.send({ id: 7, method: "__call", params: { service: "task", method: "stopGeneration", params: { taskId: "nope", workspacePath: "/w" } } });
+    b.send({
+      id: 7,
+      method: "__call",
+      params: { service: "task", method: "stopGeneration", params: { taskId: "nope", workspacePath: "/w" } },
+    });
     const stop = await b.waitFor(byId(7));
     expect(stop).toEqual({ id: 7, result: null });
 
@@ -71,12 +75,17 @@ describe("bootstrap", () => {
     b.send({
       id: 2,
       method: "__subscribe",
-      params: { subscriptionId: "s1", service: "agent", event: "onDynamicSessionEvent", target: { workspacePath: "/w", sessionId, deliveryKind: "desktop-continuous", includeSnapshot: true } },
+      params: {
+        subscriptionId: "s1",
+        service: "agent",
+        event: "onDynamicSessionEvent",
+        target: { workspacePath: "/w", sessionId, deliveryKind: "desktop-continuous", includeSnapshot: true },
+      },
     });
     expect(await b.waitFor(byId(2))).toEqual({ id: 2, result: { subscribed: true } });
     const snapshot = await b.waitFor((f) => f.method === "event");
     expect((snapshot.params as { subscriptionId: string }).subscriptionId).toBe("s1");
-    expect(((snapshot.params as { event: { type: string } }).event).type).toBe("snapshot");
+    expect((snapshot.params as { event: { type: string } }).event.type).toBe("snapshot");
     b.send({ id: 3, method: "__unsubscribe", params: { subscriptionId: "s1" } });
     expect(await b.waitFor(byId(3))).toEqual({ id: 3, result: null });
   });
@@ -88,13 +97,28 @@ describe("bootstrap", () => {
     const created = (await b.waitFor(byId(1))).result as { session?: { sessionId?: string }; sessionId?: string };
     const sessionId = created.session?.sessionId ?? created.sessionId;
     const started = Date.now();
-    b.send({ id: 2, method: "__call", params: { service: "agent", method: "sendPrompt", params: { workspacePath: "/w", sessionId, content: [{ type: "text", text: "hello" }] } } });
+    b.send({
+      id: 2,
+      method: "__call",
+      params: {
+        service: "agent",
+        method: "sendPrompt",
+        params: { workspacePath: "/w", sessionId, content: [{ type: "text", text: "hello" }] },
+      },
+    });
     const ack = await b.waitFor(byId(2));
     expect((ack.result as { accepted: boolean }).accepted).toBe(true);
     expect(Date.now() - started).toBeLessThan(10_000); // not the host's 30 s browser timeout
     const answers = readCallLog(install.callLogPath).filter((e) => e.kind === "reverse-answer");
     expect(answers).toHaveLength(1);
-    expect(answers[0]).toMatchObject({ requestKind: "browser", ok: false, matched: true, errorCode: "backend_unavailable", sideEffect: "none", elapsedMs: 0 });
+    expect(answers[0]).toMatchObject({
+      requestKind: "browser",
+      ok: false,
+      matched: true,
+      errorCode: "backend_unavailable",
+      sideEffect: "none",
+      elapsedMs: 0,
+    });
   });
 
   it.each([
@@ -170,7 +194,8 @@ describe("bootstrap", () => {
     b.send({ id: 1, method: "__call", params: { service: "agent", method: "initialize", params: { workspacePath: "/w" } } });
     await b.waitFor(byId(1));
     // every frame on fd 3 is one of ours; the host's console output went to stdout/stderr
-    for (const frame of b.frames) expect(frame.id !== undefined || ["ready", "event", "host-exit", "subscription-end"].includes(String(frame.method))).toBe(true);
+    for (const frame of b.frames)
+      expect(frame.id !== undefined || ["ready", "event", "host-exit", "subscription-end"].includes(String(frame.method))).toBe(true);
     await eventually(() => (b.stdout() + b.stderr()).includes("[zcode-host"), 5000, "host output on stdout/stderr");
   });
 });

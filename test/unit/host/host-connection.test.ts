@@ -76,7 +76,12 @@ describe("HostConnection", () => {
     const refused = new HostConnection({
       logger: silentLogger,
       env: process.env,
-      resolveInstall: async () => ({ ...supportedAssessment(install), supported: false, failedStep: "version", message: "ZCode 9.9.9 is not supported" }),
+      resolveInstall: async () => ({
+        ...supportedAssessment(install),
+        supported: false,
+        failedStep: "version",
+        message: "ZCode 9.9.9 is not supported",
+      }),
     });
     const error = await rejectionOf(refused.call("agent", "initialize", W));
     expect([error.code, error.message]).toEqual(["UNSUPPORTED_ZCODE", "ZCode 9.9.9 is not supported"]);
@@ -181,16 +186,19 @@ describe("HostConnection", () => {
     const sessionId = await newSession(c);
     const seen: number[] = [];
     let completed = false;
-    await c.host.subscribe({ ...W, sessionId, deliveryKind: "desktop-continuous" }, {
-      onEvent: async (event) => {
-        const e = event as { type: string; event?: { seq: number; type: string } };
-        if (e.type !== "session.event" || !e.event) return;
-        await new Promise((resolve) => setImmediate(resolve));
-        seen.push(e.event.seq);
-        if (e.event.type === "turn.completed") completed = true;
+    await c.host.subscribe(
+      { ...W, sessionId, deliveryKind: "desktop-continuous" },
+      {
+        onEvent: async (event) => {
+          const e = event as { type: string; event?: { seq: number; type: string } };
+          if (e.type !== "session.event" || !e.event) return;
+          await new Promise((resolve) => setImmediate(resolve));
+          seen.push(e.event.seq);
+          if (e.event.type === "turn.completed") completed = true;
+        },
+        onEnd: () => undefined,
       },
-      onEnd: () => undefined,
-    });
+    );
     await c.host.call("agent", "sendPrompt", { ...W, sessionId, content: [{ type: "text", text: "sim:stream n=2000 bytes=8" }] });
     await eventually(() => completed, 20_000, "turn.completed");
     expect(seen.length).toBeGreaterThan(2000);
@@ -203,13 +211,16 @@ describe("HostConnection", () => {
     const releases: Array<() => void> = [];
     let delivered = 0;
     let ended: unknown;
-    await c.host.subscribe({ ...W, sessionId, deliveryKind: "desktop-continuous" }, {
-      onEvent: () => {
-        delivered += 1;
-        return new Promise<void>((resolve) => releases.push(resolve));
+    await c.host.subscribe(
+      { ...W, sessionId, deliveryKind: "desktop-continuous" },
+      {
+        onEvent: () => {
+          delivered += 1;
+          return new Promise<void>((resolve) => releases.push(resolve));
+        },
+        onEnd: (error) => (ended = error),
       },
-      onEnd: (error) => (ended = error),
-    });
+    );
     await c.host.call("agent", "sendPrompt", { ...W, sessionId, content: [{ type: "text", text: "sim:stream n=20000 bytes=64" }] });
     // the host fires everything at its own pace; the bridge holds back reading meanwhile
     await eventually(
@@ -219,10 +230,14 @@ describe("HostConnection", () => {
     );
     expect(delivered).toBeLessThan(100);
     // the consumer catches up: what was in the pipe arrives, then the end (not 20000 queued events)
-    await eventually(() => {
-      for (const release of releases.splice(0)) release();
-      return ended !== undefined;
-    }, 20_000, "the subscription to end");
+    await eventually(
+      () => {
+        for (const release of releases.splice(0)) release();
+        return ended !== undefined;
+      },
+      20_000,
+      "the subscription to end",
+    );
     expect((ended as BridgeError).code).toBe("CHANNEL_OVERFLOW");
     expect(delivered).toBeLessThan(20_000);
     expect(c.host.incarnation).toBe(1);

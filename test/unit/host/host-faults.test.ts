@@ -37,32 +37,35 @@ const BRIDGE_CHILD = join(import.meta.dirname, "support", "bridge-child.ts");
 const text = (t: string) => [{ type: "text", text: t }];
 
 describe("host faults", () => {
-  it.each(["exit", "throw"])("a host crash (how=%s) rejects the pending call, ends the subscription, and the next call relaunches", async (how) => {
-    // the task channel is held back so that a task call is pending when the host dies
-    const c = connect({ profile: { taskChannelDelayMs: 5000 } });
-    const created = await c.host.call<{ session: { sessionId: string } }>("agent", "createSession", W);
-    const sessionId = created.session.sessionId;
-    const sink = new EventCollector();
-    await c.host.subscribe({ ...W, sessionId, deliveryKind: "desktop-continuous" }, sink);
-    const firstPid = c.host.pid as number;
-    const pending = c.host.call("task", "stopGeneration", { ...W, taskId: sessionId });
-    await c.host.call("agent", "sendPrompt", { ...W, sessionId, content: text(`sim:crash how=${how}`) });
-    const error = await rejectionOf(pending);
-    expect(error.code).toBe("HOST_EXITED");
-    await sink.until((s) => s.ended !== undefined);
-    expect(sink.ended?.code).toBe("HOST_EXITED");
-    expect(sink.endCount).toBe(1);
-    await eventually(() => c.exits.length === 1, 5000, "onExit");
-    expect(c.exits[0]).toMatchObject({ incarnation: 1, error: { code: "HOST_EXITED" } });
-    if (how === "throw") expect(c.exits[0]?.error.message).toContain("simulated host crash");
-    else expect(c.exits[0]?.error.details).toMatchObject({ reason: "worker-exit", exitCode: 1 });
-    await eventually(() => !processAlive(firstPid), 5000, "the crashed process to end");
-    // relaunch: a fresh host, incarnation + 1, sessions kept on disk
-    const read = await c.host.call<{ session: { sessionId: string } }>("agent", "readSession", { ...W, sessionId });
-    expect(read.session.sessionId).toBe(sessionId);
-    expect(c.host.incarnation).toBe(2);
-    expect(c.host.pid).not.toBe(firstPid);
-  });
+  it.each(["exit", "throw"])(
+    "a host crash (how=%s) rejects the pending call, ends the subscription, and the next call relaunches",
+    async (how) => {
+      // the task channel is held back so that a task call is pending when the host dies
+      const c = connect({ profile: { taskChannelDelayMs: 5000 } });
+      const created = await c.host.call<{ session: { sessionId: string } }>("agent", "createSession", W);
+      const sessionId = created.session.sessionId;
+      const sink = new EventCollector();
+      await c.host.subscribe({ ...W, sessionId, deliveryKind: "desktop-continuous" }, sink);
+      const firstPid = c.host.pid as number;
+      const pending = c.host.call("task", "stopGeneration", { ...W, taskId: sessionId });
+      await c.host.call("agent", "sendPrompt", { ...W, sessionId, content: text(`sim:crash how=${how}`) });
+      const error = await rejectionOf(pending);
+      expect(error.code).toBe("HOST_EXITED");
+      await sink.until((s) => s.ended !== undefined);
+      expect(sink.ended?.code).toBe("HOST_EXITED");
+      expect(sink.endCount).toBe(1);
+      await eventually(() => c.exits.length === 1, 5000, "onExit");
+      expect(c.exits[0]).toMatchObject({ incarnation: 1, error: { code: "HOST_EXITED" } });
+      if (how === "throw") expect(c.exits[0]?.error.message).toContain("simulated host crash");
+      else expect(c.exits[0]?.error.details).toMatchObject({ reason: "worker-exit", exitCode: 1 });
+      await eventually(() => !processAlive(firstPid), 5000, "the crashed process to end");
+      // relaunch: a fresh host, incarnation + 1, sessions kept on disk
+      const read = await c.host.call<{ session: { sessionId: string } }>("agent", "readSession", { ...W, sessionId });
+      expect(read.session.sessionId).toBe(sessionId);
+      expect(c.host.incarnation).toBe(2);
+      expect(c.host.pid).not.toBe(firstPid);
+    },
+  );
 
   it.each([
     ["malformed", "CHANNEL_PROTOCOL"],
@@ -82,7 +85,11 @@ describe("host faults", () => {
   });
 
   it("escalates to SIGKILL when the runtime ignores its pipe closing and SIGTERM", async () => {
-    const c = connect({ bootstrapScript: ROGUE, env: { ROGUE_MODE: "stubborn" }, timeouts: { stopGrace: 300, killGrace: 300, initialize: 300 } });
+    const c = connect({
+      bootstrapScript: ROGUE,
+      env: { ROGUE_MODE: "stubborn" },
+      timeouts: { stopGrace: 300, killGrace: 300, initialize: 300 },
+    });
     // the stubborn runtime never answers: the call times out, the host stays
     const error = await rejectionOf(c.host.call("agent", "initialize", W, { timeout: "initialize" }));
     expect(error.code).toBe("HOST_TIMEOUT");
@@ -96,7 +103,12 @@ describe("host faults", () => {
 
   it("leaves no host process 5 s after the bridge is killed with SIGKILL", async () => {
     const child = spawn(process.execPath, ["--import", "tsx", BRIDGE_CHILD], {
-      env: { ...process.env, ...install.env, BRIDGE_CHILD_INSTALL: JSON.stringify(install), BRIDGE_CHILD_LOG: join(install.root, "child.log") },
+      env: {
+        ...process.env,
+        ...install.env,
+        BRIDGE_CHILD_INSTALL: JSON.stringify(install),
+        BRIDGE_CHILD_LOG: join(install.root, "child.log"),
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";

@@ -84,7 +84,10 @@ describe("host messages", () => {
 
   it("reports a failed start-up with its phase and code", () => {
     const h = setup();
-    h.handle({ type: "database-startup-state", state: { phase: "failed", failedPhase: "preparing_session_storage", errorCode: "migration_failed" } });
+    h.handle({
+      type: "database-startup-state",
+      state: { phase: "failed", failedPhase: "preparing_session_storage", errorCode: "migration_failed" },
+    });
     expect(h.failures).toEqual([{ failedPhase: "preparing_session_storage", errorCode: "migration_failed" }]);
     expect(h.events).toEqual([]);
   });

@@ -29,7 +29,12 @@ function connect(afterCheck?: () => Promise<void>): HostConnection {
     logger: silentLogger,
     env: { ...process.env, ...install.env },
     resolveInstall: async () => {
-      const assessment = await assessInstall({ installRoot: install.root, manifestPath: install.manifestPath, cacheFile: join(install.root, "..", "fingerprints.json"), env: { ...process.env, ...install.env } });
+      const assessment = await assessInstall({
+        installRoot: install.root,
+        manifestPath: install.manifestPath,
+        cacheFile: join(install.root, "..", "fingerprints.json"),
+        env: { ...process.env, ...install.env },
+      });
       await afterCheck?.();
       return assessment;
     },
@@ -55,7 +60,10 @@ it("launches nothing when the check fails, and says why", async () => {
 });
 
 it.each(["index.js", "rpc"])("refuses a host file (%s) swapped after the check, before any host code runs", async (which) => {
-  const file = which === "index.js" ? join(install.appArchive, "out", "host", "index.js") : join(install.appArchive, ...install.flavour.rpcModule.split("/"));
+  const file =
+    which === "index.js"
+      ? join(install.appArchive, "out", "host", "index.js")
+      : join(install.appArchive, ...install.flavour.rpcModule.split("/"));
   // verification passes, then the file changes before the bootstrap imports it
   const h = connect(() => writeFile(file, "\n// swapped after verification\n", { flag: "a" }));
   const error = await rejectionOf(h.call("agent", "initialize", { workspacePath: "/w" }));

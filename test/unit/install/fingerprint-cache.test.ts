@@ -80,7 +80,12 @@ describe("fingerprint cache", () => {
     const seed = await freshCache();
     await fact(seed, counter);
     await seed.save();
-    for (const garbage of ["{ truncated", "[]", JSON.stringify({ version: 1, entries: { k: { stamps: [{ path: 1 }], value: "X", usedAt: 1 } } }), JSON.stringify({ version: 99, entries: {} })]) {
+    for (const garbage of [
+      "{ truncated",
+      "[]",
+      JSON.stringify({ version: 1, entries: { k: { stamps: [{ path: 1 }], value: "X", usedAt: 1 } } }),
+      JSON.stringify({ version: 99, entries: {} }),
+    ]) {
       await writeFile(cacheFile, garbage);
       const cache = await freshCache();
       expect(cache.stats.corrupt).toBe(true);

@@ -26,7 +26,9 @@ describe("layouts (docs/runtime-contract.md §1)", () => {
     for (const p of ["freebsd", "aix", "android", "openbsd", "sunos", "cygwin", ""]) expect(isInstallPlatform(p)).toBe(false);
     expect(defaultInstallRoot("darwin", {})).toBe("/Applications/ZCode.app");
     expect(defaultInstallRoot("linux", {})).toBe("/opt/ZCode");
-    expect(defaultInstallRoot("win32", { LOCALAPPDATA: "C:\\Users\\a\\AppData\\Local" })).toBe("C:\\Users\\a\\AppData\\Local\\Programs\\ZCode");
+    expect(defaultInstallRoot("win32", { LOCALAPPDATA: "C:\\Users\\a\\AppData\\Local" })).toBe(
+      "C:\\Users\\a\\AppData\\Local\\Programs\\ZCode",
+    );
     expect(defaultInstallRoot("win32", {})).toBeUndefined();
   });
 
@@ -140,7 +142,12 @@ describe("versions and exports", () => {
 
   it("runs the CLI version query with ELECTRON_RUN_AS_NODE=1 and bounds its time", async () => {
     install = await createHandInstall();
-    const base = { executable: join(install.root, "zcode"), cli: join(install.resources, "glm", "zcode.cjs"), cwd: install.resources, env: process.env };
+    const base = {
+      executable: join(install.root, "zcode"),
+      cli: join(install.resources, "glm", "zcode.cjs"),
+      cwd: install.resources,
+      env: process.env,
+    };
     await expect(readCliVersion(base)).resolves.toBe("0.16.5");
     await writeFile(base.cli, "setInterval(() => {}, 1000);\n");
     await expect(readCliVersion({ ...base, timeoutMs: 500 })).rejects.toThrow(/timed out after 500 ms/);
@@ -165,7 +172,12 @@ describe("versions and exports", () => {
     );
     const report = await probeRoles({ executable: join(install.root, "zcode"), modulePath, cwd: install.resources, env: process.env });
     expect(report).toEqual({ imported: true, roles: { protocol: ["MessagePortProtocol"], client: ["p2"], service: ["svc"] } });
-    const broken = await probeRoles({ executable: join(install.root, "zcode"), modulePath: join(install.archive, "missing.js"), cwd: install.resources, env: process.env });
+    const broken = await probeRoles({
+      executable: join(install.root, "zcode"),
+      modulePath: join(install.archive, "missing.js"),
+      cwd: install.resources,
+      env: process.env,
+    });
     expect(broken.imported).toBe(false);
   });
 
@@ -176,7 +188,11 @@ describe("versions and exports", () => {
       file,
       `<?xml version="1.0" encoding="UTF-8"?><!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd"><plist version="1.0"><dict><key>CFBundleShortVersionString</key><string>3.11.2</string><key>CFBundleVersion</key><string>3112.7</string></dict></plist>`,
     );
-    await expect(readAppVersionFromPlist(file, "Contents/Info.plist")).resolves.toEqual({ version: "3.11.2", build: "3112.7", source: "Contents/Info.plist" });
+    await expect(readAppVersionFromPlist(file, "Contents/Info.plist")).resolves.toEqual({
+      version: "3.11.2",
+      build: "3112.7",
+      source: "Contents/Info.plist",
+    });
     await writeFile(file, "bplist00\u0000\u0001");
     await expect(readAppVersionFromPlist(file, "Contents/Info.plist")).rejects.toThrow(/binary property list/);
   });

@@ -30,7 +30,10 @@ describe("redaction", () => {
     expect(out).toMatchObject({ a: { apiKey: "[redacted]", headers: "[redacted]" }, token: "[redacted]" });
   });
   it("never keeps browser command payloads", () => {
-    const out = redact({ type: "browser-execute-request", requestId: "r1", command: { method: "navigate", url: "https://secret.example" } }, { keepPromptText: true });
+    const out = redact(
+      { type: "browser-execute-request", requestId: "r1", command: { method: "navigate", url: "https://secret.example" } },
+      { keepPromptText: true },
+    );
     expect(JSON.stringify(out)).not.toContain("secret.example");
     expect(out).toMatchObject({ requestId: "r1", command: "[not logged]" });
   });
@@ -51,7 +54,12 @@ describe("logger", () => {
     log.info("call", { method: "sendPrompt", content: "hello world", apiKey: "zzz" });
     const [rec, ...rest] = records(file);
     expect(rest).toHaveLength(0);
-    expect(rec).toMatchObject({ level: "info", msg: "call", scope: "host", fields: { method: "sendPrompt", content: "[11 chars]", apiKey: "[redacted]" } });
+    expect(rec).toMatchObject({
+      level: "info",
+      msg: "call",
+      scope: "host",
+      fields: { method: "sendPrompt", content: "[11 chars]", apiKey: "[redacted]" },
+    });
   });
   it("keeps prompt text at debug level", () => {
     const file = logFile();

@@ -89,7 +89,14 @@ describe("manifest schema and validation", () => {
   });
 
   it("refuses archive paths that could leave the archive", async () => {
-    for (const path of ["../out/host/index.js", "/out/host/index.js", "out/../../x.js", "out\\host\\index.js", "./out/host/index.js", "out//index.js"]) {
+    for (const path of [
+      "../out/host/index.js",
+      "/out/host/index.js",
+      "out/../../x.js",
+      "out\\host\\index.js",
+      "./out/host/index.js",
+      "out//index.js",
+    ]) {
       const bad = await builtInManifest();
       bad.artifact.hostIndex.path = path;
       expect(invalid(() => validateManifest(bad, "f.json")).details).toMatchObject({ field: "artifact.hostIndex.path" });
@@ -110,16 +117,42 @@ describe("manifest schema and validation", () => {
     bad.artifact.protocolId = bad.protocol.id = "zcode-task-v9";
     const error = invalid(() => validateManifest(bad, "/m/v9.json"));
     expect(error.details).toMatchObject({ file: "/m/v9.json", field: "protocol.id" });
-    expect(error.message).toMatch(/"zcode-task-v9", a release line this zcode-acp does not implement \(it implements zcode-task-v1, zcode-task-v2\)/);
+    expect(error.message).toMatch(
+      /"zcode-task-v9", a release line this zcode-acp does not implement \(it implements zcode-task-v1, zcode-task-v2\)/,
+    );
   });
 
   it("refuses an allowlist entry, an event or a channel the line does not use, and a missing required method", async () => {
     const cases: Array<[(m: Manifest) => void, string, RegExp]> = [
-      [(m) => m.protocol.allowlist.agent.push("deleteAllData"), "protocol.allowlist.agent[16]", /"deleteAllData" is not a method the zcode-task-v1 line uses/],
-      [(m) => m.protocol.events.agent.push("onDynamicEverything"), "protocol.events.agent[1]", /"onDynamicEverything" is not an event the zcode-task-v1 line uses/],
-      [(m) => { m.protocol.channels.modelSelection = "model-selection"; m.protocol.allowlist.modelSelection = ["getView"]; m.protocol.events.modelSelection = []; }, "protocol.channels.modelSelection", /is not a channel of the zcode-task-v1 line/],
-      [(m) => (m.protocol.channels.agent = "zcode-everything"), "protocol.channels.agent", /is "zcode-everything" but the zcode-task-v1 line uses "zcode-agent"/],
-      [(m) => (m.protocol.allowlist.agent = m.protocol.allowlist.agent.filter((x) => x !== "sendPrompt")), "protocol.allowlist.agent", /lacks "sendPrompt", which the zcode-task-v1 line needs/],
+      [
+        (m) => m.protocol.allowlist.agent.push("deleteAllData"),
+        "protocol.allowlist.agent[16]",
+        /"deleteAllData" is not a method the zcode-task-v1 line uses/,
+      ],
+      [
+        (m) => m.protocol.events.agent.push("onDynamicEverything"),
+        "protocol.events.agent[1]",
+        /"onDynamicEverything" is not an event the zcode-task-v1 line uses/,
+      ],
+      [
+        (m) => {
+          m.protocol.channels.modelSelection = "model-selection";
+          m.protocol.allowlist.modelSelection = ["getView"];
+          m.protocol.events.modelSelection = [];
+        },
+        "protocol.channels.modelSelection",
+        /is not a channel of the zcode-task-v1 line/,
+      ],
+      [
+        (m) => (m.protocol.channels.agent = "zcode-everything"),
+        "protocol.channels.agent",
+        /is "zcode-everything" but the zcode-task-v1 line uses "zcode-agent"/,
+      ],
+      [
+        (m) => (m.protocol.allowlist.agent = m.protocol.allowlist.agent.filter((x) => x !== "sendPrompt")),
+        "protocol.allowlist.agent",
+        /lacks "sendPrompt", which the zcode-task-v1 line needs/,
+      ],
     ];
     for (const [edit, field, message] of cases) {
       const bad = await builtInManifest();
@@ -175,13 +208,19 @@ describe("loading manifests", () => {
   it("a bad file in the directory fails the whole load, naming that file", async () => {
     await writeFile(join(dir, "a.json"), JSON.stringify(await builtInManifest()));
     await writeFile(join(dir, "b.json"), "{ not json");
-    await expect(loadManifests(dir)).rejects.toMatchObject({ code: "INVALID_MANIFEST", details: { file: join(dir, "b.json"), field: "(root)" } });
+    await expect(loadManifests(dir)).rejects.toMatchObject({
+      code: "INVALID_MANIFEST",
+      details: { file: join(dir, "b.json"), field: "(root)" },
+    });
   });
 
   it("refuses duplicate artifact ids", async () => {
     await writeFile(join(dir, "a.json"), JSON.stringify(await builtInManifest()));
     await writeFile(join(dir, "b.json"), JSON.stringify(await builtInManifest()));
-    await expect(loadManifests(dir)).rejects.toMatchObject({ code: "INVALID_MANIFEST", details: { file: join(dir, "b.json"), field: "artifact.id" } });
+    await expect(loadManifests(dir)).rejects.toMatchObject({
+      code: "INVALID_MANIFEST",
+      details: { file: join(dir, "b.json"), field: "artifact.id" },
+    });
   });
 
   it("an empty directory is an invalid manifest set; a missing path is a usage error", async () => {

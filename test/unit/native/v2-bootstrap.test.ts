@@ -35,11 +35,14 @@ describe("zcode-task-v2 bootstrap", () => {
     await b.waitFor((f) => f.method === "ready");
     b.send({ id: 1, method: "__call", params: { service: "modelSelection", method: "getView", params: {} } });
     const answer = await b.waitFor((f) => f.id === 1);
-    const view = answer.result as { providers: Array<{ providerId: string; providerName: string; models: Array<Record<string, unknown>> }> };
+    const view = answer.result as {
+      providers: Array<{ providerId: string; providerName: string; models: Array<Record<string, unknown>> }>;
+    };
     expect(view.providers.length).toBeGreaterThan(0);
     for (const provider of view.providers) {
       expect(Object.keys(provider).sort()).toEqual(["models", "providerId", "providerName"]);
-      for (const model of provider.models) expect(Object.keys(model).every((k) => ["modelId", "name", "contextWindow", "reasoningLevels"].includes(k))).toBe(true);
+      for (const model of provider.models)
+        expect(Object.keys(model).every((k) => ["modelId", "name", "contextWindow", "reasoningLevels"].includes(k))).toBe(true);
     }
     // the raw view holds the key; nothing of it crossed the channel
     const channelBytes = b.frames.map((f) => JSON.stringify(f)).join("\n");
@@ -53,7 +56,9 @@ describe("zcode-task-v2 bootstrap", () => {
     const request = log.find((e) => e.kind === "reverse-request" && e.requestKind === "plugin-sandbox");
     expect(request).toBeDefined();
     await expect
-      .poll(() => readCallLog(install!.callLogPath).find((e) => e.kind === "reverse-answer" && e.requestId === request!.requestId), { timeout: 5000 })
+      .poll(() => readCallLog(install!.callLogPath).find((e) => e.kind === "reverse-answer" && e.requestId === request!.requestId), {
+        timeout: 5000,
+      })
       .toMatchObject({ ok: false, matched: true });
   });
 

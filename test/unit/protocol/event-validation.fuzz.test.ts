@@ -15,13 +15,28 @@ import { makeSnapshot } from "../../support/fake-host.js";
 const RUNS = { numRuns: 400 };
 
 function envelope(type: string, payload: Record<string, unknown>, seq = 7): Record<string, unknown> {
-  return { type: "session.event", event: { eventId: `e${seq}`, sessionId: "ses_1", turnId: "turn_1", seq, timestamp: 1_760_000_000_000, deliveryKind: "desktop-continuous", type, payload } };
+  return {
+    type: "session.event",
+    event: {
+      eventId: `e${seq}`,
+      sessionId: "ses_1",
+      turnId: "turn_1",
+      seq,
+      timestamp: 1_760_000_000_000,
+      deliveryKind: "desktop-continuous",
+      type,
+      payload,
+    },
+  };
 }
 
 /** One valid event of every shape the bridge reads. */
 const VALID: Record<string, unknown>[] = [
   { type: "snapshot", snapshot: makeSnapshot("ses_1", "/w") },
-  { type: "state.updated", notification: { type: "state.updated", scope: "session", sessionId: "ses_1", revision: 3, patch: { mode: { current: "plan" } } } },
+  {
+    type: "state.updated",
+    notification: { type: "state.updated", scope: "session", sessionId: "ses_1", revision: 3, patch: { mode: { current: "plan" } } },
+  },
   { type: "permission.request", request: { requestId: "p1", toolCallId: "c1", toolName: "Bash", options: [] } },
   { type: "userInput.request", request: { requestId: "u1", questions: [] } },
   { type: "userInput.response", requestId: "u1", response: { action: "cancel" } },
@@ -32,7 +47,9 @@ const VALID: Record<string, unknown>[] = [
   envelope("model.streaming", { kind: "tool_input_delta", toolCallId: "c1", delta: '{"co' }),
   envelope("model.streaming", { kind: "tool_input_end", toolCallId: "c1" }),
   envelope("model.streaming", { kind: "tool_call", toolCallId: "c1", toolName: "Bash", input: { command: "ls" } }),
-  ...MODEL_STREAMING_KINDS.filter((k) => !k.includes("delta") && !k.startsWith("tool")).map((kind) => envelope("model.streaming", { kind })),
+  ...MODEL_STREAMING_KINDS.filter((k) => !k.includes("delta") && !k.startsWith("tool")).map((kind) =>
+    envelope("model.streaming", { kind }),
+  ),
   envelope("tool.updated", { kind: "scheduled", toolCallId: "c1", toolName: "Bash", input: { command: "ls" } }),
   envelope("tool.updated", { kind: "started", toolCallId: "c1", toolName: "Bash" }),
   envelope("tool.updated", { kind: "progress", toolCallId: "c1", stdoutTail: "a" }),
@@ -69,7 +86,8 @@ function expectRouterShape(event: Record<string, any>): void {
     expect(typeof inner.type === "string" && inner.type !== "").toBe(true);
     expect(typeof inner.payload === "object" && inner.payload !== null && !Array.isArray(inner.payload)).toBe(true);
     const p = inner.payload;
-    if (inner.type === "model.streaming" && (p.kind === "text_delta" || p.kind === "reasoning_delta")) expect(typeof p.delta).toBe("string");
+    if (inner.type === "model.streaming" && (p.kind === "text_delta" || p.kind === "reasoning_delta"))
+      expect(typeof p.delta).toBe("string");
     if (inner.type === "tool.updated" && p.kind !== "batch") expect(typeof p.toolCallId === "string" && p.toolCallId !== "").toBe(true);
     if (inner.type === "turn.completed") expect(typeof p.resultType).toBe("string");
     if (inner.type === "turn.failed") expect(typeof p.error?.message).toBe("string");
@@ -122,7 +140,8 @@ function mutate(original: Record<string, unknown>, mutation: Mutation): unknown 
   else if (mutation.kind === "replace") set(copy, target, mutation.value);
   else {
     const parent = get(copy, target.slice(0, -1));
-    if (typeof parent === "object" && parent !== null && !Array.isArray(parent)) (parent as Record<string, unknown>)[mutation.key] = mutation.value;
+    if (typeof parent === "object" && parent !== null && !Array.isArray(parent))
+      (parent as Record<string, unknown>)[mutation.key] = mutation.value;
   }
   return copy;
 }
@@ -161,7 +180,9 @@ describe("host event validator fuzz", () => {
   it("mutated valid events: accepted with the router's shape, or a typed error naming the problem", () => {
     fc.assert(
       fc.property(fc.constantFrom(...VALID), fc.array(mutationArb, { minLength: 1, maxLength: 3 }), (event, mutations) => {
-        const raw = JSON.parse(JSON.stringify(mutations.reduce<unknown>((value, m) => mutate(value as Record<string, unknown>, m), event)) ?? "null") as unknown;
+        const raw = JSON.parse(
+          JSON.stringify(mutations.reduce<unknown>((value, m) => mutate(value as Record<string, unknown>, m), event)) ?? "null",
+        ) as unknown;
         const result = validate(raw);
         if (result.accepted) expectRouterShape(result.event);
         else expectNamedProblem(raw, result.error);
@@ -171,8 +192,36 @@ describe("host event validator fuzz", () => {
   });
 
   it("random JSON values and random typed objects: never anything but a typed error", () => {
-    const types = fc.oneof(fc.constantFrom("snapshot", "state.updated", "session.event", "permission.request", "userInput.request", "userInput.response", "providerRuntimeHeaders.request", "toString", "__proto__", "constructor", "hasOwnProperty"), fc.string({ maxLength: 12 }));
-    const innerTypes = fc.oneof(fc.constantFrom("model.streaming", "tool.updated", "turn.completed", "turn.failed", "turn.started", "session.titleUpdated", "session.updated", "toString", "__proto__"), fc.string({ maxLength: 12 }));
+    const types = fc.oneof(
+      fc.constantFrom(
+        "snapshot",
+        "state.updated",
+        "session.event",
+        "permission.request",
+        "userInput.request",
+        "userInput.response",
+        "providerRuntimeHeaders.request",
+        "toString",
+        "__proto__",
+        "constructor",
+        "hasOwnProperty",
+      ),
+      fc.string({ maxLength: 12 }),
+    );
+    const innerTypes = fc.oneof(
+      fc.constantFrom(
+        "model.streaming",
+        "tool.updated",
+        "turn.completed",
+        "turn.failed",
+        "turn.started",
+        "session.titleUpdated",
+        "session.updated",
+        "toString",
+        "__proto__",
+      ),
+      fc.string({ maxLength: 12 }),
+    );
     const randomEnvelope = fc.record({
       type: fc.constant("session.event"),
       event: fc.record(
@@ -183,12 +232,26 @@ describe("host event validator fuzz", () => {
           timestamp: fc.oneof(fc.double(), fc.string()),
           deliveryKind: fc.constantFrom("desktop-continuous", "web-remote-replayable", "other"),
           type: innerTypes,
-          payload: fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.record({ kind: fc.oneof(fc.constantFrom(...MODEL_STREAMING_KINDS, ...TOOL_UPDATED_KINDS), fc.string()), delta: fc.jsonValue({ maxDepth: 1 }), toolCallId: fc.jsonValue({ maxDepth: 1 }) }, { requiredKeys: [] })),
+          payload: fc.oneof(
+            fc.jsonValue({ maxDepth: 3 }),
+            fc.record(
+              {
+                kind: fc.oneof(fc.constantFrom(...MODEL_STREAMING_KINDS, ...TOOL_UPDATED_KINDS), fc.string()),
+                delta: fc.jsonValue({ maxDepth: 1 }),
+                toolCallId: fc.jsonValue({ maxDepth: 1 }),
+              },
+              { requiredKeys: [] },
+            ),
+          ),
         },
         { requiredKeys: [] },
       ),
     });
-    const anyEvent = fc.oneof(fc.jsonValue({ maxDepth: 4 }), fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 2 })).chain((d) => types.map((type) => ({ ...d, type }))), randomEnvelope);
+    const anyEvent = fc.oneof(
+      fc.jsonValue({ maxDepth: 4 }),
+      fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 2 })).chain((d) => types.map((type) => ({ ...d, type }))),
+      randomEnvelope,
+    );
     fc.assert(
       fc.property(anyEvent, (value) => {
         const raw = JSON.parse(JSON.stringify(value) ?? "null") as unknown;

@@ -24,7 +24,8 @@ let manifest: ValidateFunction;
 beforeAll(async () => {
   const eventsFile = join(BUILT, "protocol/precompiled-validators.js");
   const manifestFile = join(BUILT, "manifest/precompiled-validator.js");
-  if (!existsSync(eventsFile) || !existsSync(manifestFile)) throw new Error('the precompiled validators are missing: run "npm run build" first');
+  if (!existsSync(eventsFile) || !existsSync(manifestFile))
+    throw new Error('the precompiled validators are missing: run "npm run build" first');
   events = (await import(pathToFileURL(eventsFile).href)).precompiledValidators;
   manifest = (await import(pathToFileURL(manifestFile).href)).precompiledManifestValidator;
 });
@@ -76,7 +77,8 @@ describe("precompiled validators", () => {
   it("the event validators agree with ajv at run time on a snapshot, its mutations and random values", () => {
     const ajv = new Ajv(PROTOCOL_AJV_OPTIONS);
     const snapshot = makeSnapshot("ses_1", "/w");
-    const runtime = (key: string): ValidateFunction => ajv.getSchema(key) ?? (ajv.addSchema(PROTOCOL_SCHEMAS[key]!, key), ajv.getSchema(key)!);
+    const runtime = (key: string): ValidateFunction =>
+      ajv.getSchema(key) ?? (ajv.addSchema(PROTOCOL_SCHEMAS[key]!, key), ajv.getSchema(key)!);
     expect(outcome(events.snapshot!, snapshot)).toEqual([true, null]);
     fc.assert(
       fc.property(mutation(snapshot), (value) => {

@@ -64,7 +64,9 @@ describe("session engine: cancel", () => {
     native.event("model.streaming", { kind: "text_delta", delta: "late of the old turn" }, { turnId: stuckTurn });
     native.complete("cancelled");
     await expect(second).resolves.toMatchObject({ stopReason: "end_turn" });
-    const texts = h.client.updates(opened.sessionId).flatMap((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : []));
+    const texts = h.client
+      .updates(opened.sessionId)
+      .flatMap((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : []));
     expect(texts).toEqual(["fresh"]);
   });
 
@@ -88,9 +90,15 @@ describe("session engine: cancel", () => {
     h.broker.onRequest = (call) => call.ctx.failTurn(new BridgeError("PROVIDER_HEADERS_UNSUPPORTED", "captcha needs the desktop app"));
     h.host.script.onPrompt = (s) => {
       s.startTurn();
-      s.raw({ type: "providerRuntimeHeaders.request", request: { requestId: "r1", sessionId: s.id, turnId: s.currentTurnId, providerId: "p", reason: "model-request" } });
+      s.raw({
+        type: "providerRuntimeHeaders.request",
+        request: { requestId: "r1", sessionId: s.id, turnId: s.currentTurnId, providerId: "p", reason: "model-request" },
+      });
     };
-    await expect(engine.prompt([{ type: "text", text: "go" }])).rejects.toMatchObject({ code: "PROVIDER_HEADERS_UNSUPPORTED", message: "captcha needs the desktop app" });
+    await expect(engine.prompt([{ type: "text", text: "go" }])).rejects.toMatchObject({
+      code: "PROVIDER_HEADERS_UNSUPPORTED",
+      message: "captcha needs the desktop app",
+    });
     expect(stops(h)).toHaveLength(1);
     const ctx = h.broker.handled[0]!.ctx;
     expect(ctx.signal.aborted).toBe(true);
@@ -107,12 +115,18 @@ describe("session engine: cancel", () => {
   it("gives interactions the live turn's context and an aborted signal when no prompt runs", async () => {
     const h = setup();
     const { opened, engine, native } = await openSession(h);
-    native.raw({ type: "permission.request", request: { requestId: "idle", sessionId: opened.sessionId, toolCallId: "t", toolName: "Bash", options: [] } });
+    native.raw({
+      type: "permission.request",
+      request: { requestId: "idle", sessionId: opened.sessionId, toolCallId: "t", toolName: "Bash", options: [] },
+    });
     expect(h.broker.handled[0]!.ctx.signal.aborted).toBe(true);
     h.host.script.onPrompt = (s) => {
       s.startTurn();
       s.event("tool.updated", { kind: "scheduled", toolCallId: "b1", toolName: "Bash", input: { command: "ls" } });
-      s.raw({ type: "permission.request", request: { requestId: "p1", sessionId: s.id, turnId: s.currentTurnId, toolCallId: "b1", toolName: "Bash", options: [] } });
+      s.raw({
+        type: "permission.request",
+        request: { requestId: "p1", sessionId: s.id, turnId: s.currentTurnId, toolCallId: "b1", toolName: "Bash", options: [] },
+      });
     };
     const turn = engine.prompt([{ type: "text", text: "go" }]);
     await until(() => h.broker.handled.length === 2);

@@ -12,7 +12,15 @@ export function setup(options: { cancelGraceMs?: number } = {}) {
   const host = new FakeHost();
   const client = new FakeClient();
   const broker = new StubBroker();
-  const service = new SessionService({ native: new LineApi(host), client, broker, logger: silentLogger, cancelGraceMs: options.cancelGraceMs ?? 2000, mergeDeltas: true, defaultCwd: CWD });
+  const service = new SessionService({
+    native: new LineApi(host),
+    client,
+    broker,
+    logger: silentLogger,
+    cancelGraceMs: options.cancelGraceMs ?? 2000,
+    mergeDeltas: true,
+    defaultCwd: CWD,
+  });
   return { host, client, broker, service };
 }
 
@@ -43,6 +51,9 @@ export function until(condition: () => boolean, timeoutMs = 5000): Promise<void>
 }
 
 /** Text of the chunks of one kind, joined (chunks may be merged while the client is behind). */
-export function joined(updates: readonly import("@agentclientprotocol/sdk").SessionUpdate[], kind: "agent_message_chunk" | "agent_thought_chunk"): string {
+export function joined(
+  updates: readonly import("@agentclientprotocol/sdk").SessionUpdate[],
+  kind: "agent_message_chunk" | "agent_thought_chunk",
+): string {
   return updates.map((u) => (u.sessionUpdate === kind && u.content.type === "text" ? u.content.text : "")).join("");
 }

@@ -12,7 +12,12 @@ function historySnapshot(id: string) {
         parts: [
           { type: "step-start" },
           { type: "reasoning", text: "Need to read" },
-          { type: "tool", callId: "c1", tool: "Read", state: { status: "completed", input: { file_path: "package.json" }, output: '{"name":"demo"}' } },
+          {
+            type: "tool",
+            callId: "c1",
+            tool: "Read",
+            state: { status: "completed", input: { file_path: "package.json" }, output: '{"name":"demo"}' },
+          },
           { type: "text", text: "demo" },
         ],
       },
@@ -62,7 +67,9 @@ describe("session service: load, resume, list, close, auth, host exit", () => {
   it("refuses a session of another workspace", async () => {
     const h = setup();
     h.host.addSession(historySnapshot("old1"));
-    await expect(h.service.resumeSession({ sessionId: "old1", cwd: "/elsewhere", replay: false })).rejects.toMatchObject({ code: "SESSION_NOT_FOUND" });
+    await expect(h.service.resumeSession({ sessionId: "old1", cwd: "/elsewhere", replay: false })).rejects.toMatchObject({
+      code: "SESSION_NOT_FOUND",
+    });
   });
 
   it("lists sessions of the cwd with ISO updatedAt and titles", async () => {
@@ -92,9 +99,15 @@ describe("session service: load, resume, list, close, auth, host exit", () => {
   it("requires sign-in when the host has no usable provider", async () => {
     const h = setup();
     h.host.handlers.set("agent.initialize", () => ({ available: false, reason: "No usable provider", reasonCode: "provider_not_ready" }));
-    await expect(h.service.newSession({ cwd: CWD, mcpServers: [] })).rejects.toMatchObject({ code: "AUTH_REQUIRED", message: expect.stringMatching(/sign in/) });
+    await expect(h.service.newSession({ cwd: CWD, mcpServers: [] })).rejects.toMatchObject({
+      code: "AUTH_REQUIRED",
+      message: expect.stringMatching(/sign in/),
+    });
     const h2 = setup();
-    h2.host.handlers.set("agent.readWorkspaceState", () => ({ workspace: { workspacePath: CWD }, modelCatalog: { providers: [], available: [] } }));
+    h2.host.handlers.set("agent.readWorkspaceState", () => ({
+      workspace: { workspacePath: CWD },
+      modelCatalog: { providers: [], available: [] },
+    }));
     await expect(h2.service.newSession({ cwd: CWD, mcpServers: [] })).rejects.toMatchObject({ code: "AUTH_REQUIRED" });
     expect(h.host.callsOf("createSession")).toHaveLength(0);
     expect(h2.host.callsOf("createSession")).toHaveLength(0);
@@ -107,7 +120,10 @@ describe("session service: load, resume, list, close, auth, host exit", () => {
     h.host.handlers.set("agent.sendPrompt", () => {
       throw new BridgeError("HOST_CALL_FAILED", "No usable provider", { details: { code: -32001 } });
     });
-    await expect(engine.prompt([{ type: "text", text: "x" }])).rejects.toMatchObject({ code: "AUTH_REQUIRED", message: expect.stringMatching(/sign in/) });
+    await expect(engine.prompt([{ type: "text", text: "x" }])).rejects.toMatchObject({
+      code: "AUTH_REQUIRED",
+      message: expect.stringMatching(/sign in/),
+    });
   });
 
   it("forwards MCP servers unchanged to createSession", async () => {

@@ -73,7 +73,16 @@ describe("session engine: modes and config options", () => {
     const h = setup();
     const { opened, native } = await openSession(h);
     h.client.clear();
-    native.raw({ type: "state.updated", notification: { type: "state.updated", scope: "session", sessionId: opened.sessionId, revision: 3, patch: { mode: { current: "plan" } } } });
+    native.raw({
+      type: "state.updated",
+      notification: {
+        type: "state.updated",
+        scope: "session",
+        sessionId: opened.sessionId,
+        revision: 3,
+        patch: { mode: { current: "plan" } },
+      },
+    });
     native.event("session.updated", { mode: "plan", previousMode: "build", source: "tool" }, { turnId: null });
     native.snapshot.settings.mode.current = "plan";
     native.sendSnapshot();

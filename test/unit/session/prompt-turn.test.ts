@@ -28,7 +28,18 @@ describe("session engine: a prompt turn", () => {
       used: 1000,
       size: 200000,
       cost: { amount: 0.01, currency: "USD" },
-      _meta: { zcode: { tokenUsage: { totalTokens: 1500, inputTokens: 1000, outputTokens: 400, reasoningTokens: 100, cacheCreationTokens: 0, cacheReadTokens: 50 } } },
+      _meta: {
+        zcode: {
+          tokenUsage: {
+            totalTokens: 1500,
+            inputTokens: 1000,
+            outputTokens: 400,
+            reasoningTokens: 100,
+            cacheCreationTokens: 0,
+            cacheReadTokens: 50,
+          },
+        },
+      },
     });
     const send = h.host.callsOf("sendPrompt")[0]!.params;
     expect(send).toEqual({ workspacePath: CWD, sessionId: opened.sessionId, content: "hi" });
@@ -102,7 +113,10 @@ describe("session engine: a prompt turn", () => {
     await expect(engine.prompt([{ type: "text", text: "x" }])).rejects.toThrow('"something.new"');
     h.host.script.onPrompt = (s) => {
       s.startTurn();
-      s.raw({ type: "session.event", event: { eventId: "x", sessionId: s.id, seq: 999, timestamp: 1, type: "model.streaming", payload: {} } });
+      s.raw({
+        type: "session.event",
+        event: { eventId: "x", sessionId: s.id, seq: 999, timestamp: 1, type: "model.streaming", payload: {} },
+      });
     };
     await expect(engine.prompt([{ type: "text", text: "x" }])).rejects.toThrow(/malformed "session.event"/);
   });
@@ -182,7 +196,11 @@ describe("session engine: a prompt turn", () => {
     };
     await expect(engine.prompt([{ type: "text", text: "x" }])).resolves.toMatchObject({ stopReason: "end_turn" });
     const updates = h.client.updates(opened.sessionId);
-    expect(updates[0]).toEqual({ sessionUpdate: "session_info_update", title: "Fix tests", updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    expect(updates[0]).toEqual({
+      sessionUpdate: "session_info_update",
+      title: "Fix tests",
+      updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
     const texts = updates.flatMap((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : []));
     expect(texts).toEqual(["mine"]);
   });

@@ -17,27 +17,94 @@ type Step = (s: FakeSession) => void;
 const id = fc.constantFrom("c1", "c2", "c3");
 const text = fc.string({ maxLength: 6 });
 const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 6, arbitrary: fc.tuple(text, fc.constantFrom("m1", "m2")).map(([t, m]): Step => (s) => s.text(t, m)) },
-  { weight: 2, arbitrary: text.map((t): Step => (s) => s.event("model.streaming", { kind: "reasoning_delta", assistantMessageId: "m1", delta: t })) },
+  {
+    weight: 6,
+    arbitrary: fc.tuple(text, fc.constantFrom("m1", "m2")).map(
+      ([t, m]): Step =>
+        (s) =>
+          s.text(t, m),
+    ),
+  },
+  {
+    weight: 2,
+    arbitrary: text.map(
+      (t): Step =>
+        (s) =>
+          s.event("model.streaming", { kind: "reasoning_delta", assistantMessageId: "m1", delta: t }),
+    ),
+  },
   {
     weight: 3,
     arbitrary: fc.tuple(fc.constantFrom("tool_input_start", "tool_input_delta", "tool_input_end", "tool_call"), id).map(
-      ([kind, toolCallId]): Step => (s) => s.event("model.streaming", { kind, assistantMessageId: "m1", toolCallId, toolName: "Bash", delta: '{"c', input: { command: "ls" } }),
+      ([kind, toolCallId]): Step =>
+        (s) =>
+          s.event("model.streaming", {
+            kind,
+            assistantMessageId: "m1",
+            toolCallId,
+            toolName: "Bash",
+            delta: '{"c',
+            input: { command: "ls" },
+          }),
     ),
   },
   {
     weight: 3,
     arbitrary: fc.tuple(fc.constantFrom("scheduled", "started", "progress", "result", "error", "batch"), id).map(
-      ([kind, toolCallId]): Step => (s) =>
-        s.event("tool.updated", { kind, toolCallId, toolName: "Bash", input: { command: "ls" }, result: { success: true, content: "ok" }, error: { message: "no" }, toolCallIds: [toolCallId], stdoutTail: "x" }),
+      ([kind, toolCallId]): Step =>
+        (s) =>
+          s.event("tool.updated", {
+            kind,
+            toolCallId,
+            toolName: "Bash",
+            input: { command: "ls" },
+            result: { success: true, content: "ok" },
+            error: { message: "no" },
+            toolCallIds: [toolCallId],
+            stdoutTail: "x",
+          }),
     ),
   },
-  { weight: 1, arbitrary: fc.constantFrom("turn.mystery", "part.delta", "session.updated").map((type): Step => (s) => s.event(type, { note: 1 })) },
-  { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }).map((payload): Step => (s) => s.event("model.streaming", { kind: "text_delta", delta: payload } as Record<string, unknown>)) },
-  { weight: 1, arbitrary: fc.constant<Step>((s) => s.event("model.streaming", { kind: "text_delta", delta: "old" }, { seq: Math.max(0, s.seq - 1) })) },
-  { weight: 1, arbitrary: fc.constant<Step>((s) => s.event("model.streaming", { kind: "text_delta", delta: "foreign" }, { turnId: "turn-other" })) },
-  { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }).map((junk): Step => (s) => s.raw(junk)) },
-  { weight: 1, arbitrary: fc.constantFrom("success", "cancelled", "error_max_turns", "weird").map((r): Step => (s) => s.event("turn.completed", { resultType: r })) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom("turn.mystery", "part.delta", "session.updated").map(
+      (type): Step =>
+        (s) =>
+          s.event(type, { note: 1 }),
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.jsonValue({ maxDepth: 2 }).map(
+      (payload): Step =>
+        (s) =>
+          s.event("model.streaming", { kind: "text_delta", delta: payload } as Record<string, unknown>),
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constant<Step>((s) => s.event("model.streaming", { kind: "text_delta", delta: "old" }, { seq: Math.max(0, s.seq - 1) })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constant<Step>((s) => s.event("model.streaming", { kind: "text_delta", delta: "foreign" }, { turnId: "turn-other" })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.jsonValue({ maxDepth: 2 }).map(
+      (junk): Step =>
+        (s) =>
+          s.raw(junk),
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom("success", "cancelled", "error_max_turns", "weird").map(
+      (r): Step =>
+        (s) =>
+          s.event("turn.completed", { resultType: r }),
+    ),
+  },
   { weight: 1, arbitrary: fc.constant<Step>((s) => s.event("turn.failed", { error: { message: "model failed" } })) },
 );
 

@@ -16,13 +16,26 @@ describe("session engine: tool calls", () => {
       s.event("tool.updated", { kind: "scheduled", toolCallId: "c1", toolName: "Bash", input: { command: "npm test" } });
       s.event("tool.updated", { kind: "started", toolCallId: "c1", toolName: "Bash", startedAt: 1 });
       s.event("tool.updated", { kind: "progress", toolCallId: "c1", toolName: "Bash", stdoutTail: "PASS a\n" });
-      s.event("tool.updated", { kind: "result", toolCallId: "c1", toolName: "Bash", result: { success: true, content: "PASS a\nPASS b\n", perf: { exitCode: 0 } }, duration: 5 });
+      s.event("tool.updated", {
+        kind: "result",
+        toolCallId: "c1",
+        toolName: "Bash",
+        result: { success: true, content: "PASS a\nPASS b\n", perf: { exitCode: 0 } },
+        duration: 5,
+      });
       s.complete();
     };
     await engine.prompt([{ type: "text", text: "run" }]);
-    const tools = h.client.updates(opened.sessionId).filter((u) => u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update");
+    const tools = h.client
+      .updates(opened.sessionId)
+      .filter((u) => u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update");
     expect(tools[0]).toEqual({ sessionUpdate: "tool_call", toolCallId: "c1", title: "Run a command", kind: "execute", status: "pending" });
-    expect(tools[1]).toEqual({ sessionUpdate: "tool_call_update", toolCallId: "c1", title: "Run `npm test`", rawInput: { command: "npm test" } });
+    expect(tools[1]).toEqual({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "c1",
+      title: "Run `npm test`",
+      rawInput: { command: "npm test" },
+    });
     expect(tools.filter((u) => u.sessionUpdate === "tool_call")).toHaveLength(1);
     expect(tools).toContainEqual({ sessionUpdate: "tool_call_update", toolCallId: "c1", status: "in_progress" });
     expect(tools).toContainEqual({
@@ -45,8 +58,18 @@ describe("session engine: tool calls", () => {
     h.client.clear();
     h.host.script.onPrompt = (s) => {
       s.startTurn();
-      s.event("tool.updated", { kind: "scheduled", toolCallId: "e1", toolName: "Edit", input: { file_path: "src/a.ts", old_string: "a", new_string: "b" } });
-      s.event("tool.updated", { kind: "scheduled", toolCallId: "w1", toolName: "Write", input: { file_path: "/work/project/new.md", content: "# new" } });
+      s.event("tool.updated", {
+        kind: "scheduled",
+        toolCallId: "e1",
+        toolName: "Edit",
+        input: { file_path: "src/a.ts", old_string: "a", new_string: "b" },
+      });
+      s.event("tool.updated", {
+        kind: "scheduled",
+        toolCallId: "w1",
+        toolName: "Write",
+        input: { file_path: "/work/project/new.md", content: "# new" },
+      });
       s.event("tool.updated", { kind: "scheduled", toolCallId: "r1", toolName: "Read", input: { file_path: "src/a.ts", offset: 40 } });
       s.event("tool.updated", { kind: "result", toolCallId: "e1", result: { success: true, content: "updated" } });
       s.event("tool.updated", { kind: "error", toolCallId: "w1", error: { type: "tool_error", message: "denied" } });
@@ -71,9 +94,15 @@ describe("session engine: tool calls", () => {
       content: [{ type: "diff", path: "/work/project/src/a.ts", oldText: "a", newText: "b" }],
     });
     expect(updates).toContainEqual(
-      expect.objectContaining({ toolCallId: "w1", title: "Write new.md", content: [{ type: "diff", path: "/work/project/new.md", oldText: null, newText: "# new" }] }),
+      expect.objectContaining({
+        toolCallId: "w1",
+        title: "Write new.md",
+        content: [{ type: "diff", path: "/work/project/new.md", oldText: null, newText: "# new" }],
+      }),
     );
-    expect(updates).toContainEqual(expect.objectContaining({ toolCallId: "r1", title: "Read src/a.ts", locations: [{ path: "/work/project/src/a.ts", line: 40 }] }));
+    expect(updates).toContainEqual(
+      expect.objectContaining({ toolCallId: "r1", title: "Read src/a.ts", locations: [{ path: "/work/project/src/a.ts", line: 40 }] }),
+    );
     expect(updates).toContainEqual({
       sessionUpdate: "tool_call_update",
       toolCallId: "e1",
@@ -84,7 +113,9 @@ describe("session engine: tool calls", () => {
         { type: "content", content: { type: "text", text: "updated" } },
       ],
     });
-    expect(updates).toContainEqual(expect.objectContaining({ toolCallId: "w1", status: "failed", rawOutput: { type: "tool_error", message: "denied" } }));
+    expect(updates).toContainEqual(
+      expect.objectContaining({ toolCallId: "w1", status: "failed", rawOutput: { type: "tool_error", message: "denied" } }),
+    );
   });
 
   it("takes omitted input from the stream, ignores batch summaries and fails on an unknown tool kind", async () => {
@@ -100,7 +131,9 @@ describe("session engine: tool calls", () => {
     };
     await expect(engine.prompt([{ type: "text", text: "grep" }])).rejects.toThrow(/malformed "tool.updated"/);
     const updates = h.client.updates(opened.sessionId);
-    expect(updates).toContainEqual(expect.objectContaining({ toolCallId: "g1", title: "Search for `TODO`", rawInput: { pattern: "TODO" } }));
+    expect(updates).toContainEqual(
+      expect.objectContaining({ toolCallId: "g1", title: "Search for `TODO`", rawInput: { pattern: "TODO" } }),
+    );
     expect(h.host.operations.filter((o) => o.operation === "cancelGeneration")).toHaveLength(1);
   });
 
@@ -110,7 +143,14 @@ describe("session engine: tool calls", () => {
     h.client.clear();
     h.host.script.onPrompt = (s) => {
       s.startTurn();
-      s.event("tool.updated", { kind: "scheduled", toolCallId: "sub1", toolName: "Read", source: "subagent", parentToolCallId: "agent1", input: { path: "x" } });
+      s.event("tool.updated", {
+        kind: "scheduled",
+        toolCallId: "sub1",
+        toolName: "Read",
+        source: "subagent",
+        parentToolCallId: "agent1",
+        input: { path: "x" },
+      });
       s.complete();
     };
     await engine.prompt([{ type: "text", text: "x" }]);

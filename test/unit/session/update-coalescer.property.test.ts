@@ -12,21 +12,37 @@ import { UpdateCoalescer } from "../../../src/session/update-coalescer.js";
 
 const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-const textChunk = fc.record({
-  sessionUpdate: fc.constantFrom("agent_message_chunk" as const, "agent_thought_chunk" as const),
-  content: fc.record({ type: fc.constant("text" as const), text: fc.string({ maxLength: 12 }) }),
-  messageId: fc.constantFrom("m1", "m2", undefined),
-}).map((u) => (u.messageId === undefined ? { sessionUpdate: u.sessionUpdate, content: u.content } : u) as SessionUpdate);
+const textChunk = fc
+  .record({
+    sessionUpdate: fc.constantFrom("agent_message_chunk" as const, "agent_thought_chunk" as const),
+    content: fc.record({ type: fc.constant("text" as const), text: fc.string({ maxLength: 12 }) }),
+    messageId: fc.constantFrom("m1", "m2", undefined),
+  })
+  .map((u) => (u.messageId === undefined ? { sessionUpdate: u.sessionUpdate, content: u.content } : u) as SessionUpdate);
 
 const otherUpdate: fc.Arbitrary<SessionUpdate> = fc.oneof(
-  fc.record({ sessionUpdate: fc.constant("tool_call" as const), toolCallId: fc.constantFrom("c1", "c2"), title: fc.string({ maxLength: 5 }) }),
-  fc.record({ sessionUpdate: fc.constant("agent_message_chunk" as const), content: fc.record({ type: fc.constant("text" as const), text: fc.string({ maxLength: 5 }) }), _meta: fc.constant({ k: 1 }) }),
+  fc.record({
+    sessionUpdate: fc.constant("tool_call" as const),
+    toolCallId: fc.constantFrom("c1", "c2"),
+    title: fc.string({ maxLength: 5 }),
+  }),
+  fc.record({
+    sessionUpdate: fc.constant("agent_message_chunk" as const),
+    content: fc.record({ type: fc.constant("text" as const), text: fc.string({ maxLength: 5 }) }),
+    _meta: fc.constant({ k: 1 }),
+  }),
   fc.constant({ sessionUpdate: "agent_message_chunk" as const, content: { type: "image" as const, data: "AA==", mimeType: "image/png" } }),
   fc.constant({ sessionUpdate: "user_message_chunk" as const, content: { type: "text" as const, text: "u" } }),
 );
 
 type Op = { push: SessionUpdate } | { settle: "ok" | "fail" };
-const ops = fc.array(fc.oneof({ weight: 5, arbitrary: fc.oneof({ weight: 4, arbitrary: textChunk }, otherUpdate).map((u) => ({ push: u }) as Op) }, { weight: 3, arbitrary: fc.constantFrom<Op>({ settle: "ok" }, { settle: "fail" }) }), { maxLength: 60 });
+const ops = fc.array(
+  fc.oneof(
+    { weight: 5, arbitrary: fc.oneof({ weight: 4, arbitrary: textChunk }, otherUpdate).map((u) => ({ push: u }) as Op) },
+    { weight: 3, arbitrary: fc.constantFrom<Op>({ settle: "ok" }, { settle: "fail" }) },
+  ),
+  { maxLength: 60 },
+);
 
 function isPlainText(u: SessionUpdate): boolean {
   if (u.sessionUpdate !== "agent_message_chunk" && u.sessionUpdate !== "agent_thought_chunk") return false;
@@ -39,8 +55,10 @@ function normalize(updates: readonly SessionUpdate[]): unknown[] {
   const out: any[] = [];
   for (const u of updates) {
     const last = out[out.length - 1];
-    if (isPlainText(u) && last?.plain && last.kind === u.sessionUpdate && last.messageId === (u as any).messageId) last.text += (u as any).content.text;
-    else if (isPlainText(u)) out.push({ plain: true, kind: u.sessionUpdate, messageId: (u as any).messageId, text: (u as any).content.text });
+    if (isPlainText(u) && last?.plain && last.kind === u.sessionUpdate && last.messageId === (u as any).messageId)
+      last.text += (u as any).content.text;
+    else if (isPlainText(u))
+      out.push({ plain: true, kind: u.sessionUpdate, messageId: (u as any).messageId, text: (u as any).content.text });
     else out.push(u);
   }
   return out;
@@ -85,7 +103,10 @@ describe("UpdateCoalescer properties", () => {
             settled.push(undefined);
             const p = h.queue.push(op.push);
             promises.push(p);
-            p.then(() => (settled[index] = "ok"), () => (settled[index] = "fail"));
+            p.then(
+              () => (settled[index] = "ok"),
+              () => (settled[index] = "fail"),
+            );
           } else {
             h.queue.open();
             const next = h.pending.shift();
@@ -136,7 +157,9 @@ describe("UpdateCoalescer properties", () => {
     const h = harness(64 * 1024);
     h.queue.open();
     const first = h.queue.push({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "a" }, messageId: "m" });
-    const rest = Array.from({ length: 1000 }, (_, i) => h.queue.push({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `${i},` }, messageId: "m" }));
+    const rest = Array.from({ length: 1000 }, (_, i) =>
+      h.queue.push({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `${i},` }, messageId: "m" }),
+    );
     const tool = h.queue.push({ sessionUpdate: "tool_call", toolCallId: "c", title: "t" });
     const after = h.queue.push({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "z" }, messageId: "m" });
     await flush();
@@ -161,26 +184,30 @@ describe("UpdateCoalescer properties", () => {
 
   it("post (no promise) and push interleave in order; with merging off every update is written alone", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(fc.oneof(textChunk, otherUpdate), fc.boolean()), { maxLength: 40 }), fc.boolean(), async (items, merge) => {
-        const h = harness(1000, merge);
-        h.queue.open();
-        const promises: Promise<void>[] = [];
-        for (const [update, usePost] of items) {
-          if (usePost) h.queue.post(update);
-          else promises.push(h.queue.push(update));
-        }
-        while (h.pending.length > 0 || h.queue.queued > 0) {
-          h.pending.shift()?.resolve();
-          await flush();
-        }
-        await Promise.all(promises);
-        const pushed = items.map(([u]) => u);
-        expect(normalize(h.sent)).toEqual(normalize(pushed));
-        if (!merge) {
-          expect(h.sent).toHaveLength(pushed.length);
-          h.sent.forEach((u, i) => expect(u).toBe(pushed[i]));
-        }
-      }),
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.oneof(textChunk, otherUpdate), fc.boolean()), { maxLength: 40 }),
+        fc.boolean(),
+        async (items, merge) => {
+          const h = harness(1000, merge);
+          h.queue.open();
+          const promises: Promise<void>[] = [];
+          for (const [update, usePost] of items) {
+            if (usePost) h.queue.post(update);
+            else promises.push(h.queue.push(update));
+          }
+          while (h.pending.length > 0 || h.queue.queued > 0) {
+            h.pending.shift()?.resolve();
+            await flush();
+          }
+          await Promise.all(promises);
+          const pushed = items.map(([u]) => u);
+          expect(normalize(h.sent)).toEqual(normalize(pushed));
+          if (!merge) {
+            expect(h.sent).toHaveLength(pushed.length);
+            h.sent.forEach((u, i) => expect(u).toBe(pushed[i]));
+          }
+        },
+      ),
       { numRuns: 100 },
     );
   });

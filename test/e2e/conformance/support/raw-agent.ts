@@ -92,7 +92,8 @@ export class RawAgent {
 
   /** the mock client's answers to agent → client requests */
   private answerAgentRequest(request: any): void {
-    if (request.method === "session/request_permission") this.send({ jsonrpc: "2.0", id: request.id, result: { outcome: { outcome: "cancelled" } } });
+    if (request.method === "session/request_permission")
+      this.send({ jsonrpc: "2.0", id: request.id, result: { outcome: { outcome: "cancelled" } } });
     else this.send({ jsonrpc: "2.0", id: request.id, error: { code: -32601, message: `Method not found: ${request.method}` } });
   }
 
@@ -106,7 +107,10 @@ export class RawAgent {
 
   /** send a request; resolves with the agent's response line (result or error) */
   request(method: string, params: unknown, id: string | number = this.nextId++): Promise<Line> {
-    const answered = this.waitFor((l) => l.from === "agent" && l.message.method === undefined && l.message.id === id, `the response to ${method} (${String(id)})`);
+    const answered = this.waitFor(
+      (l) => l.from === "agent" && l.message.method === undefined && l.message.id === id,
+      `the response to ${method} (${String(id)})`,
+    );
     this.send({ jsonrpc: "2.0", id, method, params });
     return answered;
   }
@@ -153,12 +157,16 @@ export class RawAgent {
 
   /** session/update notifications of one session between two line indexes */
   updates(sessionId: string, from = 0, to = this.lines.length): Line[] {
-    return this.lines.slice(from, to).filter((l) => l.from === "agent" && l.message.method === "session/update" && l.message.params?.sessionId === sessionId);
+    return this.lines
+      .slice(from, to)
+      .filter((l) => l.from === "agent" && l.message.method === "session/update" && l.message.params?.sessionId === sessionId);
   }
 
   /** agent → client requests by method */
   agentRequests(prefix: string): Line[] {
-    return this.lines.filter((l) => l.from === "agent" && typeof l.message.method === "string" && "id" in l.message && l.message.method.startsWith(prefix));
+    return this.lines.filter(
+      (l) => l.from === "agent" && typeof l.message.method === "string" && "id" in l.message && l.message.method.startsWith(prefix),
+    );
   }
 
   async stop(): Promise<number | null> {
@@ -174,7 +182,10 @@ export interface Conformance {
   agent(options?: { initialize?: boolean; capabilities?: Record<string, unknown>; env?: Record<string, string> }): Promise<RawAgent>;
 }
 
-export function conformance(hooks: { beforeAll: (fn: () => Promise<void>) => void; afterAll: (fn: () => Promise<void>) => void }): Conformance {
+export function conformance(hooks: {
+  beforeAll: (fn: () => Promise<void>) => void;
+  afterAll: (fn: () => Promise<void>) => void;
+}): Conformance {
   let install: SimInstall | undefined;
   const agents: RawAgent[] = [];
   const dirs: string[] = [];

@@ -18,7 +18,9 @@ let counter = 0;
 
 export function openConnection(
   install: TestInstall,
-  options: { profile?: Record<string, unknown>; env?: Record<string, string> } & Partial<Omit<HostConnectionOptions, "resolveInstall" | "logger" | "env">> = {},
+  options: { profile?: Record<string, unknown>; env?: Record<string, string> } & Partial<
+    Omit<HostConnectionOptions, "resolveInstall" | "logger" | "env">
+  > = {},
 ): TestConnection {
   counter += 1;
   const logFile = join(install.root, `bridge-${counter}.log`);

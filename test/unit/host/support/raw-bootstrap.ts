@@ -22,7 +22,11 @@ export interface RawBootstrap {
 
 export function startRawBootstrap(
   install: TestInstall,
-  options: { env?: Record<string, string>; config?: (config: BootstrapConfig) => BootstrapConfig | Record<string, unknown>; rawConfigArg?: string } = {},
+  options: {
+    env?: Record<string, string>;
+    config?: (config: BootstrapConfig) => BootstrapConfig | Record<string, unknown>;
+    rawConfigArg?: string;
+  } = {},
 ): RawBootstrap {
   const assessment = supportedAssessment(install);
   if (!assessment.paths || !assessment.manifest || !assessment.rpc) throw new Error("unreachable");
@@ -75,7 +79,9 @@ export function startRawBootstrap(
         };
         const timer = setTimeout(() => {
           waiters.delete(check as () => void);
-          reject(new Error(`no matching frame within ${timeoutMs} ms; got ${JSON.stringify(frames).slice(0, 500)}; stderr ${err.slice(0, 500)}`));
+          reject(
+            new Error(`no matching frame within ${timeoutMs} ms; got ${JSON.stringify(frames).slice(0, 500)}; stderr ${err.slice(0, 500)}`),
+          );
         }, timeoutMs);
         if (!check()) waiters.add(check as () => void);
       }),

@@ -16,7 +16,9 @@ export function createTestInstall(options: SimInstallOptions = {}): Promise<Test
 }
 
 /** A supported Assessment for `install`, as the compatibility check would produce it. */
-export function supportedAssessment(install: Pick<TestInstall, "root" | "executable" | "resourcesDir" | "appArchive" | "manifest" | "flavour" | "builtinProviderConfigPath">): Assessment {
+export function supportedAssessment(
+  install: Pick<TestInstall, "root" | "executable" | "resourcesDir" | "appArchive" | "manifest" | "flavour" | "builtinProviderConfigPath">,
+): Assessment {
   const { manifest } = install;
   return {
     supported: true,

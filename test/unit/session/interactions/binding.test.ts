@@ -53,25 +53,33 @@ describe("binding, withdrawal and exactly-once", () => {
     expect(t.host.permissionAnswers()).toEqual([{ requestId: "perm_7", optionId: "deny", workspacePath: "/w" }]);
   });
 
-  it.each(["cancel", "close", "turn-end", "disconnect"] as const)("withdrawAll(%s) answers every pending one exactly once", async (reason) => {
-    const t = makeContext();
-    const b = broker();
-    b.handlePermission(BASH_REQUEST, t.ctx);
-    b.handlePermission({ ...BASH_REQUEST, requestId: "perm_8", toolCallId: "call_43" }, t.ctx);
-    await until(() => t.client.permissions.length === 2);
-    const other = makeContext({ host: t.host, sessionId: "ses_other" });
-    b.handlePermission({ ...BASH_REQUEST, requestId: "perm_9", sessionId: "ses_other" }, other.ctx);
-    await until(() => other.client.permissions.length === 1);
-    expect(b.pendingCount()).toBe(3);
-    await b.withdrawAll("ses_1", reason);
-    expect(b.pendingCount("ses_1")).toBe(0);
-    expect(b.pendingCount("ses_other")).toBe(1);
-    expect(t.host.permissionAnswers().map((a) => [a.requestId, a.optionId]).sort()).toEqual([
-      ["perm_7", "deny"],
-      ["perm_8", "deny"],
-    ]);
-    expect(other.client.permissions[0]!.signal.aborted).toBe(false);
-  });
+  it.each(["cancel", "close", "turn-end", "disconnect"] as const)(
+    "withdrawAll(%s) answers every pending one exactly once",
+    async (reason) => {
+      const t = makeContext();
+      const b = broker();
+      b.handlePermission(BASH_REQUEST, t.ctx);
+      b.handlePermission({ ...BASH_REQUEST, requestId: "perm_8", toolCallId: "call_43" }, t.ctx);
+      await until(() => t.client.permissions.length === 2);
+      const other = makeContext({ host: t.host, sessionId: "ses_other" });
+      b.handlePermission({ ...BASH_REQUEST, requestId: "perm_9", sessionId: "ses_other" }, other.ctx);
+      await until(() => other.client.permissions.length === 1);
+      expect(b.pendingCount()).toBe(3);
+      await b.withdrawAll("ses_1", reason);
+      expect(b.pendingCount("ses_1")).toBe(0);
+      expect(b.pendingCount("ses_other")).toBe(1);
+      expect(
+        t.host
+          .permissionAnswers()
+          .map((a) => [a.requestId, a.optionId])
+          .sort(),
+      ).toEqual([
+        ["perm_7", "deny"],
+        ["perm_8", "deny"],
+      ]);
+      expect(other.client.permissions[0]!.signal.aborted).toBe(false);
+    },
+  );
 
   it("the turn signal aborting answers deny once and cancels the client request", async () => {
     const t = makeContext();

@@ -28,7 +28,8 @@ describe("option mapping properties", () => {
           expect(STANDARD.has(acp.kind)).toBe(true);
           expect(acp.optionId).toBe(native.optionId);
           const always = (native.response.permissionUpdates?.length ?? 0) > 0;
-          const expected = native.response.decision === "allow" ? (always ? "allow_always" : "allow_once") : always ? "reject_always" : "reject_once";
+          const expected =
+            native.response.decision === "allow" ? (always ? "allow_always" : "allow_once") : always ? "reject_always" : "reject_once";
           expect(acp.kind).toBe(expected);
         }
         expect(mapping.offered.length + mapping.skipped.length).toBe(options.length);
@@ -60,18 +61,25 @@ describe("option mapping properties", () => {
       options: fc.array(fc.record({ value: fc.string({ maxLength: 3 }) }), { minLength: 1, maxLength: 4 }),
     });
     fc.assert(
-      fc.property(fc.array(question, { minLength: 1, maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 9 }), fc.oneof(fc.string({ maxLength: 3 }), fc.array(fc.string({ maxLength: 3 }), { maxLength: 3 }))), (questions, form) => {
-        const result = nativeAnswerContent(questions, form);
-        if (!result.ok) return;
-        questions.forEach((q, i) => {
-          const allowed = new Set(q.options.map((o) => o.value));
-          const v = result.content[`answer_${i}`];
-          const values = Array.isArray(v) ? v : [v];
-          expect(values.length).toBeGreaterThan(0);
-          for (const x of values) expect(allowed.has(x as string)).toBe(true);
-        });
-        expect("answer" in result.content).toBe(questions.length === 1);
-      }),
+      fc.property(
+        fc.array(question, { minLength: 1, maxLength: 3 }),
+        fc.dictionary(
+          fc.string({ maxLength: 9 }),
+          fc.oneof(fc.string({ maxLength: 3 }), fc.array(fc.string({ maxLength: 3 }), { maxLength: 3 })),
+        ),
+        (questions, form) => {
+          const result = nativeAnswerContent(questions, form);
+          if (!result.ok) return;
+          questions.forEach((q, i) => {
+            const allowed = new Set(q.options.map((o) => o.value));
+            const v = result.content[`answer_${i}`];
+            const values = Array.isArray(v) ? v : [v];
+            expect(values.length).toBeGreaterThan(0);
+            for (const x of values) expect(allowed.has(x as string)).toBe(true);
+          });
+          expect("answer" in result.content).toBe(questions.length === 1);
+        },
+      ),
     );
   });
 });

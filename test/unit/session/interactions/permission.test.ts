@@ -55,7 +55,14 @@ describe("permission.request → session/request_permission → respondPermissio
     await until(() => t.client.permissions.length === 1);
     expect(t.client.order).toEqual(["update:tool_call", "permission"]);
     expect(t.updates).toEqual([
-      { sessionUpdate: "tool_call", toolCallId: "call_42", title: "Run shell command", kind: "execute", status: "pending", rawInput: { command: "npm test" } },
+      {
+        sessionUpdate: "tool_call",
+        toolCallId: "call_42",
+        title: "Run shell command",
+        kind: "execute",
+        status: "pending",
+        rawInput: { command: "npm test" },
+      },
     ]);
   });
 
@@ -95,7 +102,10 @@ describe("permission.request → session/request_permission → respondPermissio
   });
 
   it.each([
-    ["cancelled outcome", (a: { resolve: (r: never) => void; reject: (e: unknown) => void }) => a.resolve({ outcome: { outcome: "cancelled" } } as never)],
+    [
+      "cancelled outcome",
+      (a: { resolve: (r: never) => void; reject: (e: unknown) => void }) => a.resolve({ outcome: { outcome: "cancelled" } } as never),
+    ],
     ["client error", (a: { resolve: (r: never) => void; reject: (e: unknown) => void }) => a.reject(new Error("client went away"))],
     ["malformed answer", (a: { resolve: (r: never) => void; reject: (e: unknown) => void }) => a.resolve({} as never)],
   ])("answers a real deny on %s", async (_name, answer) => {
@@ -157,7 +167,13 @@ describe("permission.request → session/request_permission → respondPermissio
   it.each([
     ["zero options", withOptions([])],
     ["no options field", { ...BASH_REQUEST, options: undefined }],
-    ["only malformed options", withOptions([{ optionId: "x", name: "X" }, { name: "no id", response: { decision: "allow" } }])],
+    [
+      "only malformed options",
+      withOptions([
+        { optionId: "x", name: "X" },
+        { name: "no id", response: { decision: "allow" } },
+      ]),
+    ],
   ])("fails closed on %s", async (_name, request) => {
     const t = makeContext();
     const b = broker();

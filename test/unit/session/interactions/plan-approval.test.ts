@@ -220,7 +220,13 @@ describe("plan approval, user-input form (schema.interaction plan_approval)", ()
 
   it("the synthetic reject id never collides with a native value", async () => {
     const t = makeContext({ capabilities: NO_ELICITATION });
-    const question = { ...PLAN_USER_INPUT.questions[0]!, options: [{ value: "approve", label: "Approve" }, { value: "reject", label: "Keep planning" }] };
+    const question = {
+      ...PLAN_USER_INPUT.questions[0]!,
+      options: [
+        { value: "approve", label: "Approve" },
+        { value: "reject", label: "Keep planning" },
+      ],
+    };
     broker().handleUserInput({ ...PLAN_USER_INPUT, questions: [question] }, t.ctx);
     await until(() => t.client.permissions.length === 1);
     expect(t.client.permissions[0]!.params.options.map((o) => o.optionId)).toEqual(["approve", "reject", "reject_"]);

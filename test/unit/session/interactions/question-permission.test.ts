@@ -72,7 +72,12 @@ describe("a single-select question as a permission (client without elicitation.f
     permission.resolve({ outcome: { outcome: "selected", optionId: "node" } });
     await until(() => t.host.elicitationAnswers().length === 1);
     expect(t.host.elicitationAnswers()).toEqual([
-      { requestId: "q_2", action: "accept", workspacePath: "/w", content: { answer_0: "node", answer: "node", answers: { [QUESTION]: ["node"] } } },
+      {
+        requestId: "q_2",
+        action: "accept",
+        workspacePath: "/w",
+        content: { answer_0: "node", answer: "node", answers: { [QUESTION]: ["node"] } },
+      },
     ]);
     expect(t.failures).toEqual([]);
     expect(b.pendingCount()).toBe(0);
@@ -118,7 +123,17 @@ describe("a single-select question as a permission (client without elicitation.f
   it("duplicate native values are offered once", async () => {
     const { permission } = await asked({
       ...ONE,
-      questions: [{ question: QUESTION, header: "Runner", options: [{ value: "a", label: "A" }, { value: "a", label: "A again" }, { value: "b", label: "B" }] }],
+      questions: [
+        {
+          question: QUESTION,
+          header: "Runner",
+          options: [
+            { value: "a", label: "A" },
+            { value: "a", label: "A again" },
+            { value: "b", label: "B" },
+          ],
+        },
+      ],
     });
     expect(permission.params.options.map((o) => o.optionId)).toEqual(["a", "b", "reject"]);
   });
@@ -133,7 +148,9 @@ describe("what cannot be offered as a permission: a real decline, INTERACTION_UN
     const b = broker();
     b.handleUserInput(request, t.ctx);
     await until(() => t.failures.length === 1);
-    expect(t.host.elicitationAnswers()).toEqual([{ requestId: (request as { requestId: string }).requestId, action: "decline", workspacePath: "/w" }]);
+    expect(t.host.elicitationAnswers()).toEqual([
+      { requestId: (request as { requestId: string }).requestId, action: "decline", workspacePath: "/w" },
+    ]);
     expect(t.failures[0]!.code).toBe("INTERACTION_UNSUPPORTED");
     expect(t.failures[0]!.message).toContain(`ZCode asked ${why} (AskUserQuestion)`);
     expect(t.failures[0]!.message).toContain("elicitation.form");
