@@ -117,7 +117,7 @@ export class EarlyInput {
     const held = this.buffered();
     this.chunks = [];
     this.size = 0;
-    this.sink = controller as unknown as Sink;
+    this.sink = controller;
     try {
       if (pending.byteLength > 0) controller.enqueue(copy(pending));
       if (held.byteLength > 0) controller.enqueue(copy(held));

@@ -99,7 +99,7 @@ function stdoutWriter(out: Writable, options: StdoutMessageOptions): WritableStr
       // nothing is locked: the one writer is shared and the caller serialises its writes
     },
   };
-  return writer as WritableStreamDefaultWriter<AnyMessage>;
+  return writer;
 }
 
 /** The WritableStream of outgoing ACP messages for the SDK connection, on `out` (stdout). */

@@ -27,7 +27,9 @@ export function e2e(): E2E {
   afterEach(async () => {
     const open = clients.splice(0);
     await Promise.all(
-      open.map((c) => (c.child.exitCode === null && c.child.signalCode === null ? c.close().catch(() => c.kill("SIGKILL")) : undefined)),
+      open.map((c) =>
+        c.child.exitCode === null && c.child.signalCode === null ? c.close().catch(() => c.kill("SIGKILL")) : Promise.resolve(),
+      ),
     );
   });
   afterAll(async () => {

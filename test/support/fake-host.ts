@@ -105,7 +105,7 @@ export class FakeSession {
 
   /** Deliver a raw top-level event to every subscriber. */
   raw(event: unknown): void {
-    for (const sink of [...this.sinks]) sink.onEvent(structuredClone(event));
+    for (const sink of [...this.sinks]) void sink.onEvent(structuredClone(event));
   }
 
   /** Fire a session.event; seq increases by `gap` (default 1, gaps are legal). */
@@ -230,7 +230,7 @@ export class FakeHost implements HostClient {
     const session = this.session(target.sessionId);
     session.sinks.add(sink);
     const incarnation = this.incarnation;
-    if (target.includeSnapshot) queueMicrotask(() => sink.onEvent(structuredClone({ type: "snapshot", snapshot: session.snapshot })));
+    if (target.includeSnapshot) queueMicrotask(() => void sink.onEvent(structuredClone({ type: "snapshot", snapshot: session.snapshot })));
     return { id: `sub-${this.nextSubscriptionId++}`, incarnation, dispose: async () => void session.sinks.delete(sink) };
   }
 

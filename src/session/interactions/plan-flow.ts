@@ -75,7 +75,10 @@ export function startPlanPermission(req: NativePermissionRequest, ctx: Interacti
     });
     if (result === undefined) return;
     if (result.action === "accept") {
-      const nativeId = resolve(String(result.content?.decision ?? ""));
+      const decision = result.content?.decision;
+      const nativeId = resolve(
+        typeof decision === "string" || typeof decision === "number" || typeof decision === "boolean" ? String(decision) : "",
+      );
       if (nativeId !== undefined) {
         await pending.answer({ method: "permission", optionId: nativeId });
         return;

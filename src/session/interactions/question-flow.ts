@@ -102,7 +102,7 @@ export async function askForm(
     (signal) => ctx.client.createElicitation(params, signal),
     new BridgeError("INTERACTION_UNSUPPORTED", "the ACP client failed to answer ZCode's question; the turn was stopped"),
   );
-  return asked?.response as (CreateElicitationResponse & { content?: Record<string, unknown> | null }) | undefined;
+  return asked?.response;
 }
 
 /** ask the native questions as one form and answer the host with the native content convention */

@@ -23,7 +23,7 @@ describe("e2e: what the client sees", () => {
     await expect(client.prompt(sessionId, "hello")).resolves.toMatchObject({ stopReason: "end_turn" });
     const promptLine = client.indexOf((l) => l.message?.method === "session/prompt", "client");
     const lines = client.transcript.lines;
-    const promptAt = lines.findIndex((l, i) => i >= 0 && l.from === "client" && (l.message as any)?.method === "session/prompt");
+    const promptAt = lines.findIndex((l, i) => i >= 0 && l.from === "client" && l.message?.method === "session/prompt");
     const againAfterPrompt = lines.slice(promptAt).some((l) => l.from === "agent" && isCommands(l, sessionId));
     expect(promptLine).toBeGreaterThanOrEqual(0);
     expect(againAfterPrompt).toBe(true);
@@ -47,16 +47,14 @@ describe("e2e: what the client sees", () => {
     const responseAt = lines.findIndex(
       (l) =>
         l.from === "agent" &&
-        (l.message as any)?.result !== undefined &&
-        lines.some(
-          (r) => r.from === "client" && (r.message as any)?.method === "session/load" && (r.message as any).id === (l.message as any).id,
-        ),
+        l.message?.result !== undefined &&
+        lines.some((r) => r.from === "client" && r.message?.method === "session/load" && r.message.id === l.message.id),
     );
     expect(responseAt).toBeGreaterThan(0);
     expect(lines.slice(0, responseAt).some((l) => l.from === "agent" && isCommands(l, sessionId))).toBe(true);
     // a round trip after the response: nothing for the session arrived in between
     await client.agent.request("session/list", { cwd });
-    expect(lines.slice(responseAt + 1).filter((l) => l.from === "agent" && (l.message as any)?.method === "session/update")).toEqual([]);
+    expect(lines.slice(responseAt + 1).filter((l) => l.from === "agent" && l.message?.method === "session/update")).toEqual([]);
   });
 
   it("a cancelled prompt: the tool the client saw running gets a final failed update before the response", async () => {

@@ -64,7 +64,7 @@ describe("zcode-acp check (built binary)", () => {
   it("supported install: human report, exit 0", async () => {
     const run = await runCheck(["check", ...flags(sim)], env);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^ZCode install check: supported\n  ZCode 3\.11\.2 \(CLI 0\.16\.5\) at .* is verified/);
+    expect(run.stdout).toMatch(/^ZCode install check: supported\n {2}ZCode 3\.11\.2 \(CLI 0\.16\.5\) at .* is verified/);
     for (const title of [
       "install layout",
       "bundle metadata",
@@ -99,7 +99,7 @@ describe("zcode-acp check (built binary)", () => {
     const run = await runCheck(["check", ...flags(packedSim)], env);
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(
-      /^ZCode install check: NOT supported\n  The RPC module out\/host\/chunk-KGXW6KHC\.js failed the role check: the ZCode executable could not import it/,
+      /^ZCode install check: NOT supported\n {2}The RPC module out\/host\/chunk-KGXW6KHC\.js failed the role check: the ZCode executable could not import it/,
     );
     expect(run.stdout).toMatch(/\[FAIL\] host files and exports/);
     expect(run.stdout).toMatch(/\[skip\] agent CLI integrity/);

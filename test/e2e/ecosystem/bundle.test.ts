@@ -32,8 +32,8 @@ function closure(all: Record<string, Output>, file: string, followDynamic: (from
   const visit = (name: string): void => {
     if (seen.has(name) || !all[name]) return;
     seen.add(name);
-    for (const input of Object.keys(all[name]!.inputs)) inputs.add(input);
-    for (const imported of all[name]!.imports) {
+    for (const input of Object.keys(all[name].inputs)) inputs.add(input);
+    for (const imported of all[name].imports) {
       if (imported.external) continue;
       if (imported.kind === "import-statement" || (imported.kind === "dynamic-import" && followDynamic(name))) visit(imported.path);
     }

@@ -19,8 +19,7 @@ type Diagnostics = {
   host: Record<string, number | boolean>;
 };
 
-const diagnostics = (client: AcpTestClient): Promise<Diagnostics> =>
-  client.agent.request("_zcode/diagnostics" as never, {} as never) as Promise<Diagnostics>;
+const diagnostics = (client: AcpTestClient): Promise<Diagnostics> => client.agent.request("_zcode/diagnostics" as never, {} as never);
 
 /** The counts that must come back to the baseline (memory is left out: it is not a count). */
 function counts(d: Diagnostics): Record<string, unknown> {

@@ -10,7 +10,7 @@
 import { describe, expect, it } from "vitest";
 import type { SimInstall } from "../../../fixtures/sim-install.js";
 import {
-  BridgeProcess,
+  type BridgeProcess,
   NO_ELICITATION_CLIENT,
   callsFor,
   choose,

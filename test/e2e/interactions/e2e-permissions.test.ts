@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import type { SimInstall } from "../../../fixtures/sim-install.js";
 import {
-  BridgeProcess,
+  type BridgeProcess,
   FORM_CLIENT,
   NO_ELICITATION_CLIENT,
   callsFor,

@@ -7,7 +7,7 @@ import type { SessionNotification } from "@agentclientprotocol/sdk";
 import { afterAll, describe, expect, it } from "vitest";
 import type { SimInstall } from "../../../fixtures/sim-install.js";
 import {
-  BridgeProcess,
+  type BridgeProcess,
   FORM_CLIENT,
   NO_ELICITATION_CLIENT,
   callsFor,
@@ -136,7 +136,7 @@ describe("plan approval and questions end to end, form-capable client", () => {
     ["a value that was not offered", { action: "accept", content: { answer_0: "jest", answer_1: ["auth"] } }, "decline"],
   ] as const)("questions: %s → respondElicitation %s, no content", async (_name, response, action) => {
     const sessionId = await bridge.newSession();
-    bridge.onElicitation = async () => response as never;
+    bridge.onElicitation = async () => response;
     expect((await bridge.promptOutcome(sessionId, "sim:questions")).response?.stopReason).toBe("end_turn");
     const log = await sim.readCallLog();
     const answers = callsFor(log, "respondElicitation", sessionId);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SimInstall } from "../../../fixtures/sim-install.js";
 import { addQuestionScenarios } from "../../support/question-scenarios.js";
 import {
-  BridgeProcess,
+  type BridgeProcess,
   FORM_CLIENT,
   NO_ELICITATION_CLIENT,
   callsFor,

@@ -12,7 +12,6 @@ import type { RpcName } from "../../../fixtures/sim-releases.js";
 
 const WORKER_ENTRY = fileURLToPath(new URL("./host-worker.mjs", import.meta.url));
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 export type Any = any;
 
 /** The install's RPC chunk by source name (whatever letters the release exports them under). */

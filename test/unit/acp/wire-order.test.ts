@@ -58,7 +58,7 @@ describe("wire order of cancels and answers", () => {
     const signal = new AbortController().signal;
     wire.track(params, signal);
     wire.outgoing({ jsonrpc: "2.0", id: 4, method: "session/request_permission", params } as unknown as acp.AnyMessage);
-    wire.incoming(allow(4));
+    void wire.incoming(allow(4));
     const pending = wire.incoming(cancel("s1"));
     await new Promise((r) => setImmediate(r));
     expect(cancelled).toEqual([]);
@@ -78,11 +78,11 @@ describe("wire order of cancels and answers", () => {
 
   it("$/cancel_request of a running prompt cancels its session; after the prompt's response it does not", () => {
     const { wire, cancelled } = tracker();
-    wire.incoming({ jsonrpc: "2.0", id: 9, method: "session/prompt", params: { sessionId: "s1", prompt: [] } });
-    wire.incoming({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: 9 } });
+    void wire.incoming({ jsonrpc: "2.0", id: 9, method: "session/prompt", params: { sessionId: "s1", prompt: [] } });
+    void wire.incoming({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: 9 } });
     expect(cancelled).toEqual(["s1"]);
     wire.outgoing({ jsonrpc: "2.0", id: 9, result: { stopReason: "cancelled" } } as unknown as acp.AnyMessage);
-    wire.incoming({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: 9 } });
+    void wire.incoming({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: 9 } });
     expect(cancelled).toEqual(["s1"]);
   });
 });

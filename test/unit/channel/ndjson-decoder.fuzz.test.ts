@@ -26,8 +26,9 @@ function feed(decoder: NdjsonDecoder, bytes: Uint8Array, cuts: number[]): Outcom
     try {
       fn();
     } catch (thrown) {
-      if (!(thrown instanceof BridgeError) || !DECODER_CODES.has(thrown.code)) throw new Error(`untyped failure: ${String(thrown)}`);
-      if (error && thrown !== error) throw new Error("a dead decoder threw a different error");
+      if (!(thrown instanceof BridgeError) || !DECODER_CODES.has(thrown.code))
+        throw new Error(`untyped failure: ${String(thrown)}`, { cause: thrown });
+      if (error && thrown !== error) throw new Error("a dead decoder threw a different error", { cause: thrown });
       error = thrown;
     }
     maxBuffered = Math.max(maxBuffered, decoder.bufferedBytes);

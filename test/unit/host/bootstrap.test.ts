@@ -62,7 +62,10 @@ describe("bootstrap", () => {
     expect(stop).toEqual({ id: 7, result: null });
 
     const calls = readCallLog(install.callLogPath).filter((e) => e.kind === "call" || e.kind === "listen");
-    expect(calls.map((e) => `${e.service}.${e.method ?? e.event}`)).toEqual(["zcode-agent.initialize", "zcode-task.stopGeneration"]);
+    expect(calls.map((e) => `${e.service}.${String(e.method ?? e.event)}`)).toEqual([
+      "zcode-agent.initialize",
+      "zcode-task.stopGeneration",
+    ]);
   });
 
   it("relays subscription events and unsubscribes", async () => {

@@ -11,7 +11,7 @@ function setup() {
     answer: (data: object) => void answers.push(data as Record<string, unknown>),
     onReady: () => void events.push("ready"),
     onStartupFailed: (info: unknown) => void failures.push(info),
-  }) as (message: unknown) => void;
+  });
   return { handle, answers, events, failures };
 }
 

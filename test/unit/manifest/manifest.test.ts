@@ -84,7 +84,7 @@ describe("manifest schema and validation", () => {
     const schemaVersion = { ...structuredClone(base), schemaVersion: 2 };
     expect(invalid(() => validateManifest(schemaVersion, "f.json")).message).toContain('"schemaVersion" must be 1');
     const badMethod = structuredClone(base);
-    (badMethod.protocol.allowlist.agent as string[]).push("rm -rf");
+    badMethod.protocol.allowlist.agent.push("rm -rf");
     expect(invalid(() => validateManifest(badMethod, "f.json")).details).toMatchObject({ field: "protocol.allowlist.agent[16]" });
   });
 

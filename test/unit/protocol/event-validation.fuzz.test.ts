@@ -71,7 +71,7 @@ function validate(raw: unknown): { accepted: true; event: Record<string, any> } 
     if (event.type === "session.event") parseSessionEventPayload(event.event as SessionEventEnvelope);
     return { accepted: true, event };
   } catch (error) {
-    if (!(error instanceof BridgeError)) throw new Error(`the validator threw something else: ${String(error)}`);
+    if (!(error instanceof BridgeError)) throw new Error(`the validator threw something else: ${String(error)}`, { cause: error });
     return { accepted: false, error };
   }
 }

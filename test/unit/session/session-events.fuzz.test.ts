@@ -78,7 +78,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     arbitrary: fc.jsonValue({ maxDepth: 2 }).map(
       (payload): Step =>
         (s) =>
-          s.event("model.streaming", { kind: "text_delta", delta: payload } as Record<string, unknown>),
+          s.event("model.streaming", { kind: "text_delta", delta: payload }),
     ),
   },
   {

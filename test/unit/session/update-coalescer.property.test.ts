@@ -38,7 +38,7 @@ const otherUpdate: fc.Arbitrary<SessionUpdate> = fc.oneof(
 type Op = { push: SessionUpdate } | { settle: "ok" | "fail" };
 const ops = fc.array(
   fc.oneof(
-    { weight: 5, arbitrary: fc.oneof({ weight: 4, arbitrary: textChunk }, otherUpdate).map((u) => ({ push: u }) as Op) },
+    { weight: 5, arbitrary: fc.oneof({ weight: 4, arbitrary: textChunk }, otherUpdate).map((u) => ({ push: u })) },
     { weight: 3, arbitrary: fc.constantFrom<Op>({ settle: "ok" }, { settle: "fail" }) },
   ),
   { maxLength: 60 },

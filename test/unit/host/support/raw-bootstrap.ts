@@ -72,18 +72,18 @@ export function startRawBootstrap(
         const check = (): boolean => {
           const found = frames.find(predicate);
           if (!found) return false;
-          waiters.delete(check as () => void);
+          waiters.delete(check);
           clearTimeout(timer);
           resolve(found);
           return true;
         };
         const timer = setTimeout(() => {
-          waiters.delete(check as () => void);
+          waiters.delete(check);
           reject(
             new Error(`no matching frame within ${timeoutMs} ms; got ${JSON.stringify(frames).slice(0, 500)}; stderr ${err.slice(0, 500)}`),
           );
         }, timeoutMs);
-        if (!check()) waiters.add(check as () => void);
+        if (!check()) waiters.add(check);
       }),
     exited,
   };

@@ -112,7 +112,7 @@ describe("permission.request → session/request_permission → respondPermissio
     const t = makeContext();
     broker().handlePermission(BASH_REQUEST, t.ctx);
     await until(() => t.client.permissions.length === 1);
-    answer(t.client.permissions[0]! as never);
+    answer(t.client.permissions[0]!);
     await until(() => t.host.permissionAnswers().length === 1);
     await settle();
     expect(t.host.permissionAnswers()).toEqual([{ requestId: "perm_7", optionId: "deny", workspacePath: "/w" }]);

@@ -63,7 +63,7 @@ describe("plan approval, permission form (ExitPlanMode), form-capable client", (
     const t = makeContext();
     broker().handlePermission(PLAN_PERMISSION, t.ctx);
     await until(() => t.client.elicitations.length === 1);
-    t.client.elicitations[0]!.resolve(response as never);
+    t.client.elicitations[0]!.resolve(response);
     await until(() => t.host.permissionAnswers().length === 1);
     await settle();
     expect(t.host.permissionAnswers()).toEqual([{ requestId: "permission-plan", optionId: expected, workspacePath: "/w" }]);
@@ -184,7 +184,7 @@ describe("plan approval, user-input form (schema.interaction plan_approval)", ()
     const t = makeContext();
     broker().handleUserInput(PLAN_USER_INPUT, t.ctx);
     await until(() => t.client.elicitations.length === 1);
-    t.client.elicitations[0]!.resolve(response as never);
+    t.client.elicitations[0]!.resolve(response);
     await until(() => t.host.elicitationAnswers().length === 1);
     expect(t.host.elicitationAnswers()).toEqual([{ requestId: "user-input-plan", action, workspacePath: "/w" }]);
   });

@@ -44,10 +44,10 @@ describe("providerRuntimeHeaders.request", () => {
 
   it("stops the turn without waiting for the host's reply", async () => {
     const t = makeContext();
-    t.host.call = (async (...args: Parameters<typeof t.host.call>) => {
+    t.host.call = async (...args: Parameters<typeof t.host.call>) => {
       t.host.records.push({ kind: "call", name: `${args[0]}.${args[1]}`, params: args[2], incarnation: 1 });
       return new Promise(() => {});
-    }) as typeof t.host.call;
+    };
     createInteractionBroker({ logger: silentLogger }).handleProviderHeaders(REQUEST, t.ctx);
     await until(() => t.failures.length === 1);
     expect(t.host.records.map((r) => r.name)).toEqual(["agent.respondProviderRuntimeHeaders"]);

@@ -96,7 +96,7 @@ describe("a single-select question as a permission (client without elicitation.f
     ["an option that was not offered", { outcome: { outcome: "selected", optionId: "jest" } }],
   ] as const)("%s → a real decline, no content, the turn goes on", async (_name, response) => {
     const { t, permission } = await asked();
-    permission.resolve(response as never);
+    permission.resolve(response);
     await until(() => t.host.elicitationAnswers().length === 1);
     await settle();
     expect(t.host.elicitationAnswers()).toEqual([{ requestId: "q_2", action: "decline", workspacePath: "/w" }]);

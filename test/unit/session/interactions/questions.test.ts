@@ -110,7 +110,7 @@ describe("structured questions → form elicitation → respondElicitation", () 
     const t = makeContext();
     broker().handleUserInput(QUESTIONS, t.ctx);
     await until(() => t.client.elicitations.length === 1);
-    t.client.elicitations[0]!.resolve((content === undefined ? { action: "accept" } : { action: "accept", content }) as never);
+    t.client.elicitations[0]!.resolve(content === undefined ? { action: "accept" } : { action: "accept", content });
     await until(() => t.host.elicitationAnswers().length === 1);
     expect(t.host.elicitationAnswers()).toEqual([{ requestId: "q_1", action: "decline", workspacePath: "/w" }]);
   });
@@ -123,7 +123,7 @@ describe("structured questions → form elicitation → respondElicitation", () 
     const t = makeContext();
     broker().handleUserInput(QUESTIONS, t.ctx);
     await until(() => t.client.elicitations.length === 1);
-    t.client.elicitations[0]!.resolve(response as never);
+    t.client.elicitations[0]!.resolve(response);
     await until(() => t.host.elicitationAnswers().length === 1);
     expect(t.host.elicitationAnswers()).toEqual([{ requestId: "q_1", action, workspacePath: "/w" }]);
     expect(t.failures).toEqual([]);
