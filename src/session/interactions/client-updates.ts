@@ -50,7 +50,7 @@ export async function showToolCall(ctx: InteractionContext, call: ToolCallUpdate
 
 /** plan-approval tool call (kind switch_mode) carrying the plan markdown in content and rawInput.plan */
 export function planToolCall(toolCallId: string, title: string, plan: string, input: unknown): ToolCallUpdate {
-  const rawInput = typeof input === "object" && input !== null && !Array.isArray(input) ? { ...(input), plan } : { plan };
+  const rawInput = typeof input === "object" && input !== null && !Array.isArray(input) ? { ...input, plan } : { plan };
   return { toolCallId, title, kind: "switch_mode", content: [textContent(plan)], rawInput };
 }
 
