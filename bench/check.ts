@@ -110,7 +110,7 @@ function row(r: Row): string {
 
 /** in-process assessInstall: median of RUNS runs with a fresh cache each (cold) and with a filled one (cached) */
 async function inProcess(sim: SimInstall, work: string): Promise<{ cold: number; cached: number }> {
-  const opts = { installRoot: sim.root, manifestPath: sim.manifestPath };
+  const opts = { installRoot: sim.root, manifestPath: sim.manifestPath, env: process.env };
   const timed = async (cacheFile: string) => {
     const t0 = performance.now();
     await assessInstall({ ...opts, cacheFile });

@@ -36,16 +36,16 @@ export interface AssessOptions {
   logger?: Logger;
   /** fingerprint cache file; default: none (the cache lives in memory for this assessment) */
   cacheFile?: string;
-  /** environment of the child runs, where the platform's default root is looked up too (LOCALAPPDATA on win32); default: this process's */
-  env?: NodeJS.ProcessEnv;
+  /** environment of the child runs, where the platform's default root is looked up too (LOCALAPPDATA on win32); the CLI passes its own */
+  env: NodeJS.ProcessEnv;
   /** bound of each child run of the ZCode executable (default CHILD_RUN_TIMEOUT_MS) */
   childTimeoutMs?: number;
 }
 
 const isVersionString = (value: unknown): value is string => typeof value === "string" && value.length > 0 && value.length < 100;
 
-export async function assessInstall(options: AssessOptions = {}): Promise<Assessment> {
-  const env = options.env ?? process.env;
+export async function assessInstall(options: AssessOptions): Promise<Assessment> {
+  const env = options.env;
   const logger = (options.logger ?? silentLogger).child("compat");
   const platform = options.platform ?? process.platform;
   const arch = options.arch ?? process.arch;

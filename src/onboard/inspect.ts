@@ -59,8 +59,8 @@ export interface OnboardOptions {
   localManifestDir?: string;
   /** fingerprint cache file; default: none (in memory) */
   cacheFile?: string;
-  /** environment of the child runs and of the platform's default root (as for assessInstall); default: this process's */
-  env?: NodeJS.ProcessEnv;
+  /** environment of the child runs and of the platform's default root (as for assessInstall); the CLI passes its own */
+  env: NodeJS.ProcessEnv;
   platform?: NodeJS.Platform;
   arch?: string;
   logger?: Logger;
@@ -71,8 +71,8 @@ export interface OnboardOptions {
 
 class Refusal extends Error {}
 
-export async function inspectForOnboarding(options: OnboardOptions = {}): Promise<OnboardReport> {
-  const env = options.env ?? process.env;
+export async function inspectForOnboarding(options: OnboardOptions): Promise<OnboardReport> {
+  const env = options.env;
   const platform = options.platform ?? process.platform;
   const arch = options.arch ?? process.arch;
   const logger = options.logger ?? silentLogger;

@@ -56,7 +56,7 @@ describe.each(forms)("assessment of a simulated install ($form)", ({ packed }) =
     await sim.cleanup();
     await rm(work, { recursive: true, force: true });
   });
-  const assess = (extra: AssessOptions = {}) =>
+  const assess = (extra: Partial<AssessOptions> = {}) =>
     assessInstall({
       installRoot: sim.root,
       manifestPath: sim.manifestPath,
@@ -288,8 +288,14 @@ describe("assessment of the directory form only (the stand-in can import it)", (
     await sim.cleanup();
     await rm(work, { recursive: true, force: true });
   });
-  const assess = (extra: AssessOptions = {}) =>
-    assessInstall({ installRoot: sim.root, manifestPath: sim.manifestPath, cacheFile: join(work, "cache.json"), ...extra });
+  const assess = (extra: Partial<AssessOptions> = {}) =>
+    assessInstall({
+      installRoot: sim.root,
+      manifestPath: sim.manifestPath,
+      cacheFile: join(work, "cache.json"),
+      env: process.env,
+      ...extra,
+    });
   const rpcPath = () => sim.manifest.artifact.rpcModule.path;
 
   it("a changed CLI is `modified`, a diagnostic that still allows the launch", async () => {
@@ -410,6 +416,7 @@ describe("darwin layout", () => {
         installRoot: sim.root,
         manifestPath: sim.manifestPath,
         cacheFile: join(work, "cache.json"),
+        env: process.env,
       });
       expect(report.supported).toBe(true);
       expect(report.appVersion).toBe("3.11.2");
@@ -427,6 +434,7 @@ describe("darwin layout", () => {
           installRoot: sim.root,
           manifestPath: sim.manifestPath,
           cacheFile: join(work, "cache.json"),
+          env: process.env,
         }),
         "layout",
         /Contents\/Info\.plist is missing/,
@@ -451,6 +459,7 @@ describe("win32 layout", () => {
         installRoot: sim.root,
         manifestPath: sim.manifestPath,
         cacheFile: join(work, "cache.json"),
+        env: process.env,
       };
       const report = await assessInstall(opts);
       expect(report.supported).toBe(true);
