@@ -13,7 +13,6 @@ import { BridgeError } from "../util/errors.js";
 import { DEFAULT_FRAME_LIMIT_BYTES } from "./limits.js";
 
 /** defined in ./limits.ts; re-exported for the modules that import it from here */
-export { DEFAULT_FRAME_LIMIT_BYTES };
 const NEWLINE = 0x0a;
 
 export class NdjsonDecoder {

@@ -12,7 +12,7 @@
  */
 import type { Assessment } from "../compat/types.js";
 import type { Logger } from "../log/logger.js";
-import { DEFAULT_FRAME_LIMIT_BYTES } from "../channel/ndjson-decoder.js";
+import { DEFAULT_FRAME_LIMIT_BYTES } from "../channel/limits.js";
 import { BridgeError, describeError } from "../util/errors.js";
 import { HostIncarnation } from "./incarnation.js";
 import { requireSupported } from "./launcher.js";

@@ -1,6 +1,6 @@
 /**
- * What the install readers throw when the install itself is at fault (missing, unreadable,
- * escaping, malformed): a BridgeError("UNSUPPORTED_ZCODE") whose message says what to do and whose
+ * What the install readers and the assessment steps throw when the install itself is at fault
+ * (missing, unreadable, escaping, malformed, not the verified build): a BridgeError("UNSUPPORTED_ZCODE") whose message says what to do and whose
  * details carry expected-vs-actual evidence for the assessment report.
  */
 import { BridgeError, isBridgeError } from "../util/errors.js";

@@ -7,7 +7,7 @@
  */
 import type { ExitListener, HostEventSink, HostSubscription } from "../host/types.js";
 import type { Disposable } from "../util/disposable.js";
-import { DEFAULT_FRAME_LIMIT_BYTES } from "../channel/ndjson-decoder.js";
+import { DEFAULT_FRAME_LIMIT_BYTES } from "../channel/limits.js";
 
 /** a subscription to a session's events, and where its events go */
 export type NativeSubscription = HostSubscription;

@@ -46,7 +46,7 @@ function protocolError(message: string, details?: Record<string, unknown>): Brid
   return new BridgeError("NATIVE_PROTOCOL_ERROR", message, details ? { details } : {});
 }
 
-/** What the router needs of its session (the engine implements it). */
+/** What the router needs of its session: the engine builds one over its private members and hands it over. */
 export interface RoutedSession {
   readonly sessionId: string;
   readonly workspacePath: string;
