@@ -9,6 +9,8 @@ import { unchecked } from "./event-schemas.js";
 
 const str = { type: "string" } as const;
 const nonEmpty = { type: "string", minLength: 1 } as const;
+/** what a permission request and a user-input request both carry: who asks, in which turn, for which tool */
+const toolRequestFields = { requestId: nonEmpty, sessionId: str, turnId: str, toolCallId: str, toolName: str } as const;
 
 export const permissionOptionSchema = {
   type: "object",
@@ -30,11 +32,7 @@ export const permissionRequestSchema = {
   type: "object",
   required: ["requestId"],
   properties: {
-    requestId: nonEmpty,
-    sessionId: str,
-    turnId: str,
-    toolCallId: str,
-    toolName: str,
+    ...toolRequestFields,
     reason: str,
     riskLevel: str,
     input: unchecked.value,
@@ -66,11 +64,7 @@ export const userInputRequestSchema = {
   type: "object",
   required: ["requestId"],
   properties: {
-    requestId: nonEmpty,
-    sessionId: str,
-    turnId: str,
-    toolCallId: str,
-    toolName: str,
+    ...toolRequestFields,
     prompt: str,
     input: unchecked.value,
     /** checked on their own (questionsSchema) */
