@@ -3,7 +3,8 @@ import { fork } from "node:child_process";
 import { MessageChannel } from "node:worker_threads";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
-import { pollUntil, type Any } from "./support/host-harness.js";
+import { until } from "../support/until.js";
+import type { Any } from "./support/host-harness.js";
 import { newInstall, startHost, WS } from "./support/session-helpers.js";
 
 const PHASES = ["starting", "preparing_host_storage", "preparing_session_storage", "starting_services", "ready"];
@@ -111,7 +112,11 @@ describe("strict parentPort validation (docs/zcode-host.md §2.3, §12.1 item 2)
     const closed = portClosed(port1);
     host.post({ type: "init-local", deviceMid: "again" }, [port2]);
     await closed;
-    await pollUntil(() => host.startupStates().length === before.length + 1, "the re-published state");
+    await until(() => host.startupStates().length === before.length + 1, {
+      timeoutMs: 3000,
+      intervalMs: 5,
+      what: "the re-published state",
+    });
     expect(host.startupStates().at(-1)).toEqual(before.at(-1));
     await expect(conn.agent.initialize({ workspacePath: WS })).resolves.toMatchObject({ available: true });
     port1.close();

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MessageChannel, type MessagePort } from "node:worker_threads";
 import { createSimulatedInstall } from "../../fixtures/sim-install.js";
-import { loadRpcModule, pollUntil, waitUntil, type Any, type RpcModule } from "./support/host-harness.js";
+import { until } from "../support/until.js";
+import { loadRpcModule, waitUntil, type Any, type RpcModule } from "./support/host-harness.js";
 
 let rpc: RpcModule;
 const ports: MessagePort[] = [];
@@ -94,7 +95,7 @@ describe("client (i) semantics", () => {
     await raw.wait(2);
     expect(raw.frames).toEqual([{ header: [102, 0, "svc", "onDynamicSessionEvent"], body: { sessionId: "s" } }, { other: "marker" }]);
     port2.postMessage(rpc.encodeMessage([204, 0], { n: 1 }));
-    await pollUntil(() => received.length === 2, "the event on both listeners");
+    await until(() => received.length === 2, { timeoutMs: 3000, intervalMs: 5, what: "the event on both listeners" });
     expect(received).toEqual([
       ["a", { n: 1 }],
       ["b", { n: 1 }],
@@ -265,10 +266,10 @@ describe("server (ChannelServer + fromService) semantics", () => {
     const controller = new AbortController();
     const pending = client.getChannel("svc").call("slow", [{}], controller.signal);
     await client.whenInitialized();
-    await pollUntil(() => arrived, "the call to arrive");
+    await until(() => arrived, { timeoutMs: 3000, intervalMs: 5, what: "the call to arrive" });
     controller.abort();
     await expect(pending).rejects.toMatchObject({ name: "Canceled" });
-    await pollUntil(() => cancelled, "the server-side cancellation");
+    await until(() => cancelled, { timeoutMs: 3000, intervalMs: 5, what: "the server-side cancellation" });
     expect(observer.cancels).toEqual([0]);
     release();
   });
@@ -295,12 +296,12 @@ describe("server (ChannelServer + fromService) semantics", () => {
     const pings: Any[] = [];
     const sub = svc.onDynamicTick({ n: 7 })((e: Any) => ticks.push(e));
     const pingSub = svc.onDidPing((e: Any) => pings.push(e));
-    await pollUntil(() => ticks.length > 0 && pings.length > 0, "events");
+    await until(() => ticks.length > 0 && pings.length > 0, { timeoutMs: 3000, intervalMs: 5, what: "events" });
     expect(ticks).toEqual([{ tick: 7 }]);
     expect(pings).toEqual(["before any subscriber"]);
     sub.dispose();
     pingSub.dispose();
-    await pollUntil(() => disposed === 1, "the 103");
+    await until(() => disposed === 1, { timeoutMs: 3000, intervalMs: 5, what: "the 103" });
   });
 
   it("ignores the flow-control object and non-binary messages", async () => {

@@ -23,6 +23,7 @@ import { afterAll, beforeAll, expect } from "vitest";
 import { createSimulatedInstall, type CallLogEntry, type SimInstall } from "../../fixtures/sim-install.js";
 import { Transcript } from "./acp-transcript.js";
 import { CliProcess, lineSplitter } from "./cli-process.js";
+import { until } from "./until.js";
 
 export const FORM_CLIENT: ClientCapabilities = {
   fs: { readTextFile: false, writeTextFile: false },
@@ -245,13 +246,13 @@ export async function waitForLog(
   what: string,
   timeoutMs = 15_000,
 ): Promise<CallLogEntry[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const log = await sim.readCallLog();
-    if (predicate(log)) return log;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} in the simulator's call log`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  return until(
+    async () => {
+      const log = await sim.readCallLog();
+      return predicate(log) && log;
+    },
+    { timeoutMs, intervalMs: 25, what: `${what} in the simulator's call log` },
+  );
 }
 
 /** native calls of one session (`taskId` on zcode-task, `sessionId` on zcode-agent) */

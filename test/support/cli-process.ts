@@ -4,7 +4,8 @@
  * stderr kept, its exit as a promise, and a close that ends stdin and waits (SIGKILL after a
  * deadline). The ACP clients (./acp-test-client.ts, ./bridge-process.ts, ./raw-acp-client.ts,
  * ./raw-cli.ts, the conformance suite's raw agent) are built on it and differ only in how they
- * speak to it.
+ * speak to it. `runCli` runs a command once (`check`, `onboard`, a refused start) and returns its
+ * exit and whole output.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -40,7 +41,7 @@ export class CliProcess {
   }
 
   static start(options: CliProcessOptions = {}): CliProcess {
-    if (!existsSync(CLI_PATH)) throw new Error(`${CLI_PATH} is missing: run "npm run build" first`);
+    assertBuilt();
     const child = spawn(process.execPath, [CLI_PATH, ...(options.args ?? [])], {
       cwd: options.cwd,
       env: { ...process.env, ...options.env },
@@ -90,6 +91,59 @@ export class CliProcess {
     if (onTimeout === "resolve") return this.exited;
     throw new Error(`the CLI did not exit within ${timeoutMs} ms; stderr tail:\n${this.stderrText.slice(-2000)}`);
   }
+}
+
+export interface RunCliOptions {
+  /** environment on top of process.env; a variable set to undefined is removed */
+  env?: Record<string, string | undefined>;
+  /** written to stdin before it is closed (without it, stdin is closed at once) */
+  input?: string;
+  /** SIGKILL the CLI and fail after this long (default 20 000 ms) */
+  timeoutMs?: number;
+  cwd?: string;
+  /** a command the CLI runs under, e.g. `["setpriv", …]`: runs `[...wrapper, node, CLI_PATH, ...args]` */
+  wrapper?: string[];
+}
+
+export interface CliRun extends ExitInfo {
+  /** everything the CLI wrote, decoded as UTF-8 */
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the built CLI once and resolves when it has exited and closed its output, whatever the
+ * exit code; rejects only if it cannot be started or outlives `timeoutMs`.
+ */
+export function runCli(args: string[], options: RunCliOptions = {}): Promise<CliRun> {
+  assertBuilt();
+  const { timeoutMs = 20_000 } = options;
+  const [command, ...rest] = [...(options.wrapper ?? []), process.execPath, CLI_PATH, ...args] as [string, ...string[]];
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, rest, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (text: string) => (stdout += text));
+    child.stderr.setEncoding("utf8").on("data", (text: string) => (stderr += text));
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`zcode-acp ${args.join(" ")} did not exit within ${timeoutMs} ms; stderr tail:\n${stderr.slice(-2000)}`));
+    }, timeoutMs);
+    child.once("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.once("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+    child.stdin.on("error", () => undefined); // EPIPE when the CLI exits before reading its input
+    child.stdin.end(options.input);
+  });
+}
+
+function assertBuilt(): void {
+  if (!existsSync(CLI_PATH)) throw new Error(`${CLI_PATH} is missing: run "npm run build" first`);
 }
 
 /** Splits a byte stream into lines and hands each complete line (without the newline) to `onLine`. */

@@ -33,12 +33,3 @@ export function processesMentioning(text: string): number[] {
   }
   return pids;
 }
-
-/** Poll a fact outside our process (pids, files) until it holds; throws with `what` after the deadline. */
-export async function eventually(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

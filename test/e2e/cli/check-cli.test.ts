@@ -2,7 +2,6 @@
  * `zcode-acp check` through the BUILT binary (run `npm run build` first; `npm test` does):
  * real process, real pipes, exit codes 0 / 1 / 2 (docs/runtime-contract.md §5).
  */
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -10,36 +9,19 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Assessment } from "../../../src/compat/types.js";
 import { createSimulatedInstall } from "../../../fixtures/sim-install.js";
-import { CLI_PATH as BIN } from "../../support/cli-process.js";
+import { CLI_PATH as BIN, runCli, type CliRun } from "../../support/cli-process.js";
 import { patchMetadata, writeManifest } from "../../support/tamper.js";
 
 type Sim = Awaited<ReturnType<typeof createSimulatedInstall>>;
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 /**
  * Runs the built CLI. With `honourFileModes`, a root test run drops the capabilities that let
  * root read any file (setpriv, util-linux), so a mode-000 file is really unreadable — without
  * changing the user, so the clone the tests run from stays readable wherever it lives.
  */
-function runCheck(args: string[], env: NodeJS.ProcessEnv, honourFileModes = false): Promise<Run> {
-  const command =
-    honourFileModes && process.getuid?.() === 0
-      ? ["setpriv", "--bounding-set=-dac_override,-dac_read_search", process.execPath, BIN, ...args]
-      : [process.execPath, BIN, ...args];
-  return new Promise((resolve, reject) => {
-    const child = spawn(command[0]!, command.slice(1), { env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+function runCheck(args: string[], env: NodeJS.ProcessEnv, honourFileModes = false): Promise<CliRun> {
+  const wrapper = honourFileModes && process.getuid?.() === 0 ? ["setpriv", "--bounding-set=-dac_override,-dac_read_search"] : [];
+  return runCli(args, { env, wrapper });
 }
 
 describe("zcode-acp check (built binary)", () => {
@@ -51,10 +33,8 @@ describe("zcode-acp check (built binary)", () => {
     if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run "npm run build" first`);
     [sim, packedSim] = await Promise.all([createSimulatedInstall(), createSimulatedInstall({ packed: true })]);
     work = await mkdtemp(join(tmpdir(), "zcode-acp-check-cli-"));
-    const base: NodeJS.ProcessEnv = { ...process.env, ZCODE_ACP_CACHE_DIR: join(work, "cache") };
-    delete base.ZCODE_ACP_ZCODE_INSTALL;
-    delete base.ZCODE_ACP_MANIFEST;
-    env = base;
+    // on top of process.env, without an install or a manifest the developer's shell may name
+    env = { ZCODE_ACP_CACHE_DIR: join(work, "cache"), ZCODE_ACP_ZCODE_INSTALL: undefined, ZCODE_ACP_MANIFEST: undefined };
   });
   afterAll(async () => {
     await Promise.all([sim?.cleanup(), packedSim?.cleanup(), work ? rm(work, { recursive: true, force: true }) : undefined]);

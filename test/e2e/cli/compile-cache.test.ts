@@ -3,7 +3,6 @@
  * a `check` run leaves compiled modules under <ZCODE_ACP_CACHE_DIR>/node-compile-cache; on
  * Node 20 nothing is written there; a cache directory that cannot be created never fails the run.
  */
-import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import * as nodeModule from "node:module";
@@ -11,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSimulatedInstall, type SimInstall } from "../../../fixtures/sim-install.js";
-import { CLI_PATH } from "../../support/cli-process.js";
+import { runCli, type CliRun } from "../../support/cli-process.js";
 
 const hasCompileCache = typeof (nodeModule as unknown as { enableCompileCache?: unknown }).enableCompileCache === "function";
 let sim: SimInstall;
@@ -26,12 +25,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function check(cacheDir: string): { status: number | null; stderr: string } {
-  const run = spawnSync(process.execPath, [CLI_PATH, "check"], {
-    env: { ...process.env, ...sim.env, ZCODE_ACP_CACHE_DIR: cacheDir },
-    encoding: "utf8",
-  });
-  return { status: run.status, stderr: run.stderr };
+function check(cacheDir: string): Promise<CliRun> {
+  return runCli(["check"], { env: { ...sim.env, ZCODE_ACP_CACHE_DIR: cacheDir } });
 }
 
 /** files under a directory, recursively */
@@ -43,9 +38,9 @@ function files(root: string): string[] {
 }
 
 describe(`compile cache (Node ${process.version})`, () => {
-  it(hasCompileCache ? "is filled by the first run" : "is not used on a Node without it", () => {
+  it(hasCompileCache ? "is filled by the first run" : "is not used on a Node without it", async () => {
     const cacheDir = join(dir, "cache");
-    expect(check(cacheDir).status).toBe(0);
+    expect((await check(cacheDir)).code).toBe(0);
     const compiled = files(join(cacheDir, "node-compile-cache"));
     // the bundled check loads a handful of chunks after the cache is enabled: each one is cached
     if (hasCompileCache) expect(compiled.length).toBeGreaterThan(0);
@@ -53,10 +48,10 @@ describe(`compile cache (Node ${process.version})`, () => {
     expect(files(cacheDir)).toContain("fingerprints.json");
   });
 
-  it("never fails the start-up when the cache directory cannot be created", () => {
+  it("never fails the start-up when the cache directory cannot be created", async () => {
     const blocked = join(dir, "blocked");
     writeFileSync(blocked, "a file where the cache directory should be");
-    const run = check(blocked);
-    expect(run.status).toBe(0);
+    const run = await check(blocked);
+    expect(run.code).toBe(0);
   });
 });

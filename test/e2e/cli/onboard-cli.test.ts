@@ -4,28 +4,18 @@
  * candidate and writes nothing; --accept writes it privately; check then verifies the install by
  * the local manifest and a whole ACP session works; a host file changed afterwards is refused again.
  */
-import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createSimulatedInstall, SIM_RELEASES, type SimInstall } from "../../../fixtures/sim-install.js";
 import { AcpTestClient } from "../../support/acp-test-client.js";
-import { CLI_PATH } from "../../support/cli-process.js";
+import { runCli } from "../../support/cli-process.js";
 
-const execFileP = promisify(execFile);
 let sim: SimInstall;
 const clients: AcpTestClient[] = [];
 
-async function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await execFileP(process.execPath, [CLI_PATH, ...args], { env: { ...process.env, ...sim.env, ...env } });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+/** the CLI against this file's simulated install */
+const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { env: { ...sim.env, ...env } });
 
 /** edit a member of the (directory) app archive */
 async function edit(o: SimInstall, member: string, change: (text: string) => string): Promise<void> {
@@ -147,9 +137,7 @@ describe("onboard refuses bad input, writing nothing", () => {
   it("an install a pinned (or --manifest) manifest verifies: says so, exit 0", async () => {
     const pinned = await createSimulatedInstall({ release: "3.12.3" });
     try {
-      const { stdout, code } = await execFileP(process.execPath, [CLI_PATH, "onboard"], { env: { ...process.env, ...pinned.env } }).then(
-        (r) => ({ ...r, code: 0 }),
-      );
+      const { stdout, code } = await runCli(["onboard"], { env: pinned.env });
       expect(code).toBe(0);
       expect(stdout).toMatch(/is already verified by the manifest zcode-host-3\.12\.3-sim \(given with --manifest/);
       expect(await readdir(join(pinned.env.ZCODE_ACP_CONFIG_DIR!, "manifests")).catch(() => [])).toEqual([]);
@@ -164,10 +152,7 @@ describe("onboard refuses bad input, writing nothing", () => {
       const config = other.env.ZCODE_ACP_CONFIG_DIR!;
       await mkdir(config, { recursive: true });
       await writeFile(join(config, "manifests"), "a file where the store directory should be");
-      const run = await execFileP(process.execPath, [CLI_PATH, "onboard", "--accept"], { env: { ...process.env, ...other.env } }).then(
-        () => ({ code: 0, stderr: "" }),
-        (e: { code: number; stderr: string }) => e,
-      );
+      const run = await runCli(["onboard", "--accept"], { env: other.env });
       expect(run.code).toBe(1);
       expect(run.stderr).toContain(`Cannot write the local manifest to ${join(config, "manifests", "zcode-3.14.5.local.json")}`);
       expect(run.stderr).toMatch(/EEXIST|ENOTDIR/);
@@ -219,10 +204,7 @@ describe("onboard refuses bad input, writing nothing", () => {
     try {
       await spoil(other);
       for (const args of [["onboard"], ["onboard", "--accept"]]) {
-        const run = await execFileP(process.execPath, [CLI_PATH, ...args], { env: { ...process.env, ...other.env } }).then(
-          (r) => ({ code: 0, stdout: r.stdout }),
-          (e: { code: number; stdout: string }) => e,
-        );
+        const run = await runCli(args, { env: other.env });
         expect(run.code, args.join(" ")).toBe(1);
         expect(run.stdout).toContain("ZCode onboarding: NO candidate");
         expect(run.stdout).toMatch(reason);

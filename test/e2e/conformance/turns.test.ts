@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { conformance, problems, type RawAgent } from "./support/raw-agent.js";
+import { until } from "../../support/until.js";
 
 const c = conformance({ beforeAll, afterAll });
 
@@ -41,15 +42,15 @@ describe("acp-tck v1 MANDATORY: cancellation", () => {
     expect(response.message.result?.stopReason).toBe("cancelled");
     // let ZCode finish the stopped turn (back to idle), then a round trip: anything late would be in between
     const sim = c.sim();
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const log = await sim.readCallLog();
-      const stops = log.filter((e) => e.kind === "call" && e.method === "stopGeneration");
-      const last = stops.at(-1);
-      if (last && log.some((e) => e.kind === "fire" && e.type === "state.updated" && e.seq > last.seq && e.run === last.run)) break;
-      if (Date.now() > deadline) throw new Error("ZCode did not go idle after the stop");
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    await until(
+      async () => {
+        const log = await sim.readCallLog();
+        const stops = log.filter((e) => e.kind === "call" && e.method === "stopGeneration");
+        const last = stops.at(-1);
+        return last && log.some((e) => e.kind === "fire" && e.type === "state.updated" && e.seq > last.seq && e.run === last.run);
+      },
+      { timeoutMs: 10_000, intervalMs: 25, what: "ZCode to go idle after the stop" },
+    );
     await agent.barrier();
     expect(agent.updates(sessionId, response.index)).toEqual([]);
     expect(problems(agent)).toEqual([]);

@@ -8,10 +8,13 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { e2e, forSession } from "../../support/e2e-harness.js";
-import { eventually, processesMentioning } from "../../support/processes.js";
+import { processesMentioning } from "../../support/processes.js";
+import { until } from "../../support/until.js";
 
 const t = e2e();
-const noHost = (): Promise<void> => eventually(() => processesMentioning(t.sim().root).length === 0, 10_000, "no host process");
+const noHost = async (): Promise<void> => {
+  await until(() => processesMentioning(t.sim().root).length === 0, { timeoutMs: 10_000, intervalMs: 50, what: "no host process" });
+};
 
 describe("faults: host start-up failures and hangs", () => {
   it("start-up failure: session/new fails HOST_START_FAILED naming the phase, no host left, the next attempt relaunches", async () => {
@@ -62,7 +65,11 @@ describe("faults: host start-up failures and hangs", () => {
     await expect(turn).resolves.toMatchObject({ stopReason: "cancelled" });
     expect(Date.now() - cancelledAt).toBeGreaterThanOrEqual(350);
     // the host's unknown-channel answer arrives after ~1000 ms, long after the 300 ms timeout
-    await eventually(() => readFileSync(logFile, "utf8").includes("late internal channel response ignored"), 10_000, "the late answer");
+    await until(() => readFileSync(logFile, "utf8").includes("late internal channel response ignored"), {
+      timeoutMs: 10_000,
+      intervalMs: 50,
+      what: "the late answer",
+    });
     const log = readFileSync(logFile, "utf8");
     expect(log).toContain("did not answer task.stopGeneration within 300 ms");
     // the native turn ends by itself (max ticks); until then a prompt is refused as busy, then it works

@@ -6,7 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { e2e } from "../../support/e2e-harness.js";
 import type { AcpTestClient } from "../../support/acp-test-client.js";
-import { eventually, processesMentioning } from "../../support/processes.js";
+import { processesMentioning } from "../../support/processes.js";
+import { until } from "../../support/until.js";
 
 const t = e2e();
 
@@ -39,7 +40,11 @@ describe("faults: no orphan host processes", () => {
     const exitsBefore = (await t.sim().readCallLog()).filter((e) => e.kind === "exit").length;
     const exit = await client.kill("SIGKILL");
     expect(exit.signal).toBe("SIGKILL");
-    await eventually(() => processesMentioning(t.sim().root).length === 0, 10_000, `host ${hostPid} to exit`);
+    await until(() => processesMentioning(t.sim().root).length === 0, {
+      timeoutMs: 10_000,
+      intervalMs: 50,
+      what: `host ${hostPid} to exit`,
+    });
     const log = await t.sim().readCallLog();
     expect(log.filter((e) => e.kind === "exit").length).toBe(exitsBefore + 1);
     expect(log.filter((e) => e.kind === "parent-message" && e.type === "dispose").at(-1)?.run).toBe(

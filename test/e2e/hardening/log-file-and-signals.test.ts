@@ -4,19 +4,15 @@
  * SIGHUP ends the bridge as gracefully as SIGTERM: the pending permission is denied to the
  * host, generation is stopped, the host is disposed and no host process is left.
  */
-import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSimulatedInstall, type SimInstall } from "../../../fixtures/sim-install.js";
 import { callsFor } from "../../support/bridge-process.js";
-import { CLI_PATH } from "../../support/cli-process.js";
+import { runCli } from "../../support/cli-process.js";
 import { processesMentioning } from "../../support/processes.js";
 import { RawAcpClient } from "../../support/raw-acp-client.js";
-
-const run = promisify(execFile);
 
 let sim: SimInstall;
 beforeAll(async () => {
@@ -25,14 +21,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await sim?.cleanup();
 });
-
-/** run the CLI with stdin closed at once; exit code and stderr */
-async function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stderr: string }> {
-  return run(process.execPath, [CLI_PATH, ...args], { env: { ...process.env, ...sim.env, ...env }, timeout: 20_000 }).then(
-    (r) => ({ code: 0, stderr: r.stderr }),
-    (e: { code: number; stderr: string }) => ({ code: e.code, stderr: e.stderr }),
-  );
-}
 
 describe("--log-file that cannot be used", () => {
   it("refuses a directory or a missing directory at start with exit 2 and the reason, in ACP mode and in check", async () => {
@@ -45,7 +33,7 @@ describe("--log-file that cannot be used", () => {
       [["check", "--log-file", dir], {}, /is a directory/],
     ];
     for (const [args, env, why] of cases) {
-      const result = await runCli(args, env);
+      const result = await runCli(args, { env: { ...sim.env, ...env }, timeoutMs: 20_000 });
       expect(result.code, args.join(" ")).toBe(2);
       expect(result.stderr).toMatch(why);
       expect(result.stderr).toContain(args.includes("--log-file") ? args.at(-1)! : dir);

@@ -3,16 +3,13 @@
  * file in it is refused, naming the file, without following the link; a file that is not JSON
  * is refused without quoting any of its bytes, on stdout or stderr, in `check` and in ACP mode.
  */
-import { execFile } from "node:child_process";
 import { copyFile, mkdir, mkdtemp, symlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSimulatedInstall, type SimInstall } from "../../../fixtures/sim-install.js";
-import { CLI_PATH } from "../../support/cli-process.js";
+import { runCli, type CliRun } from "../../support/cli-process.js";
 import { RawAcpClient } from "../../support/raw-acp-client.js";
 
-const run = promisify(execFile);
 const SECRET = "TOPSECRET-4f1c9a:root:x:0:0";
 
 let sim: SimInstall;
@@ -34,14 +31,10 @@ async function manifestDir(extra: (dir: string) => Promise<void>): Promise<strin
   return dir;
 }
 
-async function check(dir: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { ...process.env, ...sim.env, ZCODE_ACP_MANIFEST: dir };
+async function check(dir: string): Promise<CliRun> {
+  const env = { ...sim.env, ZCODE_ACP_MANIFEST: dir };
   for (const json of [false, true]) {
-    const args = [CLI_PATH, "check", ...(json ? ["--json"] : [])];
-    const result = await run(process.execPath, args, { env }).then(
-      (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-      (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
-    );
+    const result = await runCli(["check", ...(json ? ["--json"] : [])], { env });
     if (json || result.code === 0) return result;
     // the text form must not leak either
     expect(`${result.stdout}${result.stderr}`).not.toContain("TOPSECRET");

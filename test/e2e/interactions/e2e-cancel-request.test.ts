@@ -18,6 +18,7 @@ import {
   useBridge,
   waitForLog,
 } from "../../support/bridge-process.js";
+import { until } from "../../support/until.js";
 
 /** ids of the agent's `session/request_permission` requests the client answered, and the `$/cancel_request`s */
 function wire(bridge: BridgeProcess) {
@@ -35,11 +36,11 @@ function wire(bridge: BridgeProcess) {
 }
 
 async function noOpenClientRequests(bridge: BridgeProcess): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while ((await bridge.diagnostics()).clientRequests !== 0) {
-    if (Date.now() > deadline) throw new Error("the bridge still has open client requests");
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await until(async () => (await bridge.diagnostics()).clientRequests === 0, {
+    timeoutMs: 15_000,
+    intervalMs: 50,
+    what: "the bridge to close its open client requests",
+  });
 }
 
 describe("$/cancel_request only for unanswered requests (client without elicitation)", () => {

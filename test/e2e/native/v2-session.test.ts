@@ -5,10 +5,8 @@
  * flag; the provider key of the raw model view appears in no output. (Every other e2e suite runs on
  * this line too: vitest.config.ts.)
  */
-import { execFile } from "node:child_process";
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   createSimulatedInstall,
@@ -19,9 +17,8 @@ import {
   type SimInstall,
 } from "../../../fixtures/sim-install.js";
 import { AcpTestClient } from "../../support/acp-test-client.js";
-import { CLI_PATH } from "../../support/cli-process.js";
+import { runCli } from "../../support/cli-process.js";
 
-const run = promisify(execFile);
 let sim: SimInstall;
 const clients: AcpTestClient[] = [];
 
@@ -46,7 +43,8 @@ const workspace = () => mkdtemp(join(dirname(sim.root), "ws-"));
 
 describe("zcode-task-v2 (simulated ZCode 3.12.3) through the built CLI", () => {
   it("check passes, names the release line and how the RPC module was found", async () => {
-    const { stdout } = await run(process.execPath, [CLI_PATH, "check"], { env: { ...process.env, ...sim.env } });
+    const { code, stdout, stderr } = await runCli(["check"], { env: sim.env });
+    if (code !== 0) throw new Error(`check failed (exit ${code}):\n${stdout}${stderr}`);
     const { protocol, client, service } = SIM_RELEASES["3.12.3"].exports;
     expect(stdout).toContain("release line zcode-task-v2");
     expect(stdout).toContain(`by shape: ${SIM_RELEASES["3.12.3"].rpcModule}, protocol ${protocol}, client ${client}, service ${service}`);

@@ -46,7 +46,10 @@ export async function loadRpcModule(install: SimInstall): Promise<RpcModule> {
   return named as unknown as RpcModule;
 }
 
-/** Wait until `predicate` holds, re-checking whenever `subscribe`'s callback fires. */
+/**
+ * Wait until `check` returns a value, re-checking whenever `subscribe`'s callback fires (a
+ * condition with no event to hook is polled with test/support/until.ts).
+ */
 export function waitUntil<T>(
   check: () => T | undefined,
   subscribe: (wake: () => void) => () => void,
@@ -71,19 +74,6 @@ export function waitUntil<T>(
       resolve(value);
     });
   });
-}
-
-/** Wait for a condition that has no event to hook (checked every few ms, bounded). */
-export function pollUntil<T>(check: () => T | undefined | false, what: string, timeoutMs = 3000): Promise<T> {
-  return waitUntil(
-    () => check() || undefined,
-    (wake) => {
-      const timer = setInterval(wake, 5);
-      return () => clearInterval(timer);
-    },
-    timeoutMs,
-    what,
-  );
 }
 
 export interface Connection {

@@ -1,6 +1,7 @@
 /** Event collection and session helpers for simulator tests. */
 import { afterEach } from "vitest";
 import { createSimulatedInstall, type CallLogEntry, type SimInstall, type SimRelease } from "../../../fixtures/sim-install.js";
+import { until } from "../../support/until.js";
 import { HostHarness, waitUntil, type Any, type Connection, type HarnessOptions } from "./host-harness.js";
 
 export const WS = "/work/project";
@@ -147,13 +148,13 @@ export async function waitForCallLog(
   what: string,
   timeoutMs = 5000,
 ): Promise<CallLogEntry[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const entries = await install.readCallLog();
-    if (predicate(entries)) return entries;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} in the call log`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  return until(
+    async () => {
+      const entries = await install.readCallLog();
+      return predicate(entries) && entries;
+    },
+    { timeoutMs, intervalMs: 10, what: `${what} in the call log` },
+  );
 }
 
 /** Send a prompt and wait for the next terminal event. */

@@ -3,6 +3,10 @@ import { describe, expect, it } from "vitest";
 import { ChannelConnection, type ChannelCloseInfo, type ChannelConnectionOptions } from "../../../src/channel/connection.js";
 import { silentLogger } from "../../../src/log/logger.js";
 import { BridgeError } from "../../../src/util/errors.js";
+import { until } from "../../support/until.js";
+
+/** this file's bound on a wait for the channel */
+const WAIT = { timeoutMs: 2000 };
 
 /** A channel wired to two in-memory pipes: `peer.send` writes what the bootstrap would write. */
 function harness(overrides: Partial<ChannelConnectionOptions> = {}) {
@@ -32,18 +36,10 @@ function harness(overrides: Partial<ChannelConnectionOptions> = {}) {
     input.write(typeof value === "string" ? value : `${JSON.stringify(value)}\n`);
   };
   const nextWritten = async (count: number): Promise<unknown[]> => {
-    await until(() => written.length >= count);
+    await until(() => written.length >= count, WAIT);
     return written.slice(0, count);
   };
   return { channel, input, output, written, nextWritten, send, closes, notifications };
-}
-
-async function until(condition: () => boolean, timeoutMs = 2000): Promise<void> {
-  const start = Date.now();
-  while (!condition()) {
-    if (Date.now() - start > timeoutMs) throw new Error("condition not met in time");
-    await new Promise((resolve) => setImmediate(resolve));
-  }
 }
 
 async function rejection(promise: Promise<unknown>): Promise<BridgeError> {
@@ -168,7 +164,7 @@ describe("ChannelConnection", () => {
     h.send({ method: "event", params: { subscriptionId: idA, event: { n: 2 } } });
     h.send({ method: "subscription-end", params: { subscriptionId: idA, error: { code: "FRAME_TOO_LARGE", message: "event too large" } } });
     h.send({ method: "event", params: { subscriptionId: idA, event: { n: 3 } } }); // late: ignored
-    await until(() => endsA.length === 1 && b.length === 1);
+    await until(() => endsA.length === 1 && b.length === 1, WAIT);
     expect(a).toEqual([{ n: 2 }]);
     expect(b).toEqual([{ n: 1 }]);
     expect(endsA[0]?.code).toBe("FRAME_TOO_LARGE");
@@ -177,7 +173,7 @@ describe("ChannelConnection", () => {
     expect(endsB).toEqual([null]);
     expect(h.channel.closed).toBe(false);
     h.send({ method: "event", params: { subscriptionId: "s7", event: {} } });
-    await until(() => h.channel.closed);
+    await until(() => h.channel.closed, WAIT);
     expect(h.closes[0]?.error.code).toBe("CHANNEL_PROTOCOL");
   });
 
@@ -185,7 +181,7 @@ describe("ChannelConnection", () => {
     const h = harness();
     h.send({ method: "ready", params: { phase: "ready" } });
     h.send({ method: "host-exit", params: { reason: "worker-exit", exitCode: 3 } });
-    await until(() => h.notifications.length === 2);
+    await until(() => h.notifications.length === 2, WAIT);
     expect(h.notifications).toEqual([
       ["ready", { phase: "ready" }],
       ["host-exit", { reason: "worker-exit", exitCode: 3 }],
@@ -218,7 +214,7 @@ describe("ChannelConnection", () => {
     h.output.on("end", () => (outputEnded = true));
     h.channel.close(new BridgeError("HOST_EXITED", "stopped"));
     expect((await rejection(pending)).code).toBe("HOST_EXITED");
-    await until(() => outputEnded);
+    await until(() => outputEnded, WAIT);
     expect(h.closes.map((c) => [c.error.code, c.byOwner])).toEqual([["HOST_EXITED", true]]);
   });
 
@@ -235,7 +231,7 @@ describe("ChannelConnection", () => {
       onEnd: () => undefined,
     });
     for (let n = 0; n < 4; n += 1) h.send({ method: "event", params: { subscriptionId: id, event: n } });
-    await until(() => h.channel.readingPaused);
+    await until(() => h.channel.readingPaused, WAIT);
     expect(h.input.isPaused()).toBe(true);
     // more events pile up in the pipe, not in the channel
     for (let n = 4; n < 10; n += 1) h.send({ method: "event", params: { subscriptionId: id, event: n } });
@@ -245,7 +241,7 @@ describe("ChannelConnection", () => {
     await until(() => {
       for (const release of releases.splice(0)) release();
       return seen.length === 10;
-    });
+    }, WAIT);
     expect(seen).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 
@@ -261,14 +257,14 @@ describe("ChannelConnection", () => {
     h.input.end(
       Array.from({ length: 10 }, (_, n) => `${JSON.stringify({ method: "event", params: { subscriptionId: id, event: n } })}\n`).join(""),
     );
-    await until(() => h.channel.readingPaused);
+    await until(() => h.channel.readingPaused, WAIT);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(seen).toEqual([0, 1, 2]);
     expect(h.channel.closed).toBe(false); // the end waits behind the held-back frames
     await until(() => {
       for (const release of releases.splice(0)) release();
       return h.channel.closed;
-    });
+    }, WAIT);
     expect(seen).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(h.closes.map((c) => c.error.code)).toEqual(["CHANNEL_CLOSED"]);
   });

@@ -4,7 +4,7 @@
  * frames, exit when the pipe closes, reverse requests answered at once.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { eventually } from "../../support/processes.js";
+import { until } from "../../support/until.js";
 import { startRawBootstrap, type RawBootstrap } from "./support/raw-bootstrap.js";
 import { createTestInstall, readCallLog, type TestInstall } from "./support/sim.js";
 
@@ -199,6 +199,10 @@ describe("bootstrap", () => {
     // every frame on fd 3 is one of ours; the host's console output went to stdout/stderr
     for (const frame of b.frames)
       expect(frame.id !== undefined || ["ready", "event", "host-exit", "subscription-end"].includes(String(frame.method))).toBe(true);
-    await eventually(() => (b.stdout() + b.stderr()).includes("[zcode-host"), 5000, "host output on stdout/stderr");
+    await until(() => (b.stdout() + b.stderr()).includes("[zcode-host"), {
+      timeoutMs: 5000,
+      intervalMs: 50,
+      what: "host output on stdout/stderr",
+    });
   });
 });

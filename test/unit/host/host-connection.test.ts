@@ -6,10 +6,11 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BridgeError } from "../../../src/util/errors.js";
 import { EventCollector, openConnection, rejectionOf, type TestConnection } from "./support/connect.js";
-import { eventually, processAlive } from "../../support/processes.js";
+import { processAlive } from "../../support/processes.js";
 import { createTestInstall, readCallLog, supportedAssessment, type TestInstall } from "./support/sim.js";
 import { HostConnection } from "../../../src/host/host-connection.js";
 import { silentLogger } from "../../../src/log/logger.js";
+import { until } from "../../support/until.js";
 
 let install: TestInstall;
 let opened: TestConnection[] = [];
@@ -98,7 +99,11 @@ describe("HostConnection", () => {
     expect(error.code).toBe("HOST_TIMEOUT");
     expect(Date.now() - started).toBeLessThan(650);
     // the parked call is served once the channel registers: its answer arrives late and is ignored
-    await eventually(() => c.readLog().includes("late internal channel response ignored"), 10_000, "the late answer");
+    await until(() => c.readLog().includes("late internal channel response ignored"), {
+      timeoutMs: 10_000,
+      intervalMs: 50,
+      what: "the late answer",
+    });
     await expect(c.host.call("task", "stopGeneration", { ...W, taskId: "t2" }, { timeout: "cancel" })).resolves.toBeNull();
     expect(c.host.incarnation).toBe(1);
     expect(c.exits).toEqual([]);
@@ -118,7 +123,7 @@ describe("HostConnection", () => {
     expect(error.details).toMatchObject({ reason: "startup-failed", incarnation: 1 });
     expect(typeof error.details?.failedPhase).toBe("string");
     expect(typeof error.details?.errorCode).toBe("string");
-    await eventually(() => c.exits.length === 1, 5000, "the exit notification");
+    await until(() => c.exits.length === 1, { timeoutMs: 5000, intervalMs: 50, what: "the exit notification" });
     expect(c.exits[0]?.incarnation).toBe(1);
     const again = await rejectionOf(c.host.call("agent", "initialize", W));
     expect(again.code).toBe("HOST_START_FAILED");
@@ -130,7 +135,11 @@ describe("HostConnection", () => {
     const error = await rejectionOf(c.host.call("agent", "initialize", W));
     expect(error.code).toBe("HOST_START_FAILED");
     expect(error.message).toContain("500 ms");
-    await eventually(() => readCallLog(install.callLogPath).some((e) => e.kind === "exit"), 8000, "the host to exit");
+    await until(() => readCallLog(install.callLogPath).some((e) => e.kind === "exit"), {
+      timeoutMs: 8000,
+      intervalMs: 50,
+      what: "the host to exit",
+    });
   });
 
   it("refuses an oversized outbound frame locally and ends a subscription whose event is too large", async () => {
@@ -178,7 +187,11 @@ describe("HostConnection", () => {
     await sub.dispose();
     expect(sink.ended).toBeNull();
     expect(sink.endCount).toBe(1);
-    await eventually(() => readCallLog(install.callLogPath).some((e) => e.kind === "listen-dispose"), 5000, "listen-dispose");
+    await until(() => readCallLog(install.callLogPath).some((e) => e.kind === "listen-dispose"), {
+      timeoutMs: 5000,
+      intervalMs: 50,
+      what: "listen-dispose",
+    });
   });
 
   it("holds back reading while a slow consumer is behind, without losing events", async () => {
@@ -200,7 +213,7 @@ describe("HostConnection", () => {
       },
     );
     await c.host.call("agent", "sendPrompt", { ...W, sessionId, content: [{ type: "text", text: "sim:stream n=2000 bytes=8" }] });
-    await eventually(() => completed, 20_000, "turn.completed");
+    await until(() => completed, { timeoutMs: 20_000, intervalMs: 50, what: "turn.completed" });
     expect(seen.length).toBeGreaterThan(2000);
     expect(new Set(seen).size).toBe(seen.length);
   });
@@ -223,20 +236,19 @@ describe("HostConnection", () => {
     );
     await c.host.call("agent", "sendPrompt", { ...W, sessionId, content: [{ type: "text", text: "sim:stream n=20000 bytes=64" }] });
     // the host fires everything at its own pace; the bridge holds back reading meanwhile
-    await eventually(
-      () => readCallLog(install.callLogPath).some((e) => e.kind === "fire" && e.type === "turn.completed"),
-      30_000,
-      "the host to finish the turn",
-    );
+    await until(() => readCallLog(install.callLogPath).some((e) => e.kind === "fire" && e.type === "turn.completed"), {
+      timeoutMs: 30_000,
+      intervalMs: 50,
+      what: "the host to finish the turn",
+    });
     expect(delivered).toBeLessThan(100);
     // the consumer catches up: what was in the pipe arrives, then the end (not 20000 queued events)
-    await eventually(
+    await until(
       () => {
         for (const release of releases.splice(0)) release();
         return ended !== undefined;
       },
-      20_000,
-      "the subscription to end",
+      { timeoutMs: 20_000, intervalMs: 50, what: "the subscription to end" },
     );
     expect((ended as BridgeError).code).toBe("CHANNEL_OVERFLOW");
     expect(delivered).toBeLessThan(20_000);

@@ -9,8 +9,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EventCollector, openConnection, rejectionOf, type TestConnection } from "./support/connect.js";
-import { eventually, processAlive, processesMentioning } from "../../support/processes.js";
+import { processAlive, processesMentioning } from "../../support/processes.js";
 import { createTestInstall, readCallLog, type TestInstall } from "./support/sim.js";
+import { until } from "../../support/until.js";
 
 let install: TestInstall;
 let opened: TestConnection[] = [];
@@ -54,11 +55,11 @@ describe("host faults", () => {
       await sink.until((s) => s.ended !== undefined);
       expect(sink.ended?.code).toBe("HOST_EXITED");
       expect(sink.endCount).toBe(1);
-      await eventually(() => c.exits.length === 1, 5000, "onExit");
+      await until(() => c.exits.length === 1, { timeoutMs: 5000, intervalMs: 50, what: "onExit" });
       expect(c.exits[0]).toMatchObject({ incarnation: 1, error: { code: "HOST_EXITED" } });
       if (how === "throw") expect(c.exits[0]?.error.message).toContain("simulated host crash");
       else expect(c.exits[0]?.error.details).toMatchObject({ reason: "worker-exit", exitCode: 1 });
-      await eventually(() => !processAlive(firstPid), 5000, "the crashed process to end");
+      await until(() => !processAlive(firstPid), { timeoutMs: 5000, intervalMs: 50, what: "the crashed process to end" });
       // relaunch: a fresh host, incarnation + 1, sessions kept on disk
       const read = await c.host.call<{ session: { sessionId: string } }>("agent", "readSession", { ...W, sessionId });
       expect(read.session.sessionId).toBe(sessionId);
@@ -75,10 +76,14 @@ describe("host faults", () => {
     const c = connect({ bootstrapScript: ROGUE, env: { ROGUE_MODE: mode } });
     const error = await rejectionOf(c.host.call("agent", "initialize", W));
     expect(error.code).toBe(code);
-    await eventually(() => c.exits.length === 1, 5000, "onExit");
+    await until(() => c.exits.length === 1, { timeoutMs: 5000, intervalMs: 50, what: "onExit" });
     expect(c.exits[0]?.error.code).toBe(code);
     const pidsBefore = processesMentioning(install.root);
-    await eventually(() => processesMentioning(install.root).length === 0, 8000, `the rogue runtime to end (${pidsBefore.join(",")})`);
+    await until(() => processesMentioning(install.root).length === 0, {
+      timeoutMs: 8000,
+      intervalMs: 50,
+      what: `the rogue runtime to end (${pidsBefore.join(",")})`,
+    });
     const again = await rejectionOf(c.host.call("agent", "initialize", W));
     expect(again.code).toBe(code);
     expect(c.host.incarnation).toBe(2);
@@ -115,13 +120,17 @@ describe("host faults", () => {
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
     child.stderr.on("data", () => undefined);
     const exited = new Promise((resolve) => child.on("exit", resolve));
-    await eventually(() => out.includes("\n"), 30_000, "the child bridge to start its host");
+    await until(() => out.includes("\n"), { timeoutMs: 30_000, intervalMs: 50, what: "the child bridge to start its host" });
     const { pid } = JSON.parse(out.split("\n")[0] ?? "{}") as { pid: number };
     expect(processAlive(pid)).toBe(true);
     expect(processesMentioning(install.root)).toContain(pid);
     child.kill("SIGKILL");
     await exited;
-    await eventually(() => processesMentioning(install.root).length === 0, 5000, "every host process to end");
+    await until(() => processesMentioning(install.root).length === 0, {
+      timeoutMs: 5000,
+      intervalMs: 50,
+      what: "every host process to end",
+    });
     expect(processAlive(pid)).toBe(false);
     // it shut down through dispose, not by being killed
     expect(readCallLog(install.callLogPath).some((e) => e.kind === "parent-message" && e.type === "dispose")).toBe(true);

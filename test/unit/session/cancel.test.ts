@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { openSession, setup, until } from "./harness.js";
+import { until } from "../../support/until.js";
+import { openSession, setup } from "./harness.js";
 
 const stops = (h: ReturnType<typeof setup>) => h.host.operations.filter((o) => o.operation === "cancelGeneration");
 

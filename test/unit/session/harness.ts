@@ -5,6 +5,7 @@ import { LineApi } from "../../../src/native/line-api.js";
 import { FakeHost } from "../../support/fake-host.js";
 import { FakeClient } from "../../support/fake-client.js";
 import { StubBroker } from "../../support/stub-broker.js";
+import { until } from "../../support/until.js";
 
 export const CWD = "/work/project";
 
@@ -33,21 +34,8 @@ export async function openSession(h: ReturnType<typeof setup>) {
 }
 
 /** Resolves once every queued session/update was handed to the client (the service's diagnostics count the queue). */
-export function updatesWritten(h: ReturnType<typeof setup>): Promise<void> {
-  return until(() => h.service.diagnostics().queuedUpdates === 0);
-}
-
-/** Resolves once `condition()` holds, checking after every macrotask (no fixed sleeps). */
-export function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  return new Promise((resolve, reject) => {
-    const check = (): void => {
-      if (condition()) return resolve();
-      if (Date.now() > deadline) return reject(new Error("condition not met in time"));
-      setImmediate(check);
-    };
-    check();
-  });
+export async function updatesWritten(h: ReturnType<typeof setup>): Promise<void> {
+  await until(() => h.service.diagnostics().queuedUpdates === 0);
 }
 
 /** Text of the chunks of one kind, joined (chunks may be merged while the client is behind). */

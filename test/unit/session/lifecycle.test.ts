@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { makeSnapshot } from "../../support/fake-host.js";
-import { CWD, openSession, setup, until, updatesWritten } from "./harness.js";
+import { until } from "../../support/until.js";
+import { CWD, openSession, setup, updatesWritten } from "./harness.js";
 
 function historySnapshot(id: string) {
   return makeSnapshot(id, CWD, {

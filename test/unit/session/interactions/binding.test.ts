@@ -2,7 +2,8 @@ import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
 import { silentLogger } from "../../../../src/log/logger.js";
 import { createInteractionBroker } from "../../../../src/session/interactions/index.js";
-import { BASH_REQUEST, makeContext, settle, until } from "./support/context.js";
+import { until } from "../../../support/until.js";
+import { BASH_REQUEST, makeContext, settle, TURNS } from "./support/context.js";
 
 // grace 0: a withdrawn client request is cancelled at once (the cancel grace has its own tests, cancel-grace.test.ts)
 const broker = () => createInteractionBroker({ logger: silentLogger, clientCancelGraceMs: 0 });
@@ -13,11 +14,11 @@ describe("binding, withdrawal and exactly-once", () => {
     const b = broker();
     b.handlePermission(BASH_REQUEST, t.ctx);
     b.handlePermission(BASH_REQUEST, t.ctx);
-    await until(() => t.client.permissions.length === 1);
+    await until(() => t.client.permissions.length === 1, TURNS);
     b.handlePermission({ ...BASH_REQUEST }, t.ctx);
     expect(b.pendingCount()).toBe(1);
     t.client.permissions[0]!.resolve({ outcome: { outcome: "selected", optionId: "allow_once" } });
-    await until(() => t.host.permissionAnswers().length === 1);
+    await until(() => t.host.permissionAnswers().length === 1, TURNS);
     b.handlePermission(BASH_REQUEST, t.ctx); // re-announced after the answer
     await settle();
     expect(t.client.permissions).toHaveLength(1);
@@ -28,12 +29,12 @@ describe("binding, withdrawal and exactly-once", () => {
     const t = makeContext();
     const b = broker();
     b.handlePermission(BASH_REQUEST, t.ctx);
-    await until(() => t.client.permissions.length === 1);
+    await until(() => t.client.permissions.length === 1, TURNS);
     t.host.exit();
     t.host.incarnation = 2;
     const t2 = makeContext({ host: t.host, client: t.client });
     b.handlePermission(BASH_REQUEST, t2.ctx);
-    await until(() => t.client.permissions.length === 2);
+    await until(() => t.client.permissions.length === 2, TURNS);
     expect(t.client.permissions[0]!.signal.aborted).toBe(true);
   });
 
@@ -41,7 +42,7 @@ describe("binding, withdrawal and exactly-once", () => {
     const t = makeContext();
     const b = broker();
     b.handlePermission(BASH_REQUEST, t.ctx);
-    await until(() => t.client.permissions.length === 1);
+    await until(() => t.client.permissions.length === 1, TURNS);
     const asked = t.client.permissions[0]!;
     await b.withdrawAll("ses_1", "cancel");
     await b.withdrawAll("ses_1", "close");
@@ -60,10 +61,10 @@ describe("binding, withdrawal and exactly-once", () => {
       const b = broker();
       b.handlePermission(BASH_REQUEST, t.ctx);
       b.handlePermission({ ...BASH_REQUEST, requestId: "perm_8", toolCallId: "call_43" }, t.ctx);
-      await until(() => t.client.permissions.length === 2);
+      await until(() => t.client.permissions.length === 2, TURNS);
       const other = makeContext({ host: t.host, sessionId: "ses_other" });
       b.handlePermission({ ...BASH_REQUEST, requestId: "perm_9", sessionId: "ses_other" }, other.ctx);
-      await until(() => other.client.permissions.length === 1);
+      await until(() => other.client.permissions.length === 1, TURNS);
       expect(b.pendingCount()).toBe(3);
       await b.withdrawAll("ses_1", reason);
       expect(b.pendingCount("ses_1")).toBe(0);
@@ -85,9 +86,9 @@ describe("binding, withdrawal and exactly-once", () => {
     const t = makeContext();
     const b = broker();
     b.handlePermission(BASH_REQUEST, t.ctx);
-    await until(() => t.client.permissions.length === 1);
+    await until(() => t.client.permissions.length === 1, TURNS);
     t.turn.abort();
-    await until(() => t.host.permissionAnswers().length === 1);
+    await until(() => t.host.permissionAnswers().length === 1, TURNS);
     await b.withdrawAll("ses_1", "turn-end");
     await settle();
     expect(t.client.permissions[0]!.signal.aborted).toBe(true);
@@ -98,7 +99,7 @@ describe("binding, withdrawal and exactly-once", () => {
     const t = makeContext();
     t.turn.abort();
     broker().handlePermission(BASH_REQUEST, t.ctx);
-    await until(() => t.host.permissionAnswers().length === 1);
+    await until(() => t.host.permissionAnswers().length === 1, TURNS);
     expect(t.client.permissions).toHaveLength(0);
     expect(t.host.permissionAnswers()[0]!.optionId).toBe("deny");
   });
@@ -107,7 +108,7 @@ describe("binding, withdrawal and exactly-once", () => {
     const t = makeContext();
     const b = broker();
     b.handlePermission(BASH_REQUEST, t.ctx);
-    await until(() => t.client.permissions.length === 1);
+    await until(() => t.client.permissions.length === 1, TURNS);
     await b.withdrawAll("ses_1", "host-exit");
     t.turn.abort();
     await settle();
@@ -120,7 +121,7 @@ describe("binding, withdrawal and exactly-once", () => {
     const t = makeContext();
     const b = broker();
     b.handlePermission(BASH_REQUEST, t.ctx);
-    await until(() => t.client.permissions.length === 1);
+    await until(() => t.client.permissions.length === 1, TURNS);
     t.host.exit();
     t.turn.abort();
     await b.withdrawAll("ses_1", "cancel");
@@ -133,7 +134,7 @@ describe("binding, withdrawal and exactly-once", () => {
     const t = makeContext();
     const b = broker();
     b.handlePermission(BASH_REQUEST, t.ctx);
-    await until(() => t.client.permissions.length === 1);
+    await until(() => t.client.permissions.length === 1, TURNS);
     t.host.incarnation = 2; // restarted; the exit notice was missed
     t.client.permissions[0]!.resolve({ outcome: { outcome: "selected", optionId: "allow_once" } });
     await settle();
@@ -154,9 +155,9 @@ describe("binding, withdrawal and exactly-once", () => {
     const t = makeContext();
     t.host.operateResult = () => Promise.reject(new Error("channel closed"));
     broker().handlePermission(BASH_REQUEST, t.ctx);
-    await until(() => t.client.permissions.length === 1);
+    await until(() => t.client.permissions.length === 1, TURNS);
     t.client.permissions[0]!.resolve({ outcome: { outcome: "selected", optionId: "allow_once" } });
-    await until(() => t.failures.length === 1);
+    await until(() => t.failures.length === 1, TURNS);
     expect(t.failures[0]!.code).toBe("HOST_CALL_FAILED");
   });
 
@@ -165,11 +166,11 @@ describe("binding, withdrawal and exactly-once", () => {
     const b = broker();
     for (let i = 0; i < 300; i += 1) {
       b.handlePermission({ ...BASH_REQUEST, requestId: `perm_${i}` }, t.ctx);
-      await until(() => t.client.permissions.length === i + 1);
+      await until(() => t.client.permissions.length === i + 1, TURNS);
       if (i % 3 === 0) await b.withdrawAll("ses_1", "cancel");
       else if (i % 3 === 1) t.client.permissions[i]!.resolve({ outcome: { outcome: "cancelled" } });
       else t.client.permissions[i]!.resolve({ outcome: { outcome: "selected", optionId: "allow_once" } });
-      await until(() => t.host.permissionAnswers().length === i + 1);
+      await until(() => t.host.permissionAnswers().length === i + 1, TURNS);
     }
     await settle();
     expect(b.pendingCount()).toBe(0);

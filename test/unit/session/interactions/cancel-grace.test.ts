@@ -8,7 +8,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { silentLogger } from "../../../../src/log/logger.js";
 import { CLIENT_CANCEL_GRACE_MS, createInteractionBroker } from "../../../../src/session/interactions/index.js";
-import { BASH_REQUEST, makeContext, settle, until } from "./support/context.js";
+import { until } from "../../../support/until.js";
+import { BASH_REQUEST, makeContext, settle, TURNS } from "./support/context.js";
 
 const GRACE = 5_000;
 const broker = () => createInteractionBroker({ logger: silentLogger, clientCancelGraceMs: GRACE });
@@ -24,7 +25,7 @@ async function askedPermission() {
   const t = makeContext();
   const b = broker();
   b.handlePermission(BASH_REQUEST, t.ctx);
-  await until(() => t.client.permissions.length === 1);
+  await until(() => t.client.permissions.length === 1, TURNS);
   return { t, b, asked: t.client.permissions[0]! };
 }
 
@@ -42,7 +43,7 @@ describe("the client request after the client's own cancel", () => {
     expect(b.clientRequestCount()).toBe(1);
     expect(asked.signal.aborted).toBe(false);
     asked.resolve({ outcome: { outcome: "cancelled" } });
-    await until(() => b.clientRequestCount() === 0, "the client request closed");
+    await until(() => b.clientRequestCount() === 0, { ...TURNS, what: "the client request closed" });
     vi.advanceTimersByTime(GRACE * 2);
     await settle();
     expect(asked.signal.aborted).toBe(false);
@@ -53,7 +54,7 @@ describe("the client request after the client's own cancel", () => {
     const { t, b, asked } = await askedPermission();
     await b.withdrawAll("ses_1", "cancel");
     asked.resolve({ outcome: { outcome: "selected", optionId: "allow_once" } });
-    await until(() => b.clientRequestCount() === 0);
+    await until(() => b.clientRequestCount() === 0, TURNS);
     await settle();
     expect(t.host.permissionAnswers().map((a) => a.optionId)).toEqual(["deny"]);
     expect(asked.signal.aborted).toBe(false);
@@ -83,7 +84,7 @@ describe("the client request after the client's own cancel", () => {
       },
       t.ctx,
     );
-    await until(() => t.client.elicitations.length === 1);
+    await until(() => t.client.elicitations.length === 1, TURNS);
     await b.withdrawAll("ses_1", "cancel");
     expect(t.host.elicitationAnswers().map((a) => a.action)).toEqual(["cancel"]);
     expect(t.client.elicitations[0]!.signal.aborted).toBe(false);
@@ -104,7 +105,7 @@ describe("every other end cancels the client request at once", () => {
   it("the turn signal aborting (ZCode ended the turn)", async () => {
     const { t, b, asked } = await askedPermission();
     t.turn.abort();
-    await until(() => asked.signal.aborted, "the client request cancelled");
+    await until(() => asked.signal.aborted, { ...TURNS, what: "the client request cancelled" });
     expect(b.clientRequestCount()).toBe(0);
   });
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { createInteractionBroker } from "../../../../src/session/interactions/index.js";
 import { silentLogger } from "../../../../src/log/logger.js";
-import { BASH_REQUEST, makeContext, settle, until } from "./support/context.js";
+import { until } from "../../../support/until.js";
+import { BASH_REQUEST, makeContext, settle, TURNS } from "./support/context.js";
 
 // grace 0: a withdrawn client request is cancelled at once (the cancel grace has its own tests, cancel-grace.test.ts)
 const broker = () => createInteractionBroker({ logger: silentLogger, clientCancelGraceMs: 0 });
@@ -16,7 +17,7 @@ describe("permission.request → session/request_permission → respondPermissio
     t.known.set("call_42", { title: "npm test", kind: "execute", rawInput: { command: "npm test" } });
     const b = broker();
     b.handlePermission(BASH_REQUEST, t.ctx);
-    await until(() => t.client.permissions.length === 1, "permission request");
+    await until(() => t.client.permissions.length === 1, { ...TURNS, what: "permission request" });
     const params = t.client.permissions[0]!.params;
     expect(params.sessionId).toBe("ses_1");
     expect(params.toolCall).toMatchObject({ toolCallId: "call_42", title: "npm test", kind: "execute", rawInput: { command: "npm test" } });
@@ -31,7 +32,7 @@ describe("permission.request → session/request_permission → respondPermissio
   it("completes the tool call from the request when the engine knows nothing", async () => {
     const t = makeContext();
     broker().handlePermission(BASH_REQUEST, t.ctx);
-    await until(() => t.client.permissions.length === 1);
+    await until(() => t.client.permissions.length === 1, TURNS);
     expect(t.client.permissions[0]!.params.toolCall).toEqual({
       toolCallId: "call_42",
       title: "Run shell command",
@@ -44,7 +45,7 @@ describe("permission.request → session/request_permission → respondPermissio
     const t = makeContext();
     t.known.set("call_42", { title: "npm test", kind: "execute" });
     broker().handlePermission(BASH_REQUEST, t.ctx);
-    await until(() => t.client.permissions.length === 1);
+    await until(() => t.client.permissions.length === 1, TURNS);
     expect(t.client.order).toEqual(["update:tool_call_update", "permission"]);
     expect(t.updates).toEqual([{ sessionUpdate: "tool_call_update", toolCallId: "call_42", status: "pending" }]);
   });
@@ -52,7 +53,7 @@ describe("permission.request → session/request_permission → respondPermissio
   it("announces a tool call the engine never showed before asking about it", async () => {
     const t = makeContext();
     broker().handlePermission(BASH_REQUEST, t.ctx);
-    await until(() => t.client.permissions.length === 1);
+    await until(() => t.client.permissions.length === 1, TURNS);
     expect(t.client.order).toEqual(["update:tool_call", "permission"]);
     expect(t.updates).toEqual([
       {
@@ -74,9 +75,9 @@ describe("permission.request → session/request_permission → respondPermissio
     const t = makeContext();
     const b = broker();
     b.handlePermission(BASH_REQUEST, t.ctx);
-    await until(() => t.client.permissions.length === 1);
+    await until(() => t.client.permissions.length === 1, TURNS);
     t.client.permissions[0]!.resolve({ outcome: { outcome: "selected", optionId: chosen } });
-    await until(() => t.host.permissionAnswers().length === 1);
+    await until(() => t.host.permissionAnswers().length === 1, TURNS);
     await settle();
     expect(t.host.records).toEqual([
       {
@@ -94,9 +95,9 @@ describe("permission.request → session/request_permission → respondPermissio
   it("refuses an option id the client made up: a real deny goes to the host", async () => {
     const t = makeContext();
     broker().handlePermission(BASH_REQUEST, t.ctx);
-    await until(() => t.client.permissions.length === 1);
+    await until(() => t.client.permissions.length === 1, TURNS);
     t.client.permissions[0]!.resolve({ outcome: { outcome: "selected", optionId: "allow_everything" } });
-    await until(() => t.host.permissionAnswers().length === 1);
+    await until(() => t.host.permissionAnswers().length === 1, TURNS);
     await settle();
     expect(t.host.permissionAnswers()).toEqual([{ requestId: "perm_7", optionId: "deny", workspacePath: "/w" }]);
   });
@@ -111,9 +112,9 @@ describe("permission.request → session/request_permission → respondPermissio
   ])("answers a real deny on %s", async (_name, answer) => {
     const t = makeContext();
     broker().handlePermission(BASH_REQUEST, t.ctx);
-    await until(() => t.client.permissions.length === 1);
+    await until(() => t.client.permissions.length === 1, TURNS);
     answer(t.client.permissions[0]!);
-    await until(() => t.host.permissionAnswers().length === 1);
+    await until(() => t.host.permissionAnswers().length === 1, TURNS);
     await settle();
     expect(t.host.permissionAnswers()).toEqual([{ requestId: "perm_7", optionId: "deny", workspacePath: "/w" }]);
     expect(t.failures).toEqual([]);
@@ -130,7 +131,7 @@ describe("permission.request → session/request_permission → respondPermissio
       ]),
       t.ctx,
     );
-    await until(() => t.client.permissions.length === 1);
+    await until(() => t.client.permissions.length === 1, TURNS);
     expect(t.client.permissions[0]!.params.options.map((o) => o.kind)).toEqual(["reject_always", "allow_once", "reject_once"]);
     await b.withdrawAll("ses_1", "cancel");
     expect(t.host.permissionAnswers()).toEqual([{ requestId: "perm_7", optionId: "no", workspacePath: "/w" }]);
@@ -147,17 +148,17 @@ describe("permission.request → session/request_permission → respondPermissio
       ]),
       t.ctx,
     );
-    await until(() => t.client.permissions.length === 1);
+    await until(() => t.client.permissions.length === 1, TURNS);
     expect(t.client.permissions[0]!.params.options.map((o) => o.optionId)).toEqual(["ok", "no"]);
     t.client.permissions[0]!.resolve({ outcome: { outcome: "selected", optionId: "mod" } });
-    await until(() => t.host.permissionAnswers().length === 1);
+    await until(() => t.host.permissionAnswers().length === 1, TURNS);
     expect(t.host.permissionAnswers()[0]!.optionId).toBe("no");
   });
 
   it("fails the turn when only escalate/modify options exist (nothing offered, nothing answered)", async () => {
     const t = makeContext();
     broker().handlePermission(withOptions([{ optionId: "esc", name: "Ask admin", response: { decision: "escalate" } }]), t.ctx);
-    await until(() => t.failures.length === 1);
+    await until(() => t.failures.length === 1, TURNS);
     await settle();
     expect(t.client.permissions).toHaveLength(0);
     expect(t.host.records).toEqual([]);
@@ -219,9 +220,9 @@ describe("permission.request → session/request_permission → respondPermissio
       const t = makeContext();
       const b = broker();
       b.handlePermission(allowOnly, t.ctx);
-      await until(() => t.client.permissions.length === 1);
+      await until(() => t.client.permissions.length === 1, TURNS);
       t.client.permissions[0]!.resolve({ outcome: { outcome: "cancelled" } });
-      await until(() => t.failures.length === 1);
+      await until(() => t.failures.length === 1, TURNS);
       await settle();
       expect(t.host.records).toEqual([]);
       expect(t.failures[0]!.code).toBe("INTERACTION_UNSUPPORTED");
@@ -232,7 +233,7 @@ describe("permission.request → session/request_permission → respondPermissio
       const t = makeContext();
       const b = broker();
       b.handlePermission(allowOnly, t.ctx);
-      await until(() => t.client.permissions.length === 1);
+      await until(() => t.client.permissions.length === 1, TURNS);
       await b.withdrawAll("ses_1", "cancel");
       await settle();
       expect(t.client.permissions[0]!.signal.aborted).toBe(true);

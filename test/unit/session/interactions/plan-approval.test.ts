@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { silentLogger } from "../../../../src/log/logger.js";
 import { createInteractionBroker } from "../../../../src/session/interactions/index.js";
 import { NO_ELICITATION } from "../../../support/fake-client.js";
-import { PLAN_PERMISSION, PLAN_USER_INPUT, makeContext, settle, until } from "./support/context.js";
+import { until } from "../../../support/until.js";
+import { makeContext, PLAN_PERMISSION, PLAN_USER_INPUT, settle, TURNS } from "./support/context.js";
 
 // grace 0: a withdrawn client request is cancelled at once (the cancel grace has its own tests, cancel-grace.test.ts)
 const broker = () => createInteractionBroker({ logger: silentLogger, clientCancelGraceMs: 0 });
@@ -12,7 +13,7 @@ describe("plan approval, permission form (ExitPlanMode), form-capable client", (
   it("publishes the plan as a switch_mode tool call first, then asks with a form", async () => {
     const t = makeContext();
     broker().handlePermission(PLAN_PERMISSION, t.ctx);
-    await until(() => t.client.elicitations.length === 1, "elicitation");
+    await until(() => t.client.elicitations.length === 1, { ...TURNS, what: "elicitation" });
     expect(t.client.order).toEqual(["update:tool_call", "elicitation"]);
     expect(t.updates[0]).toEqual({
       sessionUpdate: "tool_call",
@@ -48,7 +49,7 @@ describe("plan approval, permission form (ExitPlanMode), form-capable client", (
     const t = makeContext();
     t.known.set("exit-plan-tool", { title: "ExitPlanMode", kind: "other" });
     broker().handlePermission(PLAN_PERMISSION, t.ctx);
-    await until(() => t.client.elicitations.length === 1);
+    await until(() => t.client.elicitations.length === 1, TURNS);
     expect(t.updates[0]).toMatchObject({ sessionUpdate: "tool_call_update", toolCallId: "exit-plan-tool", kind: "switch_mode" });
   });
 
@@ -62,9 +63,9 @@ describe("plan approval, permission form (ExitPlanMode), form-capable client", (
   ])("%s → respondPermission %s", async (_name, response, expected) => {
     const t = makeContext();
     broker().handlePermission(PLAN_PERMISSION, t.ctx);
-    await until(() => t.client.elicitations.length === 1);
+    await until(() => t.client.elicitations.length === 1, TURNS);
     t.client.elicitations[0]!.resolve(response);
-    await until(() => t.host.permissionAnswers().length === 1);
+    await until(() => t.host.permissionAnswers().length === 1, TURNS);
     await settle();
     expect(t.host.permissionAnswers()).toEqual([{ requestId: "permission-plan", optionId: expected, workspacePath: "/w" }]);
   });
@@ -73,7 +74,7 @@ describe("plan approval, permission form (ExitPlanMode), form-capable client", (
     const t = makeContext();
     const b = broker();
     b.handlePermission(PLAN_PERMISSION, t.ctx);
-    await until(() => t.client.elicitations.length === 1);
+    await until(() => t.client.elicitations.length === 1, TURNS);
     await b.withdrawAll("ses_1", "cancel");
     expect(t.client.elicitations[0]!.signal.aborted).toBe(true);
     expect(t.host.permissionAnswers()).toEqual([{ requestId: "permission-plan", optionId: "deny-plan", workspacePath: "/w" }]);
@@ -82,7 +83,7 @@ describe("plan approval, permission form (ExitPlanMode), form-capable client", (
   it("missing plan → never allow: deny without asking, and the user is told", async () => {
     const t = makeContext();
     broker().handlePermission({ ...PLAN_PERMISSION, input: {} }, t.ctx);
-    await until(() => t.host.permissionAnswers().length === 1);
+    await until(() => t.host.permissionAnswers().length === 1, TURNS);
     expect(t.host.permissionAnswers()[0]!.optionId).toBe("deny-plan");
     expect(t.client.elicitations).toHaveLength(0);
     expect(t.client.permissions).toHaveLength(0);
@@ -92,7 +93,7 @@ describe("plan approval, permission form (ExitPlanMode), form-capable client", (
   it("missing plan and no deny option → no answer, the turn fails", async () => {
     const t = makeContext();
     broker().handlePermission({ ...PLAN_PERMISSION, input: { plan: "   " }, options: [PLAN_PERMISSION.options[0]] }, t.ctx);
-    await until(() => t.failures.length === 1);
+    await until(() => t.failures.length === 1, TURNS);
     await settle();
     expect(t.host.records).toEqual([]);
   });
@@ -102,7 +103,7 @@ describe("plan approval, permission form, client without elicitation (Paseo)", (
   it("asks session/request_permission on a switch_mode tool call with the native options", async () => {
     const t = makeContext({ capabilities: NO_ELICITATION });
     broker().handlePermission(PLAN_PERMISSION, t.ctx);
-    await until(() => t.client.permissions.length === 1);
+    await until(() => t.client.permissions.length === 1, TURNS);
     expect(t.client.order).toEqual(["update:tool_call", "permission"]);
     const params = t.client.permissions[0]!.params;
     expect(params.toolCall).toEqual({
@@ -117,7 +118,7 @@ describe("plan approval, permission form, client without elicitation (Paseo)", (
       { optionId: "deny-plan", name: "Reject", kind: "reject_once" },
     ]);
     t.client.permissions[0]!.resolve({ outcome: { outcome: "selected", optionId: "allow-plan" } });
-    await until(() => t.host.permissionAnswers().length === 1);
+    await until(() => t.host.permissionAnswers().length === 1, TURNS);
     expect(t.host.permissionAnswers()[0]!.optionId).toBe("allow-plan");
   });
 
@@ -125,9 +126,9 @@ describe("plan approval, permission form, client without elicitation (Paseo)", (
     for (const outcome of [{ outcome: "selected", optionId: "approve" }, { outcome: "cancelled" }]) {
       const t = makeContext({ capabilities: NO_ELICITATION });
       broker().handlePermission(PLAN_PERMISSION, t.ctx);
-      await until(() => t.client.permissions.length === 1);
+      await until(() => t.client.permissions.length === 1, TURNS);
       t.client.permissions[0]!.resolve({ outcome } as never);
-      await until(() => t.host.permissionAnswers().length === 1);
+      await until(() => t.host.permissionAnswers().length === 1, TURNS);
       expect(t.host.permissionAnswers()[0]!.optionId).toBe("deny-plan");
     }
   });
@@ -135,7 +136,7 @@ describe("plan approval, permission form, client without elicitation (Paseo)", (
   it("treats `elicitation: {}` as no form support", async () => {
     const t = makeContext({ capabilities: { elicitation: {} } });
     broker().handlePermission(PLAN_PERMISSION, t.ctx);
-    await until(() => t.client.permissions.length === 1);
+    await until(() => t.client.permissions.length === 1, TURNS);
     expect(t.client.elicitations).toHaveLength(0);
   });
 });
@@ -152,7 +153,7 @@ describe("plan approval, user-input form (schema.interaction plan_approval)", ()
     const t = makeContext();
     const b = broker();
     b.handleUserInput(PLAN_USER_INPUT, t.ctx);
-    await until(() => t.client.elicitations.length === 1);
+    await until(() => t.client.elicitations.length === 1, TURNS);
     expect(t.client.order).toEqual(["update:tool_call", "elicitation"]);
     const params = t.client.elicitations[0]!.params as Record<string, unknown>;
     expect(params.toolCallId).toBe("exit-plan-tool");
@@ -169,7 +170,7 @@ describe("plan approval, user-input form (schema.interaction plan_approval)", ()
       required: ["answer_0"],
     });
     t.client.elicitations[0]!.resolve({ action: "accept", content: { answer_0: "approve" } });
-    await until(() => t.host.elicitationAnswers().length === 1);
+    await until(() => t.host.elicitationAnswers().length === 1, TURNS);
     expect(t.host.records[0]).toMatchObject({ name: "respondStructuredInput", sessionId: "ses_1" });
     expect(t.host.elicitationAnswers()).toEqual([ACCEPT]);
     expect(b.pendingCount()).toBe(0);
@@ -183,16 +184,16 @@ describe("plan approval, user-input form (schema.interaction plan_approval)", ()
   ])("form client %s → %s", async (_name, response, action) => {
     const t = makeContext();
     broker().handleUserInput(PLAN_USER_INPUT, t.ctx);
-    await until(() => t.client.elicitations.length === 1);
+    await until(() => t.client.elicitations.length === 1, TURNS);
     t.client.elicitations[0]!.resolve(response);
-    await until(() => t.host.elicitationAnswers().length === 1);
+    await until(() => t.host.elicitationAnswers().length === 1, TURNS);
     expect(t.host.elicitationAnswers()).toEqual([{ requestId: "user-input-plan", action, workspacePath: "/w" }]);
   });
 
   it("client without elicitation: a switch_mode permission with the native choices and a reject", async () => {
     const t = makeContext({ capabilities: NO_ELICITATION });
     broker().handleUserInput(PLAN_USER_INPUT, t.ctx);
-    await until(() => t.client.permissions.length === 1);
+    await until(() => t.client.permissions.length === 1, TURNS);
     const params = t.client.permissions[0]!.params;
     expect(params.toolCall).toMatchObject({ toolCallId: "exit-plan-tool", kind: "switch_mode", rawInput: { plan: PLAN } });
     expect(params.options).toEqual([
@@ -200,7 +201,7 @@ describe("plan approval, user-input form (schema.interaction plan_approval)", ()
       { optionId: "reject", name: "Reject", kind: "reject_once" },
     ]);
     t.client.permissions[0]!.resolve({ outcome: { outcome: "selected", optionId: "approve" } });
-    await until(() => t.host.elicitationAnswers().length === 1);
+    await until(() => t.host.elicitationAnswers().length === 1, TURNS);
     expect(t.host.elicitationAnswers()).toEqual([ACCEPT]);
     expect(t.failures).toEqual([]);
   });
@@ -212,9 +213,9 @@ describe("plan approval, user-input form (schema.interaction plan_approval)", ()
   ])("client without elicitation %s → %s", async (_name, outcome, action) => {
     const t = makeContext({ capabilities: NO_ELICITATION });
     broker().handleUserInput(PLAN_USER_INPUT, t.ctx);
-    await until(() => t.client.permissions.length === 1);
+    await until(() => t.client.permissions.length === 1, TURNS);
     t.client.permissions[0]!.resolve({ outcome } as never);
-    await until(() => t.host.elicitationAnswers().length === 1);
+    await until(() => t.host.elicitationAnswers().length === 1, TURNS);
     expect(t.host.elicitationAnswers()).toEqual([{ requestId: "user-input-plan", action, workspacePath: "/w" }]);
   });
 
@@ -228,7 +229,7 @@ describe("plan approval, user-input form (schema.interaction plan_approval)", ()
       ],
     };
     broker().handleUserInput({ ...PLAN_USER_INPUT, questions: [question] }, t.ctx);
-    await until(() => t.client.permissions.length === 1);
+    await until(() => t.client.permissions.length === 1, TURNS);
     expect(t.client.permissions[0]!.params.options.map((o) => o.optionId)).toEqual(["approve", "reject", "reject_"]);
   });
 
@@ -236,7 +237,7 @@ describe("plan approval, user-input form (schema.interaction plan_approval)", ()
     for (const capabilities of [undefined, NO_ELICITATION]) {
       const t = makeContext(capabilities ? { capabilities } : {});
       broker().handleUserInput({ ...PLAN_USER_INPUT, input: {} }, t.ctx);
-      await until(() => t.host.elicitationAnswers().length === 1);
+      await until(() => t.host.elicitationAnswers().length === 1, TURNS);
       expect(t.host.elicitationAnswers()[0]!.action).toBe("decline");
       expect(t.client.elicitations).toHaveLength(0);
       expect(t.client.permissions).toHaveLength(0);
@@ -248,7 +249,7 @@ describe("plan approval, user-input form (schema.interaction plan_approval)", ()
     const b = broker();
     b.handleUserInput(PLAN_USER_INPUT, t.ctx);
     b.handleUserInput({ ...PLAN_USER_INPUT, requestId: "other" }, t.ctx);
-    await until(() => t.client.elicitations.length === 2);
+    await until(() => t.client.elicitations.length === 2, TURNS);
     await b.withdrawAll("ses_1", "disconnect");
     await b.withdrawAll("ses_1", "cancel");
     expect(t.host.elicitationAnswers().map((a) => [a.requestId, a.action])).toEqual([
@@ -259,7 +260,7 @@ describe("plan approval, user-input form (schema.interaction plan_approval)", ()
     const u = makeContext();
     const c = broker();
     c.handleUserInput(PLAN_USER_INPUT, u.ctx);
-    await until(() => u.client.elicitations.length === 1);
+    await until(() => u.client.elicitations.length === 1, TURNS);
     await c.withdrawAll("ses_1", "host-exit");
     await settle();
     expect(u.host.records).toEqual([]);

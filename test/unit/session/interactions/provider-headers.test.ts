@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { silentLogger } from "../../../../src/log/logger.js";
 import { createInteractionBroker } from "../../../../src/session/interactions/index.js";
-import { makeContext, settle, until } from "./support/context.js";
+import { until } from "../../../support/until.js";
+import { makeContext, settle, TURNS } from "./support/context.js";
 
 const REQUEST = {
   requestId: "r",
@@ -18,7 +19,7 @@ describe("providerRuntimeHeaders.request", () => {
     const t = makeContext();
     const b = createInteractionBroker({ logger: silentLogger });
     b.handleProviderHeaders(REQUEST, t.ctx);
-    await until(() => t.failures.length === 1);
+    await until(() => t.failures.length === 1, TURNS);
     expect(t.host.records).toEqual([
       {
         kind: "call",
@@ -49,7 +50,7 @@ describe("providerRuntimeHeaders.request", () => {
       return new Promise(() => {});
     };
     createInteractionBroker({ logger: silentLogger }).handleProviderHeaders(REQUEST, t.ctx);
-    await until(() => t.failures.length === 1);
+    await until(() => t.failures.length === 1, TURNS);
     expect(t.host.records.map((r) => r.name)).toEqual(["agent.respondProviderRuntimeHeaders"]);
   });
 
@@ -58,7 +59,7 @@ describe("providerRuntimeHeaders.request", () => {
     const b = createInteractionBroker({ logger: silentLogger });
     b.handleProviderHeaders(REQUEST, t.ctx);
     b.handleProviderHeaders(REQUEST, t.ctx);
-    await until(() => t.failures.length >= 1);
+    await until(() => t.failures.length >= 1, TURNS);
     b.handleProviderHeaders(REQUEST, t.ctx);
     await settle();
     expect(t.host.records).toHaveLength(1);
@@ -69,14 +70,14 @@ describe("providerRuntimeHeaders.request", () => {
     const t = makeContext();
     t.host.call = () => Promise.reject(new Error("boom"));
     createInteractionBroker({ logger: silentLogger }).handleProviderHeaders(REQUEST, t.ctx);
-    await until(() => t.failures.length === 1);
+    await until(() => t.failures.length === 1, TURNS);
     expect(t.failures[0]!.code).toBe("PROVIDER_HEADERS_UNSUPPORTED");
   });
 
   it("a malformed request with a requestId is still answered headersApplied:false", async () => {
     const t = makeContext();
     createInteractionBroker({ logger: silentLogger }).handleProviderHeaders({ requestId: "r2", reason: 7 }, t.ctx);
-    await until(() => t.failures.length === 1);
+    await until(() => t.failures.length === 1, TURNS);
     expect(t.host.records[0]!.params).toMatchObject({ requestId: "r2", response: { headersApplied: false } });
   });
 });

@@ -7,7 +7,8 @@ import { describe, expect, it } from "vitest";
 import { silentLogger } from "../../../../src/log/logger.js";
 import { createInteractionBroker } from "../../../../src/session/interactions/index.js";
 import { NO_ELICITATION } from "../../../support/fake-client.js";
-import { QUESTIONS, makeContext, settle, until } from "./support/context.js";
+import { until } from "../../../support/until.js";
+import { makeContext, QUESTIONS, settle, TURNS } from "./support/context.js";
 
 const broker = () => createInteractionBroker({ logger: silentLogger, clientCancelGraceMs: 0 });
 
@@ -38,7 +39,7 @@ async function asked(request: unknown = ONE) {
   t.known.set("call_9", { title: "AskUserQuestion", kind: "other" });
   const b = broker();
   b.handleUserInput(request, t.ctx);
-  await until(() => t.client.permissions.length === 1, "the permission request");
+  await until(() => t.client.permissions.length === 1, { ...TURNS, what: "the permission request" });
   return { t, b, permission: t.client.permissions[0]! };
 }
 
@@ -70,7 +71,7 @@ describe("a single-select question as a permission (client without elicitation.f
   it("a chosen answer → accept with the native content convention (answer_0, answer, answers)", async () => {
     const { t, b, permission } = await asked();
     permission.resolve({ outcome: { outcome: "selected", optionId: "node" } });
-    await until(() => t.host.elicitationAnswers().length === 1);
+    await until(() => t.host.elicitationAnswers().length === 1, TURNS);
     expect(t.host.elicitationAnswers()).toEqual([
       {
         requestId: "q_2",
@@ -86,7 +87,7 @@ describe("a single-select question as a permission (client without elicitation.f
   it("a native value that looks like the reject id is still that answer", async () => {
     const { t, permission } = await asked();
     permission.resolve({ outcome: { outcome: "selected", optionId: "reject" } });
-    await until(() => t.host.elicitationAnswers().length === 1);
+    await until(() => t.host.elicitationAnswers().length === 1, TURNS);
     expect(t.host.elicitationAnswers()[0]).toMatchObject({ action: "accept", content: { answer: "reject" } });
   });
 
@@ -97,7 +98,7 @@ describe("a single-select question as a permission (client without elicitation.f
   ] as const)("%s → a real decline, no content, the turn goes on", async (_name, response) => {
     const { t, permission } = await asked();
     permission.resolve(response);
-    await until(() => t.host.elicitationAnswers().length === 1);
+    await until(() => t.host.elicitationAnswers().length === 1, TURNS);
     await settle();
     expect(t.host.elicitationAnswers()).toEqual([{ requestId: "q_2", action: "decline", workspacePath: "/w" }]);
     expect(t.failures).toEqual([]);
@@ -106,7 +107,7 @@ describe("a single-select question as a permission (client without elicitation.f
   it("client error → the fallback (cancel), the turn goes on", async () => {
     const { t, permission } = await asked();
     permission.reject(new Error("client went away"));
-    await until(() => t.host.elicitationAnswers().length === 1);
+    await until(() => t.host.elicitationAnswers().length === 1, TURNS);
     expect(t.host.elicitationAnswers()[0]).toMatchObject({ action: "cancel" });
     expect(t.failures).toEqual([]);
   });
@@ -147,7 +148,7 @@ describe("what cannot be offered as a permission: a real decline, INTERACTION_UN
     const t = makeContext({ capabilities: NO_ELICITATION });
     const b = broker();
     b.handleUserInput(request, t.ctx);
-    await until(() => t.failures.length === 1);
+    await until(() => t.failures.length === 1, TURNS);
     expect(t.host.elicitationAnswers()).toEqual([
       { requestId: (request as { requestId: string }).requestId, action: "decline", workspacePath: "/w" },
     ]);
@@ -161,7 +162,7 @@ describe("what cannot be offered as a permission: a real decline, INTERACTION_UN
   it("a form-capable client still gets the form for a single question, never a permission", async () => {
     const t = makeContext({ capabilities: { elicitation: { form: {} } } });
     broker().handleUserInput(ONE, t.ctx);
-    await until(() => t.client.elicitations.length === 1);
+    await until(() => t.client.elicitations.length === 1, TURNS);
     expect(t.client.permissions).toHaveLength(0);
   });
 });

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { silentLogger } from "../../../../src/log/logger.js";
 import { createInteractionBroker } from "../../../../src/session/interactions/index.js";
 import { NO_ELICITATION } from "../../../support/fake-client.js";
-import { QUESTIONS, makeContext, settle, until } from "./support/context.js";
+import { until } from "../../../support/until.js";
+import { makeContext, QUESTIONS, settle, TURNS } from "./support/context.js";
 
 // grace 0: a withdrawn client request is cancelled at once (the cancel grace has its own tests, cancel-grace.test.ts)
 const broker = () => createInteractionBroker({ logger: silentLogger, clientCancelGraceMs: 0 });
@@ -12,7 +13,7 @@ describe("structured questions → form elicitation → respondElicitation", () 
     const t = makeContext();
     t.known.set("call_9", { title: "AskUserQuestion" });
     broker().handleUserInput(QUESTIONS, t.ctx);
-    await until(() => t.client.elicitations.length === 1);
+    await until(() => t.client.elicitations.length === 1, TURNS);
     expect(t.client.elicitations[0]!.params).toEqual({
       sessionId: "ses_1",
       toolCallId: "call_9",
@@ -53,7 +54,7 @@ describe("structured questions → form elicitation → respondElicitation", () 
   it("omits toolCallId when the engine does not know the tool call", async () => {
     const t = makeContext();
     broker().handleUserInput(QUESTIONS, t.ctx);
-    await until(() => t.client.elicitations.length === 1);
+    await until(() => t.client.elicitations.length === 1, TURNS);
     expect("toolCallId" in t.client.elicitations[0]!.params).toBe(false);
   });
 
@@ -61,9 +62,9 @@ describe("structured questions → form elicitation → respondElicitation", () 
     const t = makeContext();
     const b = broker();
     b.handleUserInput(QUESTIONS, t.ctx);
-    await until(() => t.client.elicitations.length === 1);
+    await until(() => t.client.elicitations.length === 1, TURNS);
     t.client.elicitations[0]!.resolve({ action: "accept", content: { answer_0: "vitest", answer_1: ["auth", "db", "auth"] } });
-    await until(() => t.host.elicitationAnswers().length === 1);
+    await until(() => t.host.elicitationAnswers().length === 1, TURNS);
     expect(t.host.records).toEqual([
       {
         kind: "operate",
@@ -88,9 +89,9 @@ describe("structured questions → form elicitation → respondElicitation", () 
   it("one question → `answer` mirrors answer_0 (multi-select too)", async () => {
     const t = makeContext();
     broker().handleUserInput({ ...QUESTIONS, questions: [QUESTIONS.questions[1]] }, t.ctx);
-    await until(() => t.client.elicitations.length === 1);
+    await until(() => t.client.elicitations.length === 1, TURNS);
     t.client.elicitations[0]!.resolve({ action: "accept", content: { answer_0: ["user"] } });
-    await until(() => t.host.elicitationAnswers().length === 1);
+    await until(() => t.host.elicitationAnswers().length === 1, TURNS);
     expect(t.host.elicitationAnswers()[0]!.content).toEqual({
       answer_0: ["user"],
       answer: ["user"],
@@ -109,9 +110,9 @@ describe("structured questions → form elicitation → respondElicitation", () 
   ])("rejects %s → decline", async (_name, content) => {
     const t = makeContext();
     broker().handleUserInput(QUESTIONS, t.ctx);
-    await until(() => t.client.elicitations.length === 1);
+    await until(() => t.client.elicitations.length === 1, TURNS);
     t.client.elicitations[0]!.resolve(content === undefined ? { action: "accept" } : { action: "accept", content });
-    await until(() => t.host.elicitationAnswers().length === 1);
+    await until(() => t.host.elicitationAnswers().length === 1, TURNS);
     expect(t.host.elicitationAnswers()).toEqual([{ requestId: "q_1", action: "decline", workspacePath: "/w" }]);
   });
 
@@ -122,9 +123,9 @@ describe("structured questions → form elicitation → respondElicitation", () 
   ])("client %s → %s (no content)", async (_name, response, action) => {
     const t = makeContext();
     broker().handleUserInput(QUESTIONS, t.ctx);
-    await until(() => t.client.elicitations.length === 1);
+    await until(() => t.client.elicitations.length === 1, TURNS);
     t.client.elicitations[0]!.resolve(response);
-    await until(() => t.host.elicitationAnswers().length === 1);
+    await until(() => t.host.elicitationAnswers().length === 1, TURNS);
     expect(t.host.elicitationAnswers()).toEqual([{ requestId: "q_1", action, workspacePath: "/w" }]);
     expect(t.failures).toEqual([]);
   });
@@ -132,9 +133,9 @@ describe("structured questions → form elicitation → respondElicitation", () 
   it("client error → cancel to the host", async () => {
     const t = makeContext();
     broker().handleUserInput(QUESTIONS, t.ctx);
-    await until(() => t.client.elicitations.length === 1);
+    await until(() => t.client.elicitations.length === 1, TURNS);
     t.client.elicitations[0]!.reject(new Error("-32603"));
-    await until(() => t.host.elicitationAnswers().length === 1);
+    await until(() => t.host.elicitationAnswers().length === 1, TURNS);
     expect(t.host.elicitationAnswers()[0]!.action).toBe("cancel");
   });
 
@@ -142,7 +143,7 @@ describe("structured questions → form elicitation → respondElicitation", () 
     const t = makeContext({ capabilities: NO_ELICITATION });
     const b = broker();
     b.handleUserInput(QUESTIONS, t.ctx);
-    await until(() => t.failures.length === 1);
+    await until(() => t.failures.length === 1, TURNS);
     expect(t.host.elicitationAnswers()).toEqual([{ requestId: "q_1", action: "decline", workspacePath: "/w" }]);
     expect(t.failures[0]!.code).toBe("INTERACTION_UNSUPPORTED");
     expect(t.failures[0]!.message).toContain("elicitation.form");
@@ -155,7 +156,7 @@ describe("structured questions → form elicitation → respondElicitation", () 
     const t = makeContext({ capabilities: NO_ELICITATION });
     t.host.operateResult = () => new Promise(() => {}); // the reply never comes
     broker().handleUserInput(QUESTIONS, t.ctx);
-    await until(() => t.failures.length === 1);
+    await until(() => t.failures.length === 1, TURNS);
     expect(t.host.elicitationAnswers()).toEqual([{ requestId: "q_1", action: "decline", workspacePath: "/w" }]);
   });
 
@@ -163,7 +164,7 @@ describe("structured questions → form elicitation → respondElicitation", () 
     for (const questions of [undefined, [], [{ question: "?", header: "h", options: [] }]]) {
       const t = makeContext();
       broker().handleUserInput({ ...QUESTIONS, questions }, t.ctx);
-      await until(() => t.failures.length === 1);
+      await until(() => t.failures.length === 1, TURNS);
       expect(t.host.elicitationAnswers()).toEqual([{ requestId: "q_1", action: "decline", workspacePath: "/w" }]);
       expect(t.failures[0]!.code).toBe("NATIVE_PROTOCOL_ERROR");
       expect(t.client.elicitations).toHaveLength(0);
@@ -174,7 +175,7 @@ describe("structured questions → form elicitation → respondElicitation", () 
     const t = makeContext();
     broker().handleUserInput({ requestId: "bad", prompt: 42 }, t.ctx);
     broker().handleUserInput({ prompt: "no id" }, t.ctx);
-    await until(() => t.failures.length === 2);
+    await until(() => t.failures.length === 2, TURNS);
     expect(t.host.elicitationAnswers()).toEqual([{ requestId: "bad", action: "decline", workspacePath: "/w" }]);
   });
 
@@ -183,7 +184,7 @@ describe("structured questions → form elicitation → respondElicitation", () 
     const b = broker();
     b.handleUserInput(QUESTIONS, t.ctx);
     b.handleUserInput(QUESTIONS, t.ctx);
-    await until(() => t.client.elicitations.length === 1);
+    await until(() => t.client.elicitations.length === 1, TURNS);
     t.turn.abort();
     await b.withdrawAll("ses_1", "cancel");
     b.handleUserInput(QUESTIONS, t.ctx);

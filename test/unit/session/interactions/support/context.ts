@@ -1,7 +1,7 @@
 /**
  * The interaction broker's unit tests: a context builder around the shared fake host (answering
  * every call with null) and fake client (holding every request for the test), waits, and the
- * host requests the tests replay.
+ * host requests the tests replay. Waits are `until` (test/support/until.ts) with `TURNS`.
  */
 import type { ClientCapabilities, SessionUpdate, ToolCallUpdate } from "@agentclientprotocol/sdk";
 import { silentLogger } from "../../../../../src/log/logger.js";
@@ -10,6 +10,7 @@ import type { InteractionContext } from "../../../../../src/session/interactions
 import type { BridgeError } from "../../../../../src/util/errors.js";
 import { FakeClient, FORM_CAPABLE } from "../../../../support/fake-client.js";
 import { FakeHost } from "../../../../support/fake-host.js";
+import type { UntilOptions } from "../../../../support/until.js";
 
 export interface TestContext {
   ctx: InteractionContext;
@@ -55,14 +56,11 @@ export function makeContext(
   return { ctx, host, client, turn, failures, updates, known };
 }
 
-/** wait until `predicate` holds, yielding to the event loop between checks (no fixed sleeps) */
-export async function until(predicate: () => boolean, what = "condition", maxTicks = 2000): Promise<void> {
-  for (let i = 0; i < maxTicks; i += 1) {
-    if (predicate()) return;
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+/**
+ * The interaction tests' bound on a wait (`until(check, TURNS)`): 2000 turns of the event loop, a
+ * count rather than a time (the grace tests fake setTimeout; the broker needs only the loop to turn).
+ */
+export const TURNS = { checks: 2000 } as const satisfies UntilOptions;
 
 /** let every queued microtask and immediate run (used to assert that nothing more happens) */
 export async function settle(ticks = 20): Promise<void> {
