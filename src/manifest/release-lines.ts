@@ -11,8 +11,12 @@ export type ChannelKey = keyof PerChannel<unknown>;
 export interface ReleaseLine {
   /** the manifest's `protocol.id` */
   id: string;
-  /** the releases it was made for (documentation and `onboard`'s "nearest release") */
-  releases: readonly string[];
+  /**
+   * strings only a host of this line has, beside the method names of its allowlist: `onboard`
+   * takes an unpinned build for the line whose methods and markers its host bundle all names
+   * (src/onboard/line-evidence.ts); a newer line names at least the markers of the line it succeeds
+   */
+  markers: readonly string[];
   /** every channel the line uses, with the native channel name it must have */
   channels: Readonly<Partial<Record<ChannelKey, string>>>;
   /** every native method the line's API may call, per channel: an allowlist entry outside this is refused */
@@ -59,7 +63,7 @@ const REQUIRED_AGENT_METHODS = [
 export const RELEASE_LINES: readonly ReleaseLine[] = [
   {
     id: "zcode-task-v1",
-    releases: ["3.10.2", "3.11.2"],
+    markers: [],
     channels: { agent: "zcode-agent", task: "zcode-task" },
     methods: { agent: [...COMMON_AGENT_METHODS, "readWorkspaceState"], task: TASK_METHODS },
     events: { agent: ["onDynamicSessionEvent"], task: [] },
@@ -69,7 +73,7 @@ export const RELEASE_LINES: readonly ReleaseLine[] = [
   },
   {
     id: "zcode-task-v2",
-    releases: ["3.12.3"],
+    markers: ["zcodeBuiltinProviderConfigFilePath", "model-selection"],
     channels: { agent: "zcode-agent", task: "zcode-task", modelSelection: "model-selection" },
     methods: {
       agent: [...COMMON_AGENT_METHODS, "readWorkspacePresentation"],

@@ -1,8 +1,8 @@
 /**
- * Which release line an unpinned build belongs to, from evidence in its host bundle (runtime
- * docs/runtime-contract.md §6): the host index and the modules it imports statically, transitively, must name
- * every method the line needs, plus the line's own markers (for zcode-task-v2 the `init-local`
- * field `zcodeBuiltinProviderConfigFilePath`). A line with anything missing is not chosen.
+ * Which release line an unpinned build belongs to, from evidence in its host bundle
+ * (docs/runtime-contract.md §6): the host index and the modules it imports statically, transitively, must name
+ * every method the line needs, plus the line's own markers (`ReleaseLine.markers`; for zcode-task-v2
+ * the `init-local` field `zcodeBuiltinProviderConfigFilePath`). A line with anything missing is not chosen.
  */
 import { readMember } from "../install/app-archive.js";
 import { resolveInArchive, staticRelativeImports } from "../install/host-imports.js";
@@ -11,12 +11,6 @@ import { RELEASE_LINES, type ReleaseLine } from "../manifest/release-lines.js";
 
 const MAX_MODULES = 2000;
 const MAX_MODULE_BYTES = 16 * 1024 * 1024;
-
-/** strings only a line's host has (beside the method names of its allowlist) */
-const LINE_MARKERS: Readonly<Record<string, readonly string[]>> = {
-  "zcode-task-v1": [],
-  "zcode-task-v2": ["zcodeBuiltinProviderConfigFilePath", "model-selection"],
-};
 
 export interface LineEvidence {
   id: string;
@@ -47,7 +41,7 @@ export async function hostBundleText(install: ResolvedInstall, hostIndexPath: st
 
 function lineNeeds(line: ReleaseLine): string[] {
   const methods = Object.values(line.requiredMethods).flatMap((list) => [...(list ?? [])]);
-  return [...new Set([...methods, ...(LINE_MARKERS[line.id] ?? [])])];
+  return [...new Set([...methods, ...line.markers])];
 }
 
 export function lineEvidence(bundle: string): LineEvidence[] {

@@ -10,7 +10,7 @@ import { requireAvailable, signInRequired } from "../shared/sign-in.js";
 import { TaskLineApi } from "../shared/task-line-api.js";
 
 export class TaskV1Api extends TaskLineApi {
-  readonly lineId = "zcode-task-v1";
+  readonly lineId: string = "zcode-task-v1";
 
   async checkSignIn(workspacePath: string): Promise<void> {
     await requireAvailable(this.host, workspacePath);

@@ -26,7 +26,7 @@ export function bridgeMode(editing: unknown, planEnabled: unknown): string | und
 }
 
 export class TaskV2Api extends TaskLineApi {
-  readonly lineId = "zcode-task-v2";
+  readonly lineId: string = "zcode-task-v2";
   /** per workspace: the model catalogue and the slash commands, read at sign-in */
   private readonly views = new Map<string, ModelView>();
   private readonly commands = new Map<string, Commands>();
