@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { implementedLineIds } from "../../src/manifest/release-lines.js";
 import type { Manifest } from "../../src/manifest/types.js";
 
 export const MANIFESTS_DIR = fileURLToPath(new URL("../../manifests/", import.meta.url));
@@ -40,4 +41,19 @@ export function pinnedManifest(appVersion: string): PinnedManifest {
   const found = pinnedManifests().find((m) => m.manifest.artifact.appVersion === appVersion);
   if (!found) throw new Error(`no manifest in ${MANIFESTS_DIR} pins ZCode ${appVersion} (pinned: ${verifiedReleases().join(", ")})`);
   return found;
+}
+
+/** the newest pinned release of `lineId` not newer than `appVersion` (what `onboard` compares a build with) */
+export function nearestPinnedOfLine(lineId: string, appVersion: string): PinnedManifest {
+  const ofLine = pinnedManifests().filter((m) => m.manifest.protocol.id === lineId);
+  const found = ofLine.filter((m) => byVersion(m.manifest.artifact.appVersion, appVersion) <= 0).at(-1) ?? ofLine[0];
+  if (!found) throw new Error(`no manifest in ${MANIFESTS_DIR} pins a release of the line ${lineId}`);
+  return found;
+}
+
+/** "zcode-task-v1, zcode-task-v2": the implemented lines as the refusal messages list them, escaped for a RegExp */
+export function implementedLinesPattern(): string {
+  return implementedLineIds()
+    .join(", ")
+    .replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

@@ -11,6 +11,7 @@ import type { Assessment } from "../../../src/compat/types.js";
 import { createSimulatedInstall } from "../../../fixtures/sim-install.js";
 import { CLI_PATH as BIN, runCli, type CliRun } from "../../support/cli-process.js";
 import { patchMetadata, writeManifest } from "../../support/tamper.js";
+import { implementedLinesPattern } from "../../support/verified-releases.js";
 
 type Sim = Awaited<ReturnType<typeof createSimulatedInstall>>;
 
@@ -146,7 +147,9 @@ describe("zcode-acp check (built binary)", () => {
     const cases: Array<[(m: typeof sim.manifest) => void, RegExp]> = [
       [
         (m) => (m.artifact.protocolId = m.protocol.id = "zcode-task-v9"),
-        /field "protocol\.id" is "zcode-task-v9", a release line this zcode-acp does not implement \(it implements zcode-task-v1, zcode-task-v2\)/,
+        new RegExp(
+          `field "protocol\\.id" is "zcode-task-v9", a release line this zcode-acp does not implement \\(it implements ${implementedLinesPattern()}\\)`,
+        ),
       ],
       [
         (m) => m.protocol.allowlist.agent.push("deleteAllData"),

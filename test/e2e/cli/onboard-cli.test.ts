@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createSimulatedInstall, SIM_RELEASES, type SimInstall } from "../../../fixtures/sim-install.js";
 import { AcpTestClient } from "../../support/acp-test-client.js";
 import { runCli } from "../../support/cli-process.js";
+import { nearestPinnedOfLine } from "../../support/verified-releases.js";
 
 let sim: SimInstall;
 const clients: AcpTestClient[] = [];
@@ -60,7 +61,8 @@ describe("onboarding a build no pinned manifest covers (simulated ZCode 3.14.5)"
       `by shape: ${flavour.rpcModule}, protocol ${flavour.exports.protocol}, client ${flavour.exports.client}, service ${flavour.exports.service}`,
     );
     expect(run.stdout).toMatch(/release line:\s+zcode-task-v2/);
-    expect(run.stdout).toContain(`RPC chunk renamed: out/host/chunk-PRPNU2MC.js → ${flavour.rpcModule}`);
+    const nearest = nearestPinnedOfLine("zcode-task-v2", "3.14.5").manifest.artifact.rpcModule.path;
+    expect(run.stdout).toContain(`RPC chunk renamed: ${nearest} → ${flavour.rpcModule}`);
     expect(run.stdout).toContain("agent CLI 0.16.5 → 0.16.9");
     expect(run.stdout).toContain("WARNING: zcode-acp has NOT verified this ZCode build");
     expect(run.stdout).toContain("Nothing was written.");

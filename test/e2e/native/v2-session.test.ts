@@ -18,6 +18,7 @@ import {
 } from "../../../fixtures/sim-install.js";
 import { AcpTestClient } from "../../support/acp-test-client.js";
 import { runCli } from "../../support/cli-process.js";
+import { implementedLinesPattern } from "../../support/verified-releases.js";
 
 let sim: SimInstall;
 const clients: AcpTestClient[] = [];
@@ -135,7 +136,7 @@ describe("zcode-task-v2 (simulated ZCode 3.12.3) through the built CLI", () => {
     await writeFile(file, JSON.stringify(bad));
     const client = await start({ ZCODE_ACP_MANIFEST: file });
     await expect(client.newSession(await workspace())).rejects.toMatchObject({
-      message: expect.stringMatching(/does not implement \(it implements zcode-task-v1, zcode-task-v2\)/),
+      message: expect.stringMatching(new RegExp(`does not implement \\(it implements ${implementedLinesPattern()}\\)`)),
     });
     client.expectValid();
   });

@@ -8,6 +8,7 @@ import { MANIFEST_SCHEMA } from "../../../src/manifest/manifest-schema.js";
 import { BridgeError } from "../../../src/util/errors.js";
 import type { Manifest } from "../../../src/manifest/types.js";
 import { builtInManifest } from "../../support/hand-install.js";
+import { implementedLinesPattern } from "../../support/verified-releases.js";
 
 function invalid(fn: () => unknown): BridgeError {
   try {
@@ -84,8 +85,8 @@ describe("manifest schema and validation", () => {
     const schemaVersion = { ...structuredClone(base), schemaVersion: 2 };
     expect(invalid(() => validateManifest(schemaVersion, "f.json")).message).toContain('"schemaVersion" must be 1');
     const badMethod = structuredClone(base);
-    badMethod.protocol.allowlist.agent.push("rm -rf");
-    expect(invalid(() => validateManifest(badMethod, "f.json")).details).toMatchObject({ field: "protocol.allowlist.agent[16]" });
+    const appended = badMethod.protocol.allowlist.agent.push("rm -rf") - 1;
+    expect(invalid(() => validateManifest(badMethod, "f.json")).details).toMatchObject({ field: `protocol.allowlist.agent[${appended}]` });
   });
 
   it("refuses archive paths that could leave the archive", async () => {
@@ -118,15 +119,16 @@ describe("manifest schema and validation", () => {
     const error = invalid(() => validateManifest(bad, "/m/v9.json"));
     expect(error.details).toMatchObject({ file: "/m/v9.json", field: "protocol.id" });
     expect(error.message).toMatch(
-      /"zcode-task-v9", a release line this zcode-acp does not implement \(it implements zcode-task-v1, zcode-task-v2\)/,
+      new RegExp(`"zcode-task-v9", a release line this zcode-acp does not implement \\(it implements ${implementedLinesPattern()}\\)`),
     );
   });
 
   it("refuses an allowlist entry, an event or a channel the line does not use, and a missing required method", async () => {
+    const agentEnd = (await builtInManifest()).protocol.allowlist.agent.length;
     const cases: Array<[(m: Manifest) => void, string, RegExp]> = [
       [
         (m) => m.protocol.allowlist.agent.push("deleteAllData"),
-        "protocol.allowlist.agent[16]",
+        `protocol.allowlist.agent[${agentEnd}]`,
         /"deleteAllData" is not a method the zcode-task-v1 line uses/,
       ],
       [
