@@ -136,6 +136,21 @@ describe("onboarding a build no pinned manifest covers (simulated ZCode 3.14.5)"
 });
 
 describe("onboard refuses bad input, writing nothing", () => {
+  it("--zcode-install and --manifest given as flags (no variables) are the ones onboarding uses", async () => {
+    const pinned = await createSimulatedInstall({ release: "3.12.3" });
+    try {
+      const { ZCODE_ACP_ZCODE_INSTALL: root, ZCODE_ACP_MANIFEST: manifest, ...rest } = pinned.env;
+      const { stdout, code } = await runCli(["onboard", "--zcode-install", root!, "--manifest", manifest!], {
+        env: { ...rest, ZCODE_ACP_ZCODE_INSTALL: undefined, ZCODE_ACP_MANIFEST: undefined },
+      });
+      expect(code).toBe(0);
+      expect(stdout).toMatch(/is already verified by the manifest zcode-host-3\.12\.3-sim \(given with --manifest/);
+      expect(await readdir(join(pinned.env.ZCODE_ACP_CONFIG_DIR!, "manifests")).catch(() => [])).toEqual([]);
+    } finally {
+      await pinned.cleanup();
+    }
+  });
+
   it("an install a pinned (or --manifest) manifest verifies: says so, exit 0", async () => {
     const pinned = await createSimulatedInstall({ release: "3.12.3" });
     try {
