@@ -27,7 +27,8 @@ interface Cursor {
 function invalidCursor(why: string): BridgeError {
   return new BridgeError(
     "INVALID_PARAMS",
-    `Invalid session/list cursor (${why}): pass the nextCursor of the previous page unchanged, with the same cwd, or leave it out to start from the first page.`,
+    `Invalid session/list cursor (${why}): pass the nextCursor of the previous page unchanged, ` +
+      `with the same cwd, or leave it out to start from the first page.`,
   );
 }
 

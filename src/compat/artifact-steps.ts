@@ -44,7 +44,8 @@ export async function checkHostArtifacts(ctx: ArtifactContext): Promise<HostArti
   };
   if (evidence[`sha256 ${artifact.hostIndex.path}`]!.actual !== artifact.hostIndex.sha256) {
     throw installProblem(
-      `The ${version} host files differ from the verified release (SHA-256 mismatch: ${artifact.hostIndex.path}). The install was modified or is a different build; ${reinstall}.`,
+      `The ${version} host files differ from the verified release (SHA-256 mismatch: ${artifact.hostIndex.path}). ` +
+        `The install was modified or is a different build; ${reinstall}.`,
       evidence,
     );
   }
@@ -56,13 +57,15 @@ export async function checkHostArtifacts(ctx: ArtifactContext): Promise<HostArti
   };
   if (scan.matches.length === 0) {
     throw installProblem(
-      `No RPC module found: none of the ${scan.imports.length} modules the host index imports defines ${RPC_CLASS_NAMES.join(" and ")}. The install is not the verified ${version}; ${reinstall}.`,
+      `No RPC module found: none of the ${scan.imports.length} modules the host index imports defines ${RPC_CLASS_NAMES.join(" and ")}. ` +
+        `The install is not the verified ${version}; ${reinstall}.`,
       evidence,
     );
   }
   if (scan.matches.length > 1) {
     throw installProblem(
-      `The RPC module is ambiguous: ${scan.matches.join(", ")} all define ${RPC_CLASS_NAMES.join(" and ")}. The install is not the verified ${version}; ${reinstall}.`,
+      `The RPC module is ambiguous: ${scan.matches.join(", ")} all define ${RPC_CLASS_NAMES.join(" and ")}. ` +
+        `The install is not the verified ${version}; ${reinstall}.`,
       evidence,
     );
   }
@@ -78,7 +81,8 @@ export async function checkHostArtifacts(ctx: ArtifactContext): Promise<HostArti
   evidence[`sha256 ${found}`] = { expected: artifact.rpcModule.sha256, actual: rpcSha };
   if (rpcSha !== artifact.rpcModule.sha256) {
     throw installProblem(
-      `The ${version} host files differ from the verified release (SHA-256 mismatch: ${found}). The install was modified or is a different build; ${reinstall}.`,
+      `The ${version} host files differ from the verified release (SHA-256 mismatch: ${found}). ` +
+        `The install was modified or is a different build; ${reinstall}.`,
       evidence,
     );
   }

@@ -110,7 +110,8 @@ export async function assessInstall(options: AssessOptions): Promise<Assessment>
     steps.record(
       "layout",
       "pass",
-      `ZCode install at ${install.rootReal} (${install.archive.kind === "asar" ? "packed app.asar" : "app.asar directory"}); executable, resources, app archive, CLI and bundle metadata present inside the root`,
+      `ZCode install at ${install.rootReal} (${install.archive.kind === "asar" ? "packed app.asar" : "app.asar directory"}); ` +
+        `executable, resources, app archive, CLI and bundle metadata present inside the root`,
     );
 
     // 2. metadata runtime / entry / source
@@ -142,7 +143,8 @@ export async function assessInstall(options: AssessOptions): Promise<Assessment>
     if (meta.platform !== system) {
       steps.fail(
         "platform",
-        `This ZCode build is for ${typeof meta.platform === "string" ? meta.platform : "an unknown platform"}, but this system is ${system}. Install the ZCode build for ${system}.`,
+        `This ZCode build is for ${typeof meta.platform === "string" ? meta.platform : "an unknown platform"}, ` +
+          `but this system is ${system}. Install the ZCode build for ${system}.`,
         platformEvidence,
       );
       return;
@@ -182,18 +184,23 @@ export async function assessInstall(options: AssessOptions): Promise<Assessment>
       switch (selection.kind) {
         case "unknown-app":
           throw installProblem(
-            `ZCode ${app.version} is not pinned by this zcode-acp (verified releases: ${selection.verified.join(", ")}). Run \`zcode-acp onboard\` to review this build and, if you accept it, pin it locally; zcode-acp may not work with builds it has not verified. Or install a verified release, or update zcode-acp.`,
+            `ZCode ${app.version} is not pinned by this zcode-acp (verified releases: ${selection.verified.join(", ")}). ` +
+              `Run \`zcode-acp onboard\` to review this build and, if you accept it, pin it locally; ` +
+              `zcode-acp may not work with builds it has not verified. Or install a verified release, or update zcode-acp.`,
             evidence,
           );
         case "cli-mismatch":
           evidence.cliVersion.expected = selection.expectedCli.length === 1 ? selection.expectedCli[0]! : selection.expectedCli;
           throw installProblem(
-            `ZCode ${app.version} reports agent CLI ${cliVersion}, but the verified ZCode ${app.version} ships CLI ${selection.expectedCli.join(" or ")}. Reinstall ZCode ${app.version}.`,
+            `ZCode ${app.version} reports agent CLI ${cliVersion}, ` +
+              `but the verified ZCode ${app.version} ships CLI ${selection.expectedCli.join(" or ")}. Reinstall ZCode ${app.version}.`,
             evidence,
           );
         case "ambiguous":
           throw installProblem(
-            `ZCode ${app.version} with CLI ${cliVersion} matches several manifests (${selection.matches.map((m) => m.file).join(", ")}); this is ambiguous, so none is used. Keep exactly one per release (delete the extra local manifest files).`,
+            `ZCode ${app.version} with CLI ${cliVersion} matches several manifests ` +
+              `(${selection.matches.map((m) => m.file).join(", ")}); this is ambiguous, so none is used. ` +
+              `Keep exactly one per release (delete the extra local manifest files).`,
             evidence,
           );
         case "selected":
@@ -237,7 +244,10 @@ export async function assessInstall(options: AssessOptions): Promise<Assessment>
         : set.source === "built-in"
           ? `by the pinned manifest ${manifest.artifact.id}`
           : `by the manifest ${manifest.artifact.id} given with --manifest`;
-    report.message = `ZCode ${report.appVersion} (CLI ${report.cliVersion}) at ${install.rootReal} is verified ${by} (release line ${manifest.protocol.id}, RPC module found ${describeFound(artifacts.rpc.path, artifacts.rpc.exports)}); zcode-acp can use it.${note}`;
+    report.message =
+      `ZCode ${report.appVersion} (CLI ${report.cliVersion}) at ${install.rootReal} is verified ${by} ` +
+      `(release line ${manifest.protocol.id}, RPC module found ${describeFound(artifacts.rpc.path, artifacts.rpc.exports)}); ` +
+      `zcode-acp can use it.${note}`;
   }
 }
 

@@ -41,7 +41,8 @@ export function formatAssessment(report: Assessment): string {
   const cache = report.diagnostics.cache;
   if (cache !== undefined)
     lines.push(
-      `  cache:            ${cache.hits} hit(s), ${cache.misses} miss(es)${cache.rebuilt ? ", corrupt file rebuilt" : ""}${cache.file ? ` (${cache.file})` : " (in memory)"}`,
+      `  cache:            ${cache.hits} hit(s), ${cache.misses} miss(es)` +
+        `${cache.rebuilt ? ", corrupt file rebuilt" : ""}${cache.file ? ` (${cache.file})` : " (in memory)"}`,
     );
   return `${lines.join("\n")}\n`;
 }

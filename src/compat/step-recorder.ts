@@ -47,7 +47,8 @@ export class StepRecorder {
       else {
         this.fail(
           id,
-          `Unexpected error while checking the ${STEP_TITLES[id]}: ${describeError(error)}. Reinstall ZCode; if this persists, report it with the output of "zcode-acp check --json".`,
+          `Unexpected error while checking the ${STEP_TITLES[id]}: ${describeError(error)}. ` +
+            `Reinstall ZCode; if this persists, report it with the output of "zcode-acp check --json".`,
           {
             error: { actual: describeError(error) },
           },

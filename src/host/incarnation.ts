@@ -149,7 +149,8 @@ export class HostIncarnation {
       case "integrity":
         return new BridgeError(
           "UNSUPPORTED_ZCODE",
-          `The ZCode host files changed after zcode-acp verified them (${innerMessage ?? "SHA-256 mismatch"}); nothing was started. Run \`zcode-acp check\`; reinstall ZCode if it fails.`,
+          `The ZCode host files changed after zcode-acp verified them (${innerMessage ?? "SHA-256 mismatch"}); ` +
+            `nothing was started. Run \`zcode-acp check\`; reinstall ZCode if it fails.`,
           { details },
         );
       case "rpc-wiring":

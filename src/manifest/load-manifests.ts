@@ -172,7 +172,8 @@ async function withLocalManifests(pinned: LoadedManifest[], localDir: string): P
     if (loaded.manifest.trust !== "local") {
       throw new BridgeError(
         "INVALID_MANIFEST",
-        `Invalid manifest ${file}: field "trust" must be "local" in the local manifest store. Remove the file, or accept the release again with "zcode-acp onboard --accept".`,
+        `Invalid manifest ${file}: field "trust" must be "local" in the local manifest store. ` +
+          `Remove the file, or accept the release again with "zcode-acp onboard --accept".`,
         {
           details: { file, field: "trust" },
         },

@@ -99,7 +99,9 @@ export function validateManifest(value: unknown, file: string): Manifest {
   if (line === undefined) {
     problems.push({
       field: "protocol.id",
-      problem: `is "${manifest.protocol.id}", a release line this zcode-acp does not implement (it implements ${implementedLineIds().join(", ")}); update zcode-acp`,
+      problem:
+        `is "${manifest.protocol.id}", a release line this zcode-acp does not implement ` +
+        `(it implements ${implementedLineIds().join(", ")}); update zcode-acp`,
     });
   } else {
     problems.push(...lineProblems(manifest, line));

@@ -19,7 +19,8 @@ export function createNativeApi(lineId: string, host: HostClient): NativeApi {
   if (!factory) {
     throw new BridgeError(
       "UNSUPPORTED_ZCODE",
-      `This ZCode install uses the release line "${lineId}", which this zcode-acp does not implement (it implements ${implementedLineIds().join(", ")}). Update zcode-acp.`,
+      `This ZCode install uses the release line "${lineId}", ` +
+        `which this zcode-acp does not implement (it implements ${implementedLineIds().join(", ")}). Update zcode-acp.`,
     );
   }
   return factory(host);

@@ -29,7 +29,9 @@ import { chooseLine, hostBundleText, lineEvidence, type LineEvidence } from "./l
 export const HOST_INDEX_PATH = "out/host/index.js";
 
 export const UNVERIFIED_WARNING =
-  "zcode-acp has NOT verified this ZCode build. Its files are pinned exactly as they are on this machine, but nobody has checked that this release behaves like the releases zcode-acp was tested with. Accept it only if you installed ZCode from the official download.";
+  "zcode-acp has NOT verified this ZCode build. Its files are pinned exactly as they are on this machine, " +
+  "but nobody has checked that this release behaves like the releases zcode-acp was tested with. " +
+  "Accept it only if you installed ZCode from the official download.";
 
 export interface OnboardReport {
   /** candidate: a local manifest can be written; verified: a manifest already verifies the install; refused: no candidate */
@@ -174,13 +176,16 @@ async function buildCandidate(
   for (const field of ["runtime", "entry", "source"] as const) {
     if (meta[field] !== expected[field]) {
       refuse(
-        `The bundle metadata glm/.node-bundle-meta.json says ${field} ${JSON.stringify(meta[field] ?? "missing")}, but ZCode builds say ${JSON.stringify(expected[field])}. This is not a ZCode build zcode-acp can drive; nothing was written.`,
+        `The bundle metadata glm/.node-bundle-meta.json says ${field} ${JSON.stringify(meta[field] ?? "missing")}, ` +
+          `but ZCode builds say ${JSON.stringify(expected[field])}. ` +
+          `This is not a ZCode build zcode-acp can drive; nothing was written.`,
       );
     }
   }
   if (meta.platform !== report.systemPlatform)
     refuse(
-      `This ZCode build is for ${typeof meta.platform === "string" ? meta.platform : "an unknown platform"}, but this system is ${report.systemPlatform}. Install the ZCode build for ${report.systemPlatform}.`,
+      `This ZCode build is for ${typeof meta.platform === "string" ? meta.platform : "an unknown platform"}, ` +
+        `but this system is ${report.systemPlatform}. Install the ZCode build for ${report.systemPlatform}.`,
     );
   // 4. versions: the assessment above read them (the CLI version in a child run of the executable)
   const { appVersion, cliVersion } = assessment;
@@ -193,7 +198,8 @@ async function buildCandidate(
   const samePinned = pinned.find((m) => m.manifest.artifact.appVersion === app.version);
   if (samePinned) {
     refuse(
-      `ZCode ${app.version} is pinned by this zcode-acp, but this install does not match it: ${assessment.message} A local manifest never replaces a pinned release; reinstall ZCode ${app.version} from the official download.`,
+      `ZCode ${app.version} is pinned by this zcode-acp, but this install does not match it: ${assessment.message} ` +
+        `A local manifest never replaces a pinned release; reinstall ZCode ${app.version} from the official download.`,
     );
   }
   // 5. fingerprints: host index, the RPC module by shape, its roles
@@ -202,11 +208,13 @@ async function buildCandidate(
   const scan = await scanRpcCandidates(install, HOST_INDEX_PATH, hostIndex, ctx.cache);
   if (scan.matches.length === 0)
     refuse(
-      `No RPC module found: none of the ${scan.imports.length} modules ${HOST_INDEX_PATH} imports defines MessagePortProtocol and ChannelClient. zcode-acp cannot drive this build; nothing was written.`,
+      `No RPC module found: none of the ${scan.imports.length} modules ${HOST_INDEX_PATH} imports ` +
+        "defines MessagePortProtocol and ChannelClient. zcode-acp cannot drive this build; nothing was written.",
     );
   if (scan.matches.length > 1)
     refuse(
-      `The RPC module is ambiguous: ${scan.matches.join(", ")} all define MessagePortProtocol and ChannelClient. zcode-acp cannot tell which one the host uses; nothing was written.`,
+      `The RPC module is ambiguous: ${scan.matches.join(", ")} all define MessagePortProtocol and ChannelClient. ` +
+        `zcode-acp cannot tell which one the host uses; nothing was written.`,
     );
   const rpcPath = scan.matches[0]!;
   const rpcModule = await install.archive.locate(rpcPath);
@@ -265,7 +273,9 @@ async function buildCandidate(
   report.candidate = validateManifest(candidate, "(candidate)");
   report.outcome = "candidate";
   report.warning = UNVERIFIED_WARNING;
-  report.message = `ZCode ${app.version} (CLI ${cliVersion}) can be onboarded as a local manifest of the ${chosen.id} line. Review the report; run \`zcode-acp onboard --accept\` to pin it.`;
+  report.message =
+    `ZCode ${app.version} (CLI ${cliVersion}) can be onboarded as a local manifest of the ${chosen.id} line. ` +
+    `Review the report; run \`zcode-acp onboard --accept\` to pin it.`;
 }
 
 async function requireLineFile(install: ResolvedInstall): Promise<void> {
@@ -304,7 +314,8 @@ function differences(
     if (renamed.length > 0) out.push(`RPC export letters ${renamed.map((r) => `${r} ${a.exports![r]} → ${found.exports[r]}`).join(", ")}`);
   } else {
     out.push(
-      `RPC export letters (not pinned for ${a.appVersion}): protocol ${found.exports.protocol}, client ${found.exports.client}, service ${found.exports.service}`,
+      `RPC export letters (not pinned for ${a.appVersion}): ` +
+        `protocol ${found.exports.protocol}, client ${found.exports.client}, service ${found.exports.service}`,
     );
   }
   const allowed = Object.values(base.protocol.allowlist).flat();

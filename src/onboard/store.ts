@@ -23,7 +23,8 @@ export async function writeLocalManifest(manifest: Manifest, configDir: string):
     await rm(temporary, { force: true }).catch(() => undefined);
     throw new BridgeError(
       "USAGE",
-      `Cannot write the local manifest to ${file}: ${describeError(error)}. Make the directory writable (or set ZCODE_ACP_CONFIG_DIR), then run \`zcode-acp onboard --accept\` again.`,
+      `Cannot write the local manifest to ${file}: ${describeError(error)}. ` +
+        `Make the directory writable (or set ZCODE_ACP_CONFIG_DIR), then run \`zcode-acp onboard --accept\` again.`,
       {
         cause: error,
         details: { file },

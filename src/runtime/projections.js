@@ -44,7 +44,10 @@ function contextWindow(model) {
   return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : undefined;
 }
 
-/** getView → {revision?, providers:[{providerId, providerName, models:[{modelId, name, contextWindow?, reasoningLevels}]}], preferredSelection?, effectiveSelection?, selectionIssue?} */
+/**
+ * getView → {revision?, providers:[{providerId, providerName, models:[{modelId, name, contextWindow?, reasoningLevels}]}],
+ *   preferredSelection?, effectiveSelection?, selectionIssue?}
+ */
 function modelSelectionView(view) {
   if (!isRecord(view) || !Array.isArray(view.providers)) throw new Error("the view has no providers list");
   const providers = view.providers.slice(0, MAX_PROVIDERS).map((provider, p) => {

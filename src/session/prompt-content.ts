@@ -99,7 +99,8 @@ function checkMedia(block: { type: "image" | "audio"; mimeType: string; data: st
   if (ext === undefined) {
     const known = block.type === "image" ? Object.keys(EXTENSION_BY_MIME.image).join(", ") : "audio/<subtype>";
     throw invalid(
-      `Prompt block ${index} is an ${block.type} with mimeType ${JSON.stringify(block.mimeType)}; an ${block.type} must be ${block.type === "image" ? "one of " : ""}${known}.`,
+      `Prompt block ${index} is an ${block.type} with mimeType ${JSON.stringify(block.mimeType)}; ` +
+        `an ${block.type} must be ${block.type === "image" ? "one of " : ""}${known}.`,
       { block: index },
     );
   }
@@ -117,7 +118,8 @@ function checkSize(input: HostPromptInput): void {
   const bytes = chars > PROMPT_BUDGET_BYTES ? chars : Buffer.byteLength(JSON.stringify(input));
   if (bytes <= PROMPT_BUDGET_BYTES) return;
   throw invalid(
-    `The prompt is at least ${describeBytes(bytes)}, more than the ${describeBytes(PROMPT_BUDGET_BYTES)} one prompt may carry to ZCode (its channel frames are limited to ${describeBytes(DEFAULT_FRAME_LIMIT_BYTES)}); send less text or smaller attachments.`,
+    `The prompt is at least ${describeBytes(bytes)}, more than the ${describeBytes(PROMPT_BUDGET_BYTES)} one prompt may carry to ZCode ` +
+      `(its channel frames are limited to ${describeBytes(DEFAULT_FRAME_LIMIT_BYTES)}); send less text or smaller attachments.`,
     { bytes, limitBytes: PROMPT_BUDGET_BYTES },
   );
 }

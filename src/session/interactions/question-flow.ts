@@ -32,7 +32,9 @@ function unsupportedQuestionError(req: NativeUserInputRequest, why?: string): Br
   const subject = `${why ?? "a question"}${req.toolName ? ` (${req.toolName})` : ""}`;
   return new BridgeError(
     "INTERACTION_UNSUPPORTED",
-    `ZCode asked ${subject}, but this ACP client does not advertise the elicitation.form capability (clientCapabilities.elicitation.form); without it zcode-acp can only offer one single-choice question, as a permission. The question was declined and the turn was stopped: use a client with form elicitation, or answer in the ZCode app.`,
+    `ZCode asked ${subject}, but this ACP client does not advertise the elicitation.form capability ` +
+      "(clientCapabilities.elicitation.form); without it zcode-acp can only offer one single-choice question, as a permission. " +
+      "The question was declined and the turn was stopped: use a client with form elicitation, or answer in the ZCode app.",
     { details: { requestId: req.requestId, missingCapability: "elicitation.form" } },
   );
 }
