@@ -105,7 +105,11 @@ function row(r: Row): string {
   const last = r.samples[r.samples.length - 1]!;
   const verdict = last.report.supported ? "supported (exit 0)" : `unsupported at ${last.report.failedStep} (exit ${String(last.code)})`;
   const cache = last.report.diagnostics.cache;
-  return `| ${r.install} | ${r.mode} | ${r.samples.length} | ${fmt(median(ms))} | ${fmt(Math.min(...ms))} | ${fmt(Math.max(...ms))} | ${cpu.length ? fmt(median(cpu)) : "-"} | ${cache ? `${cache.hits}/${cache.misses}` : "-"} | ${verdict} |`;
+  return (
+    `| ${r.install} | ${r.mode} | ${r.samples.length} | ${fmt(median(ms))} ` +
+    `| ${fmt(Math.min(...ms))} | ${fmt(Math.max(...ms))} | ${cpu.length ? fmt(median(cpu)) : "-"} ` +
+    `| ${cache ? `${cache.hits}/${cache.misses}` : "-"} | ${verdict} |`
+  );
 }
 
 /** in-process assessInstall: median of RUNS runs with a fresh cache each (cold) and with a filled one (cached) */
@@ -169,7 +173,8 @@ async function main(): Promise<void> {
     const section = [
       "## check — `zcode-acp check` wall time",
       "",
-      `Measured ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC with \`npx tsx bench/check.ts --runs ${RUNS}\`: built CLI (\`node dist/cli/main.js check --json\`),`,
+      `Measured ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC with \`npx tsx bench/check.ts --runs ${RUNS}\`: ` +
+        `built CLI (\`node dist/cli/main.js check --json\`),`,
       `Node ${process.version}, ${cpus()[0]?.model ?? "unknown CPU"} × ${cpus().length} (shared with other work), ${process.platform}-${process.arch}.`,
       "Cold = a fresh, empty fingerprint cache for every run (the OS page cache is warm: the archive was just written).",
       "Cached = the same cache dir after one filling run. Hits/misses are those of the last run. CPU = user+sys of the CLI and its children.",
@@ -180,9 +185,13 @@ async function main(): Promise<void> {
       "",
       "Reference points:",
       "",
-      `- Node start-up of the same binary (\`--version\`): wall median ${fmt(median(startup))} ms, CPU ${startupCpu.length ? fmt(median(startupCpu)) : "-"} ms.`,
-      `- Load average at the start: ${load.toFixed(2)} on ${cpus().length} cores (other engineers' test runs); wall times are inflated by it, CPU times much less.`,
-      `- In-process \`assessInstall\` (no process start-up; medians): packed ${fmt(packedIn.cold)} ms cold → ${fmt(packedIn.cached)} ms cached; directory ${fmt(dirIn.cold)} ms cold → ${fmt(dirIn.cached)} ms cached.`,
+      `- Node start-up of the same binary (\`--version\`): ` +
+        `wall median ${fmt(median(startup))} ms, CPU ${startupCpu.length ? fmt(median(startupCpu)) : "-"} ms.`,
+      `- Load average at the start: ${load.toFixed(2)} on ${cpus().length} cores (other engineers' test runs); ` +
+        `wall times are inflated by it, CPU times much less.`,
+      "- In-process `assessInstall` (no process start-up; medians): " +
+        `packed ${fmt(packedIn.cold)} ms cold → ${fmt(packedIn.cached)} ms cached; ` +
+        `directory ${fmt(dirIn.cold)} ms cold → ${fmt(dirIn.cached)} ms cached.`,
       `- SHA-256 of the whole ${(archiveBytes / 1024 / 1024).toFixed(0)} MiB archive (what the check does NOT do): ${fmt(wholeArchiveHashMs)} ms.`,
       "- Cold cost is dominated by the two child runs of the Electron stand-in (`zcode.cjs version`, the export check); the",
       "  host files are hashed from their offsets in the archive, so the archive size does not matter. The packed install",

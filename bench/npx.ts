@@ -78,15 +78,21 @@ export function npxSection(result: NpxResult): string {
   return [
     "## `npx zcode-acp` vs a global install",
     "",
-    `The tarball of this build (\`npm pack\`) installed globally into a temporary prefix (\`npm install -g --prefix\`), and run with \`npx --yes --package <tarball> zcode-acp\` (npm ${result.npmVersion}) with a private npm cache that one first run filled; ` +
+    `The tarball of this build (\`npm pack\`) installed globally into a temporary prefix (\`npm install -g --prefix\`), ` +
+      `and run with \`npx --yes --package <tarball> zcode-acp\` (npm ${result.npmVersion}) ` +
+      `with a private npm cache that one first run filled; ` +
       `${result.npx.length} alternating rounds, the same SDK client and simulated install as the start-up section.`,
     "",
     "| measure | global install (median) | npx, package cached (median) | npx adds | npx first run (cache empty) |",
     "| --- | --- | --- | --- | --- |",
-    `| spawn → initialize answered (ms) | ${fmt(m(result.global, "initializeMs"), 0)} | ${fmt(m(result.npx, "initializeMs"), 0)} | ${fmt(extra("initializeMs"), 0)} | ${fmt(result.first.initializeMs, 0)} |`,
-    `| spawn → session/new answered (ms) | ${fmt(m(result.global, "sessionNewMs"), 0)} | ${fmt(m(result.npx, "sessionNewMs"), 0)} | ${fmt(extra("sessionNewMs"), 0)} | ${fmt(result.first.sessionNewMs, 0)} |`,
+    `| spawn → initialize answered (ms) | ${fmt(m(result.global, "initializeMs"), 0)} ` +
+      `| ${fmt(m(result.npx, "initializeMs"), 0)} | ${fmt(extra("initializeMs"), 0)} | ${fmt(result.first.initializeMs, 0)} |`,
+    `| spawn → session/new answered (ms) | ${fmt(m(result.global, "sessionNewMs"), 0)} ` +
+      `| ${fmt(m(result.npx, "sessionNewMs"), 0)} | ${fmt(extra("sessionNewMs"), 0)} | ${fmt(result.first.sessionNewMs, 0)} |`,
     "",
-    "npx starts npm (itself a Node program) to resolve the package before our CLI starts, on every run. With a registry spec (`npx -y zcode-acp`), npm also resolves the version against the registry " +
-      "whenever its cached metadata is stale (a network round trip on top of the figure above, not measured here). A global install (`npm install -g zcode-acp`, then the command `zcode-acp`) runs no npm at all.",
+    "npx starts npm (itself a Node program) to resolve the package before our CLI starts, on every run. " +
+      "With a registry spec (`npx -y zcode-acp`), npm also resolves the version against the registry " +
+      "whenever its cached metadata is stale (a network round trip on top of the figure above, not measured here). " +
+      "A global install (`npm install -g zcode-acp`, then the command `zcode-acp`) runs no npm at all.",
   ].join("\n");
 }

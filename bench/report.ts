@@ -64,9 +64,11 @@ export function streamSection(results: PathResult[], plan: StreamPlan, figures: 
   const lines: string[] = [];
   lines.push("## Streaming — bridge vs raw relay", "");
   lines.push(
-    `\`sim:bench n=${plan.events} bytes=${plan.bytes}\`: ${plan.events.toLocaleString("en")} text deltas of ${plan.bytes} bytes from the simulated host, as fast as it emits them. ` +
+    `\`sim:bench n=${plan.events} bytes=${plan.bytes}\`: ` +
+      `${plan.events.toLocaleString("en")} text deltas of ${plan.bytes} bytes from the simulated host, as fast as it emits them. ` +
       `Raw relay = the same host and bootstrap launched by HostConnection, events straight to a reader (no validation, no translation, no ACP). ` +
-      `Bridge = the built CLI over real pipes to the SDK client. Each path has its own connection; after a ${plan.warmupEvents}-event warm-up turn the paths take turns, ${plan.throughputRuns} throughput turns each. ` +
+      `Bridge = the built CLI over real pipes to the SDK client. Each path has its own connection; ` +
+      `after a ${plan.warmupEvents}-event warm-up turn the paths take turns, ${plan.throughputRuns} throughput turns each. ` +
       "Time = prompt sent → last event received.",
     "",
   );
@@ -84,7 +86,9 @@ export function streamSection(results: PathResult[], plan: StreamPlan, figures: 
   if (withLatency.length > 0) {
     const first = withLatency[0]!.latency!;
     lines.push(
-      `Latency: \`sim:bench n=${first.n / plan.latencyRounds} bytes=${first.bytes} rate=${first.rate}\` × ${plan.latencyRounds} rounds alternating between the paths (pooled) — an open schedule of ${first.rate.toLocaleString("en")} events/s; every delta carries its emit time ` +
+      `Latency: \`sim:bench n=${first.n / plan.latencyRounds} bytes=${first.bytes} rate=${first.rate}\` ` +
+        `× ${plan.latencyRounds} rounds alternating between the paths (pooled) — ` +
+        `an open schedule of ${first.rate.toLocaleString("en")} events/s; every delta carries its emit time ` +
         "(`performance.timeOrigin + performance.now()` in the host) and the reader records arrival − emit per event (ms).",
       "",
       "| path | events | p50 | p90 | p99 | max |",
@@ -100,7 +104,8 @@ export function streamSection(results: PathResult[], plan: StreamPlan, figures: 
     const l = dists.get("bridge-lines");
     if (r && b)
       lines.push(
-        `| **added: bridge + SDK client** (bridge − raw, per percentile) | | ${fmt(b.p50 - r.p50, 3)} | ${fmt(b.p90 - r.p90, 3)} | **${fmt(b.p99 - r.p99, 3)}** | |`,
+        `| **added: bridge + SDK client** (bridge − raw, per percentile) ` +
+          `| | ${fmt(b.p50 - r.p50, 3)} | ${fmt(b.p90 - r.p90, 3)} | **${fmt(b.p99 - r.p99, 3)}** | |`,
       );
     if (r && l)
       lines.push(
@@ -122,7 +127,10 @@ function measureRow(label: string, first: number, values: number[]): string {
 }
 
 function ratioRow(label: string, ratio: number, target: number, per: number[]): string {
-  return `| ${label} | **${fmt(ratio, 2)}** | ≤ ${fmt(target, 1)} | ${ratio <= target ? "**met**" : "**missed**"} | ${per.map((r) => fmt(r, 2)).join(", ")} |`;
+  return (
+    `| ${label} | **${fmt(ratio, 2)}** | ≤ ${fmt(target, 1)} ` +
+    `| ${ratio <= target ? "**met**" : "**missed**"} | ${per.map((r) => fmt(r, 2)).join(", ")} |`
+  );
 }
 
 export function startupSection(result: StartupResult, profile?: StartupProfile, timeline?: Timeline): string {
@@ -132,11 +140,19 @@ export function startupSection(result: StartupResult, profile?: StartupProfile, 
   const lines = [
     `## Start-up (Node ${result.nodeVersion})`,
     "",
-    `Node ${result.nodeVersion} (\`${result.node}\`) for the CLI and every baseline. ${result.rounds.length} rounds after a first one; each round runs every measure once, one process at a time, ` +
-      "so each ratio is paired within its round (median of the per-round ratios). Times are from just before the spawn to the moment the benchmark's SDK client read the answer (or the process exited).",
+    `Node ${result.nodeVersion} (\`${result.node}\`) for the CLI and every baseline. ` +
+      `${result.rounds.length} rounds after a first one; each round runs every measure once, one process at a time, ` +
+      "so each ratio is paired within its round (median of the per-round ratios). " +
+      "Times are from just before the spawn to the moment the benchmark's SDK client read the answer (or the process exited).",
     "",
-    "- **bare initialize**: `node bench/lib/bare-initialize.mjs`, a script without imports that answers `initialize` from its first line with an answer of the same size;",
-    "- **minimal launch**: `node bench/lib/minimal-host.mjs`, which answers `initialize` from its first line, starts the same simulated host with the same bootstrap and configuration when `session/new` arrives (zcode-acp's launch policy: it may not start a host for a probe that only sends `initialize`), verifies nothing, and answers `session/new` after `ready` and the host calls zcode-acp makes for a new session (initialize, readWorkspaceState, createSession, subscribe); **launch at spawn** is the same script starting the host before any message (a lower bound, no target);",
+    "- **bare initialize**: `node bench/lib/bare-initialize.mjs`, " +
+      "a script without imports that answers `initialize` from its first line with an answer of the same size;",
+    "- **minimal launch**: `node bench/lib/minimal-host.mjs`, which answers `initialize` from its first line, " +
+      "starts the same simulated host with the same bootstrap and configuration when `session/new` arrives " +
+      "(zcode-acp's launch policy: it may not start a host for a probe that only sends `initialize`), verifies nothing, " +
+      "and answers `session/new` after `ready` and the host calls zcode-acp makes for a new session " +
+      "(initialize, readWorkspaceState, createSession, subscribe); " +
+      "**launch at spawn** is the same script starting the host before any message (a lower bound, no target);",
     '- **check**: `zcode-acp check` with the fingerprint cache filled by the first round, against `node -e ""` (spawn → exit).',
     "",
     "| measure | first round | median | min | max |",
@@ -206,7 +222,8 @@ export function startupSection(result: StartupResult, profile?: StartupProfile, 
   if (profile) {
     lines.push(
       "",
-      `CPU profile of one more start-up (node --cpu-prof, 200 µs interval; initialize answered after ${fmt(profile.initializeMs, 0)} ms, session/new after ${fmt(profile.sessionNewMs, 0)} ms), self time by area:`,
+      `CPU profile of one more start-up (node --cpu-prof, 200 µs interval; initialize answered after ${fmt(profile.initializeMs, 0)} ms, ` +
+        `session/new after ${fmt(profile.sessionNewMs, 0)} ms), self time by area:`,
       "",
     );
     for (const w of profile.windows) {
@@ -223,7 +240,8 @@ export function startupSection(result: StartupResult, profile?: StartupProfile, 
   if (timeline) {
     lines.push(
       "",
-      `Timeline of one more start-up from the CLI's own debug log (ms after the spawn; initialize read by the client at ${fmt(timeline.initializeMs, 0)} ms, session/new at ${fmt(timeline.sessionNewMs, 0)} ms):`,
+      `Timeline of one more start-up from the CLI's own debug log (ms after the spawn; ` +
+        `initialize read by the client at ${fmt(timeline.initializeMs, 0)} ms, session/new at ${fmt(timeline.sessionNewMs, 0)} ms):`,
       "",
       timeline.entries.map((e) => `${e.ms} ${e.msg}`).join(" · "),
     );
@@ -236,12 +254,14 @@ export function memorySection(result: MemoryResult): string {
   return [
     "## Memory — 100 MiB turn, slow client",
     "",
-    `\`sim:bench n=${p.events} bytes=${p.bytes} rate=${p.rate}\` (${mib(p.events * p.bytes)} of text at ${mib(p.rate * p.bytes)}/s) to an SDK client that stops reading stdout for ${p.slow.pauseMs} ms after every ${p.slow.readMs} ms. ` +
+    `\`sim:bench n=${p.events} bytes=${p.bytes} rate=${p.rate}\` (${mib(p.events * p.bytes)} of text at ${mib(p.rate * p.bytes)}/s) ` +
+      `to an SDK client that stops reading stdout for ${p.slow.pauseMs} ms after every ${p.slow.readMs} ms. ` +
       "Peak RSS of the bridge process: VmHWM from /proc/<pid>/status (and the highest VmRSS sampled every 25 ms).",
     "",
     "| measure | value |",
     "| --- | --- |",
-    `| outcome | ${result.stopReason}; ${result.events.toLocaleString("en")} events, ${mib(result.textBytes)} of text in order, in ${result.notifications.toLocaleString("en")} notifications, ${fmt(result.turnMs / 1000, 1)} s |`,
+    `| outcome | ${result.stopReason}; ${result.events.toLocaleString("en")} events, ${mib(result.textBytes)} of text in order, ` +
+      `in ${result.notifications.toLocaleString("en")} notifications, ${fmt(result.turnMs / 1000, 1)} s |`,
     `| bridge RSS before the turn | ${mib(result.baselineRssBytes)} |`,
     `| **bridge peak RSS (VmHWM)** | **${mib(result.bridgeHwmBytes)}** (${fmt(result.bridgeHwmBytes / 1e6, 0)} MB) |`,
     `| bridge highest sampled VmRSS | ${mib(result.bridgePeakRssBytes)} |`,
@@ -253,7 +273,8 @@ export function profileSection(profiles: ProfileResult[]): string {
   const lines = ["## Where the bridge spends its time (node --cpu-prof)", ""];
   for (const p of profiles) {
     lines.push(
-      `**${p.label}** — busy ${fmt(p.busyMs, 0)} ms of ${fmt(p.totalMs, 0)} ms profiled (whole process: start-up, session/new, a warm-up turn and the measured turn). Top self time:`,
+      `**${p.label}** — busy ${fmt(p.busyMs, 0)} ms of ${fmt(p.totalMs, 0)} ms profiled ` +
+        `(whole process: start-up, session/new, a warm-up turn and the measured turn). Top self time:`,
       "",
     );
     lines.push("| self ms | share of busy | function | where |", "| --- | --- | --- | --- |");
@@ -268,32 +289,47 @@ export function summarySection(machine: MachineInfo, figures: Figures, totalSeco
   const verdict = (ok: boolean | undefined): string => (ok === undefined ? "not measured" : ok ? "**met**" : "**missed**");
   const rows: string[] = [];
   rows.push(
-    `| throughput ≥ ${TARGETS.throughputRatio * 100} % of the raw relay | ${figures.throughputRatio === undefined ? "n/a" : `${fmt(figures.throughputRatio * 100, 0)} %`} | ${verdict(figures.throughputRatio === undefined ? undefined : figures.throughputRatio >= TARGETS.throughputRatio)} |`,
+    `| throughput ≥ ${TARGETS.throughputRatio * 100} % of the raw relay ` +
+      `| ${figures.throughputRatio === undefined ? "n/a" : `${fmt(figures.throughputRatio * 100, 0)} %`} ` +
+      `| ${verdict(figures.throughputRatio === undefined ? undefined : figures.throughputRatio >= TARGETS.throughputRatio)} |`,
   );
+  const latency =
+    figures.addedP99Ms === undefined
+      ? "n/a"
+      : `${fmt(figures.addedP99Ms, 3)} ms with the SDK client (p50 ${fmt(figures.addedP50Ms ?? Number.NaN, 3)} ms)` +
+        `${figures.linesAddedP99Ms === undefined ? "" : `; the bridge alone (line reader): ${fmt(figures.linesAddedP99Ms, 3)} ms`}`;
   rows.push(
-    `| p99 added latency < ${TARGETS.addedP99Ms} ms at 1,000 events/s | ${figures.addedP99Ms === undefined ? "n/a" : `${fmt(figures.addedP99Ms, 3)} ms with the SDK client (p50 ${fmt(figures.addedP50Ms ?? Number.NaN, 3)} ms)${figures.linesAddedP99Ms === undefined ? "" : `; the bridge alone (line reader): ${fmt(figures.linesAddedP99Ms, 3)} ms`}`} | ${verdict(figures.addedP99Ms === undefined ? undefined : figures.addedP99Ms < TARGETS.addedP99Ms)} |`,
+    `| p99 added latency < ${TARGETS.addedP99Ms} ms at 1,000 events/s | ${latency} ` +
+      `| ${verdict(figures.addedP99Ms === undefined ? undefined : figures.addedP99Ms < TARGETS.addedP99Ms)} |`,
   );
   const t = TARGETS.startup;
   const ratioCell = (v: number | undefined) => (v === undefined ? "n/a" : `${fmt(v, 2)}×`);
   const met = (v: number | undefined, target: number) => verdict(v === undefined ? undefined : v <= target);
   const on = figures.startupNode ? ` (Node ${figures.startupNode})` : "";
   rows.push(
-    `| spawn → initialize ≤ ${t.initialize}× a bare Node script that answers it${on} | ${ratioCell(figures.initializeRatio)}${figures.initializeMs === undefined ? "" : ` (${fmt(figures.initializeMs, 0)} ms)`} | ${met(figures.initializeRatio, t.initialize)} |`,
+    `| spawn → initialize ≤ ${t.initialize}× a bare Node script that answers it${on} ` +
+      `| ${ratioCell(figures.initializeRatio)}${figures.initializeMs === undefined ? "" : ` (${fmt(figures.initializeMs, 0)} ms)`} ` +
+      `| ${met(figures.initializeRatio, t.initialize)} |`,
   );
   rows.push(
-    `| spawn → session/new ≤ ${t.sessionNew}× a minimal launch of the same host${on} | ${ratioCell(figures.sessionNewRatio)}${figures.sessionNewMs === undefined ? "" : ` (${fmt(figures.sessionNewMs, 0)} ms)`} | ${met(figures.sessionNewRatio, t.sessionNew)} |`,
+    `| spawn → session/new ≤ ${t.sessionNew}× a minimal launch of the same host${on} ` +
+      `| ${ratioCell(figures.sessionNewRatio)}${figures.sessionNewMs === undefined ? "" : ` (${fmt(figures.sessionNewMs, 0)} ms)`} ` +
+      `| ${met(figures.sessionNewRatio, t.sessionNew)} |`,
   );
   rows.push(
     `| cached \`check\` ≤ ${t.check}× a bare Node start${on} | ${ratioCell(figures.checkRatio)} | ${met(figures.checkRatio, t.check)} |`,
   );
   rows.push(
-    `| bridge RSS < 150 MB in the 100 MiB slow-client turn | ${figures.rssBytes === undefined ? "n/a" : `${fmt(figures.rssBytes / 1e6, 0)} MB (${mib(figures.rssBytes)}), ${figures.memoryStop}`} | ${verdict(figures.rssBytes === undefined ? undefined : figures.rssBytes < TARGETS.rssBytes && figures.memoryStop === "end_turn")} |`,
+    `| bridge RSS < 150 MB in the 100 MiB slow-client turn ` +
+      `| ${figures.rssBytes === undefined ? "n/a" : `${fmt(figures.rssBytes / 1e6, 0)} MB (${mib(figures.rssBytes)}), ${figures.memoryStop}`} ` +
+      `| ${verdict(figures.rssBytes === undefined ? undefined : figures.rssBytes < TARGETS.rssBytes && figures.memoryStop === "end_turn")} |`,
   );
   return [
     "## Reliability and performance — summary (`npm run bench`)",
     "",
     `Measured ${machine.date} in one run of \`npm run bench\` (${fmt(totalSeconds, 0)} s): ${describeMachine(machine)}.`,
-    "The machine is shared with other work (builds and test runs of other engineers), so absolute times are noisy; ratios come from turns that alternate between the paths.",
+    "The machine is shared with other work (builds and test runs of other engineers), " +
+      "so absolute times are noisy; ratios come from turns that alternate between the paths.",
     "",
     "| target (this round) | measured | |",
     "| --- | --- | --- |",

@@ -120,22 +120,26 @@ describe.each([
     expect(callsFor(log, "respondPermission", sessionId).map((c) => c.optionId)).toEqual(["allow_once"]);
   });
 
-  it("cancel while the permission is pending, a client that does not answer it: $/cancel_request (after the grace), a real deny once, stopGeneration once, then the next prompt works", async () => {
-    const sessionId = await bridge.newSession();
-    const before = bridge.permissionRequests.length;
-    bridge.onPermission = holdPermission;
-    const turn = bridge.promptOutcome(sessionId, "sim:permission");
-    await bridge.waitFor(() => bridge.permissionRequests.length > before, "the permission request");
-    await bridge.cancel(sessionId);
-    const outcome = await turn;
-    expect(outcome.response?.stopReason).toBe("cancelled");
-    await bridge.waitFor(() => bridge.agentMethods().includes("$/cancel_request"), "$/cancel_request to the client");
-    await bridge.waitFor(() => bridge.transcript.unanswered("agent").length === 0, "the client's answer to it");
-    await followUpWorks(sessionId);
-    const log = await sim.readCallLog();
-    expect(callsFor(log, "respondPermission", sessionId).map((c) => c.optionId)).toEqual(["deny"]);
-    expect(callsFor(log, "stopGeneration", sessionId)).toHaveLength(1);
-  });
+  it(
+    "cancel while the permission is pending, a client that does not answer it: " +
+      "$/cancel_request (after the grace), a real deny once, stopGeneration once, then the next prompt works",
+    async () => {
+      const sessionId = await bridge.newSession();
+      const before = bridge.permissionRequests.length;
+      bridge.onPermission = holdPermission;
+      const turn = bridge.promptOutcome(sessionId, "sim:permission");
+      await bridge.waitFor(() => bridge.permissionRequests.length > before, "the permission request");
+      await bridge.cancel(sessionId);
+      const outcome = await turn;
+      expect(outcome.response?.stopReason).toBe("cancelled");
+      await bridge.waitFor(() => bridge.agentMethods().includes("$/cancel_request"), "$/cancel_request to the client");
+      await bridge.waitFor(() => bridge.transcript.unanswered("agent").length === 0, "the client's answer to it");
+      await followUpWorks(sessionId);
+      const log = await sim.readCallLog();
+      expect(callsFor(log, "respondPermission", sessionId).map((c) => c.optionId)).toEqual(["deny"]);
+      expect(callsFor(log, "stopGeneration", sessionId)).toHaveLength(1);
+    },
+  );
 
   it("no deny option and the client does not approve: nothing is answered, the turn stops with an error", async () => {
     const sessionId = await bridge.newSession();

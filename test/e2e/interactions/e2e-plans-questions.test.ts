@@ -144,20 +144,24 @@ describe("plan approval and questions end to end, form-capable client", () => {
     expect(answers[0]).not.toHaveProperty("content");
   });
 
-  it("cancel while the form is open, a client that does not close it: $/cancel_request (after the grace), respondElicitation cancel once, stopGeneration once", async () => {
-    const sessionId = await bridge.newSession();
-    const before = bridge.elicitationRequests.length;
-    bridge.onElicitation = holdElicitation;
-    const turn = bridge.promptOutcome(sessionId, "sim:questions");
-    await bridge.waitFor(() => bridge.elicitationRequests.length > before, "the elicitation");
-    await bridge.cancel(sessionId);
-    expect((await turn).response?.stopReason).toBe("cancelled");
-    await bridge.waitFor(() => bridge.agentMethods().includes("$/cancel_request"), "$/cancel_request");
-    expect((await bridge.promptOutcome(sessionId, "hello again")).response?.stopReason).toBe("end_turn");
-    const log = await sim.readCallLog();
-    expect(callsFor(log, "respondElicitation", sessionId).map((c) => c.action)).toEqual(["cancel"]);
-    expect(callsFor(log, "stopGeneration", sessionId)).toHaveLength(1);
-  });
+  it(
+    "cancel while the form is open, a client that does not close it: " +
+      "$/cancel_request (after the grace), respondElicitation cancel once, stopGeneration once",
+    async () => {
+      const sessionId = await bridge.newSession();
+      const before = bridge.elicitationRequests.length;
+      bridge.onElicitation = holdElicitation;
+      const turn = bridge.promptOutcome(sessionId, "sim:questions");
+      await bridge.waitFor(() => bridge.elicitationRequests.length > before, "the elicitation");
+      await bridge.cancel(sessionId);
+      expect((await turn).response?.stopReason).toBe("cancelled");
+      await bridge.waitFor(() => bridge.agentMethods().includes("$/cancel_request"), "$/cancel_request");
+      expect((await bridge.promptOutcome(sessionId, "hello again")).response?.stopReason).toBe("end_turn");
+      const log = await sim.readCallLog();
+      expect(callsFor(log, "respondElicitation", sessionId).map((c) => c.action)).toEqual(["cancel"]);
+      expect(callsFor(log, "stopGeneration", sessionId)).toHaveLength(1);
+    },
+  );
 });
 
 describe("plan approval and questions end to end, client without elicitation (Paseo)", () => {

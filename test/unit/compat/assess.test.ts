@@ -136,7 +136,9 @@ describe.each(forms)("assessment of a simulated install ($form)", ({ packed }) =
       const report = await assess({ installRoot: other.root, manifestPath: dir });
       expectFailedAt(report, "version");
       expect(report.message).toBe(
-        "ZCode 3.12.0 is not pinned by this zcode-acp (verified releases: 3.10.2, 3.11.2). Run `zcode-acp onboard` to review this build and, if you accept it, pin it locally; zcode-acp may not work with builds it has not verified. Or install a verified release, or update zcode-acp.",
+        "ZCode 3.12.0 is not pinned by this zcode-acp (verified releases: 3.10.2, 3.11.2). " +
+          "Run `zcode-acp onboard` to review this build and, if you accept it, pin it locally; " +
+          "zcode-acp may not work with builds it has not verified. Or install a verified release, or update zcode-acp.",
       );
       expect(report.steps[3]!.evidence!.appVersion).toEqual({ expected: ["3.10.2", "3.11.2"], actual: "3.12.0" });
     } finally {

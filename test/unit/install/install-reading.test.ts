@@ -186,7 +186,9 @@ describe("versions and exports", () => {
     const file = join(install.dir, "Info.plist");
     await writeFile(
       file,
-      `<?xml version="1.0" encoding="UTF-8"?><!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd"><plist version="1.0"><dict><key>CFBundleShortVersionString</key><string>3.11.2</string><key>CFBundleVersion</key><string>3112.7</string></dict></plist>`,
+      `<?xml version="1.0" encoding="UTF-8"?><!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">` +
+        `<plist version="1.0"><dict>` +
+        `<key>CFBundleShortVersionString</key><string>3.11.2</string><key>CFBundleVersion</key><string>3112.7</string></dict></plist>`,
     );
     await expect(readAppVersionFromPlist(file, "Contents/Info.plist")).resolves.toEqual({
       version: "3.11.2",
