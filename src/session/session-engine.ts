@@ -1,7 +1,7 @@
 /**
  * One ACP session bound to one native ZCode session: the host event subscription, turn state,
  * event → update translation, cancellation and resynchronisation (adr/0004). The engine talks
- * to the ACP client only through `ClientPort` and to the host only through `HostClient`.
+ * to the ACP client only through `ClientPort` and to the host only through `NativeApi`.
  */
 import type { ContentBlock, SessionConfigOption, SessionModeState, SessionUpdate } from "@agentclientprotocol/sdk";
 import type { Logger } from "../log/logger.js";
@@ -132,7 +132,11 @@ export class SessionEngine {
   /** Send the slash commands; call once the session/new, load or resume response is out. */
   announceCommands(): void {
     this.publish();
-    if (this.replayed) return; // a loaded session had them before its response
+    if (this.replayed) {
+      // a loaded session had them before its response; a later resume of it announces them again
+      this.replayed = false;
+      return;
+    }
     const commands = this.state.commands();
     if (commands) this.post(commands);
     // a client that learns the session id only once the response is handled (Paseo) drops

@@ -65,6 +65,20 @@ describe("session service: load, resume, list, close, auth, host exit", () => {
     expect(h2.client.kinds("old2")).toEqual(["available_commands_update"]);
   });
 
+  it("a resume of a session loaded earlier in this run announces its commands again", async () => {
+    const h = setup();
+    h.host.addSession(historySnapshot("old1"));
+    const loaded = await h.service.resumeSession({ sessionId: "old1", cwd: CWD, replay: true });
+    loaded.afterResponse();
+    await updatesWritten(h);
+    const commands = () => h.client.kinds("old1").filter((k) => k === "available_commands_update").length;
+    expect(commands()).toBe(1);
+    const resumed = await h.service.resumeSession({ sessionId: "old1", cwd: CWD, replay: false });
+    resumed.afterResponse();
+    await updatesWritten(h);
+    expect(commands()).toBe(2);
+  });
+
   it("refuses a session of another workspace", async () => {
     const h = setup();
     h.host.addSession(historySnapshot("old1"));
