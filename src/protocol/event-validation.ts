@@ -37,8 +37,7 @@ export function parseHostEvent(raw: unknown): HostEvent {
  * The payload of an inner type, validated when its row has a schema (then it is the row's
  * `PayloadOf<type>`); a type without a row throws.
  */
-export function parseSessionEventPayload(event: SessionEventEnvelope): unknown {
-  const row = sessionEventRowOf(event.type);
+export function parseSessionEventPayload(event: SessionEventEnvelope, row = sessionEventRowOf(event.type)): unknown {
   if (!row) throw protocolError(`ZCode sent an unknown session event type "${event.type}"`, { eventType: event.type });
   if (!row.payload) return event.payload;
   const validate = validatorOf(`payload:${event.type}`);

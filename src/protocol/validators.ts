@@ -55,7 +55,9 @@ const compiled = new Map<string, ValidateFunction>();
 
 /** The validator of a schema key (see PROTOCOL_SCHEMAS); compiled at most once. */
 export function validatorOf(key: string): ValidateFunction {
-  let validate = compiled.get(key) ?? precompiledValidators?.[key];
+  const cached = compiled.get(key);
+  if (cached) return cached;
+  let validate = precompiledValidators?.[key];
   if (!validate) {
     const schema = PROTOCOL_SCHEMAS[key];
     if (!schema) throw new Error(`no protocol schema "${key}"`);

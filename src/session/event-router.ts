@@ -221,7 +221,7 @@ export class EventRouter {
       payload: unknown,
       ctx: { event: SessionEventEnvelope; turn?: ActiveTurn },
     ) => void;
-    handle(parseSessionEventPayload(event), row.scope === "turn" ? { event, turn: this.engine.liveTurn! } : { event });
+    handle(parseSessionEventPayload(event, row), row.scope === "turn" ? { event, turn: this.engine.liveTurn! } : { event });
   }
 
   /** Does this turn-scoped event belong to the running ACP prompt? Binds the native turn id. */

@@ -52,7 +52,7 @@ function invalid(message: string, details?: Record<string, unknown>): BridgeErro
 
 /** standard base64 (padding optional, no whitespace) of at least one byte */
 function isBase64(data: unknown): data is string {
-  return typeof data === "string" && data.length > 0 && data.length % 4 !== 1 && BASE64.test(data) && !/=[^=]/.test(data);
+  return typeof data === "string" && data.length > 0 && data.length % 4 !== 1 && BASE64.test(data);
 }
 
 function describeBytes(bytes: number): string {

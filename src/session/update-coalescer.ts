@@ -70,9 +70,8 @@ function deferred(): Deferred {
 /** The text of a chunk that may be merged with a neighbour, or undefined. */
 function mergeableText(update: SessionUpdate): string | undefined {
   if (update.sessionUpdate !== "agent_message_chunk" && update.sessionUpdate !== "agent_thought_chunk") return undefined;
-  const chunk = update;
-  for (const key in chunk) if (key !== "sessionUpdate" && key !== "content" && key !== "messageId") return undefined;
-  const content = chunk.content as { type?: unknown; text?: unknown };
+  for (const key in update) if (key !== "sessionUpdate" && key !== "content" && key !== "messageId") return undefined;
+  const content = update.content as { type?: unknown; text?: unknown };
   if (content.type !== "text" || typeof content.text !== "string") return undefined;
   for (const key in content) if (key !== "type" && key !== "text") return undefined;
   return content.text;

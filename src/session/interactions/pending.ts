@@ -227,6 +227,8 @@ export class PendingInteraction {
         this.log("info", "client did not answer after its cancel; cancelling the request", { graceMs: this.clientCancelGraceMs });
         this.cancelClientRequest(why);
       }, this.clientCancelGraceMs);
+      // the grace never keeps a closing bridge alive
+      this.clientGrace.unref();
     } else {
       this.cancelClientRequest(why);
     }
