@@ -45,7 +45,7 @@ function errorResponse(id: unknown, code: number, message: string, data?: unknow
   return { jsonrpc: "2.0", id: id ?? null, error } as unknown as AnyMessage;
 }
 
-export function describeLimit(bytes: number): string {
+function describeLimit(bytes: number): string {
   return bytes % (1024 * 1024) === 0 ? `${bytes} bytes (${bytes / (1024 * 1024)} MiB)` : `${bytes} bytes`;
 }
 

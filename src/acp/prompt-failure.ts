@@ -16,7 +16,7 @@ export interface FailureSink {
 }
 
 /** `_meta` key of the explanation chunk, so that a client can tell it from the model's text */
-export const FAILURE_META_KEY = "zcode-acp/promptError";
+const FAILURE_META_KEY = "zcode-acp/promptError";
 
 /**
  * Errors that are not explained in the session: it does not exist (nothing to write into), or
@@ -30,13 +30,13 @@ function bridgeCode(error: RequestError): string | undefined {
 }
 
 /** the one line a person reads: what happened and what to do, with our machine code */
-export function failureText(error: RequestError): string {
+function failureText(error: RequestError): string {
   const message = error.message.replace(/\s+/g, " ").trim() || "the prompt failed";
   const code = bridgeCode(error);
   return `zcode-acp: ${message}${code ? ` [${code}]` : ""}`;
 }
 
-export function failureUpdate(sessionId: string, error: RequestError): SessionNotification | undefined {
+function failureUpdate(sessionId: string, error: RequestError): SessionNotification | undefined {
   const code = bridgeCode(error);
   if (code !== undefined && NOT_EXPLAINED.has(code)) return undefined;
   return {

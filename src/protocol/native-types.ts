@@ -14,23 +14,16 @@ export { MODEL_STREAMING_KINDS, TOOL_UPDATED_KINDS } from "./event-schemas.js";
 export type { TopLevelEventType } from "./event-table.js";
 
 export type HostEvent = TopLevelEvent;
-export type SnapshotEvent = TopLevelEvent<"snapshot">;
 export type StateUpdatedEvent = TopLevelEvent<"state.updated">;
-export type InteractionRequestEvent = TopLevelEvent<"permission.request" | "userInput.request" | "providerRuntimeHeaders.request">;
-export type UserInputResponseEvent = TopLevelEvent<"userInput.response">;
-export type SessionEventWrapper = TopLevelEvent<"session.event">;
 export type SessionEventEnvelope = FromHostSchema<typeof S.sessionEventEnvelopeSchema>;
 
 // ---- session.event payloads the bridge translates ----
 
-export type ModelStreamingKind = (typeof S.MODEL_STREAMING_KINDS)[number];
 export type ModelStreamingPayload = PayloadOf<"model.streaming">;
-export type ToolUpdatedKind = (typeof S.TOOL_UPDATED_KINDS)[number];
 export type ToolUpdatedPayload = PayloadOf<"tool.updated">;
 export type TurnStartedPayload = PayloadOf<"turn.started">;
 export type TurnCompletedPayload = PayloadOf<"turn.completed">;
 export type TurnFailedPayload = PayloadOf<"turn.failed">;
-export type TitleUpdatedPayload = PayloadOf<"session.titleUpdated">;
 
 // ---- snapshot (§7) ----
 
@@ -39,10 +32,8 @@ type Settings = NonNullable<SessionSnapshot["settings"]>;
 export type ModelRef = NonNullable<NonNullable<Settings["model"]>["current"]>;
 export type SnapshotModelEntry = NonNullable<NonNullable<Settings["model"]>["available"]>[number];
 export type SnapshotThoughtLevel = NonNullable<Settings["thoughtLevel"]>;
-export type SnapshotTodo = NonNullable<SessionSnapshot["todos"]>[number];
 export type SnapshotMessage = NonNullable<SessionSnapshot["messages"]>[number];
 export type SnapshotPart = SnapshotMessage["parts"][number];
-export type ContextUsage = NonNullable<NonNullable<SessionSnapshot["runtime"]>["contextUsage"]>;
 
 // ---- results of native calls that no schema checks ----
 

@@ -42,7 +42,7 @@ const EXTENSION_BY_MIME: Record<"image" | "audio", Record<string, string>> = {
  * envelope (ids, workspace path, session id). A larger prompt would fail in the channel as
  * FRAME_TOO_LARGE after the turn started.
  */
-export const PROMPT_BUDGET_BYTES = DEFAULT_FRAME_LIMIT_BYTES - 64 * 1024;
+const PROMPT_BUDGET_BYTES = DEFAULT_FRAME_LIMIT_BYTES - 64 * 1024;
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 

@@ -104,8 +104,6 @@ const UPDATE_KEYS: Map<string, Set<string>> = (() => {
   return keys;
 })();
 
-export const STABLE_UPDATE_KINDS: readonly string[] = [...UPDATE_KEYS.keys()];
-
 /** Exact-key check of one session update (misspelt fields pass the schema, not this). */
 export function checkUpdateKeys(update: Record<string, unknown>): string[] {
   const allowed = UPDATE_KEYS.get(String(update.sessionUpdate));
