@@ -23,7 +23,12 @@ export class LineApi implements NativeApi {
   /** the host incarnation `current` was chosen for: within it the line cannot change */
   private chosenFor = -1;
 
-  constructor(private readonly host: HostClient) {}
+  constructor(private readonly host: HostClient) {
+    // the incarnation number changes only at the relaunch: after an exit the next call asks again
+    host.onExit(() => {
+      this.chosenFor = -1;
+    });
+  }
 
   get lineId(): string {
     return this.current?.lineId ?? "(not started)";

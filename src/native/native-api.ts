@@ -8,13 +8,13 @@
 import type { ExitListener, HostEventSink, HostSubscription } from "../host/types.js";
 import type { Disposable } from "../util/disposable.js";
 import { DEFAULT_FRAME_LIMIT_BYTES } from "../channel/limits.js";
+import type { ModelRef, SessionSnapshot, TaskTokenUsage } from "../protocol/native-types.js";
 
 /** a subscription to a session's events, and where its events go */
 export type NativeSubscription = HostSubscription;
 export type NativeEventSink = HostEventSink;
 /** the largest message the host channel carries (a prompt must fit in one, with its envelope) */
 export const NATIVE_FRAME_LIMIT_BYTES = DEFAULT_FRAME_LIMIT_BYTES;
-import type { ModelRef, SessionSnapshot, TaskTokenUsage } from "../protocol/native-types.js";
 
 export interface SessionRef {
   workspacePath: string;
