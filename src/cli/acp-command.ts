@@ -13,9 +13,10 @@
  * When the first line is anything else, nothing is answered early and the SDK gets the input
  * unchanged; the warm-up then starts once the SDK answered `initialize`.
  */
+import { commandLogger } from "./command-logger.js";
 import type { Assessment } from "../compat/types.js";
-import { createLogger, type Logger } from "../log/logger.js";
-import { describeError, isBridgeError } from "../util/errors.js";
+import type { Logger } from "../log/logger.js";
+import { describeError } from "../util/errors.js";
 import { earlyInitialize, opensSession } from "./early-initialize.js";
 import { EarlyInput } from "./early-input.js";
 import { LazyHostClient } from "../host/lazy-host.js";
@@ -65,14 +66,8 @@ export function createLazyHost(config: Config, env: NodeJS.ProcessEnv, logger: L
 }
 
 export async function runAcpCommand(config: Config, env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  let logger: Logger;
-  try {
-    logger = createLogger({ level: config.logLevel, file: config.logFile });
-  } catch (error) {
-    // an unusable --log-file: refused at start, with the reason
-    process.stderr.write(`zcode-acp: ${isBridgeError(error) ? error.message : describeError(error)}\n`);
-    return 2;
-  }
+  const logger = commandLogger(config, process.stderr);
+  if (!logger) return 2;
   const stop = new StopRequests(logger);
   logger.info("zcode-acp starting", { version: PACKAGE_VERSION, pid: process.pid });
   for (const warning of config.warnings) logger.warn(warning.message, warning.fields);

@@ -4,11 +4,11 @@
  * Exit 0 supported (a modified CLI is still 0), 1 unsupported, 2 usage or configuration error
  * (missing --manifest path, invalid manifest).
  */
+import { commandLogger } from "./command-logger.js";
 import type { Config } from "./config.js";
 import { installOptionsFrom } from "./install-options.js";
 import { assessInstall } from "../compat/assess.js";
 import { formatAssessment } from "../compat/format-assessment.js";
-import { createLogger } from "../log/logger.js";
 import { describeError, isBridgeError } from "../util/errors.js";
 
 export interface CheckIo {
@@ -22,13 +22,8 @@ export async function runCheckCommand(
   config: Config,
   io: CheckIo = { stdout: process.stdout, stderr: process.stderr, env: process.env },
 ): Promise<number> {
-  let logger;
-  try {
-    logger = createLogger({ level: config.logLevel, file: config.logFile });
-  } catch (error) {
-    io.stderr.write(`zcode-acp: ${isBridgeError(error) ? error.message : describeError(error)}\n`);
-    return 2;
-  }
+  const logger = commandLogger(config, io.stderr);
+  if (!logger) return 2;
   try {
     const report = await assessInstall({ ...installOptionsFrom(config, io.env), logger });
     io.stdout.write(config.json ? `${JSON.stringify(report, null, 2)}\n` : formatAssessment(report));

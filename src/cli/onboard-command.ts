@@ -3,9 +3,9 @@
  * manifest already verifies the install), 1 when not (with why) or when --accept cannot write,
  * 2 on a usage error. Without --accept nothing is written.
  */
+import { commandLogger } from "./command-logger.js";
 import type { Config } from "./config.js";
 import { installOptionsFrom } from "./install-options.js";
-import { createLogger } from "../log/logger.js";
 import { formatOnboardReport } from "../onboard/format.js";
 import { inspectForOnboarding } from "../onboard/inspect.js";
 import { writeLocalManifest } from "../onboard/store.js";
@@ -22,7 +22,8 @@ export async function runOnboardCommand(
   config: Config,
   io: OnboardIo = { stdout: process.stdout, stderr: process.stderr, env: process.env },
 ): Promise<number> {
-  const logger = createLogger({ level: config.logLevel, file: config.logFile });
+  const logger = commandLogger(config, io.stderr);
+  if (!logger) return 2;
   try {
     const report = await inspectForOnboarding({ ...installOptionsFrom(config, io.env), logger });
     let written: string | undefined;

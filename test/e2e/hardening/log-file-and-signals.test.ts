@@ -23,7 +23,7 @@ afterAll(async () => {
 });
 
 describe("--log-file that cannot be used", () => {
-  it("refuses a directory or a missing directory at start with exit 2 and the reason, in ACP mode and in check", async () => {
+  it("refuses a directory or a missing directory at start with exit 2 and the reason, in ACP mode, check and onboard", async () => {
     const dir = await mkdtemp(join(dirname(sim.root), "logs-"));
     const missing = join(dir, "no-such-dir", "bridge.log");
     const cases: Array<[string[], Record<string, string>, RegExp]> = [
@@ -31,6 +31,7 @@ describe("--log-file that cannot be used", () => {
       [["--log-file", missing], {}, /its directory does not exist/],
       [[], { ZCODE_ACP_LOG_FILE: dir }, /is a directory/],
       [["check", "--log-file", dir], {}, /is a directory/],
+      [["onboard", "--log-file", dir], {}, /is a directory/],
     ];
     for (const [args, env, why] of cases) {
       const result = await runCli(args, { env: { ...sim.env, ...env }, timeoutMs: 20_000 });
