@@ -12,7 +12,6 @@ import { isUtf8 } from "node:buffer";
 import { BridgeError } from "../util/errors.js";
 import { DEFAULT_FRAME_LIMIT_BYTES } from "./limits.js";
 
-/** defined in ./limits.ts; re-exported for the modules that import it from here */
 const NEWLINE = 0x0a;
 
 export class NdjsonDecoder {

@@ -17,7 +17,7 @@ import { readAppVersionFromArchive, readAppVersionFromPlist } from "../install/a
 import { readCliVersion } from "../install/cli-version.js";
 import { cachedFact, FingerprintCache } from "../install/fingerprint-cache.js";
 import { CHILD_RUN_TIMEOUT_MS } from "../install/electron-node.js";
-import { STEP_ORDER, StepRecorder } from "./step-recorder.js";
+import { StepRecorder } from "./step-recorder.js";
 import { installProblem } from "../install/install-problem.js";
 import { checkCliIntegrity, checkHostArtifacts } from "./artifact-steps.js";
 import { expectedValues, metadataMatches, METADATA_FIELDS, selectManifest } from "./select-manifest.js";
@@ -250,5 +250,3 @@ export async function assessInstall(options: AssessOptions): Promise<Assessment>
       `zcode-acp can use it.${note}`;
   }
 }
-
-export { STEP_ORDER };

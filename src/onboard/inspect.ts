@@ -22,7 +22,7 @@ import type { Manifest } from "../manifest/types.js";
 import { validateManifest } from "../manifest/validate-manifest.js";
 import { confinedEntry } from "../install/confine.js";
 import { joinLayout } from "../install/layout.js";
-import { BridgeError, describeError, isBridgeError } from "../util/errors.js";
+import { isBridgeError } from "../util/errors.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { chooseLine, hostBundleText, lineEvidence, type LineEvidence } from "./line-evidence.js";
 
@@ -101,7 +101,7 @@ export async function inspectForOnboarding(options: OnboardOptions): Promise<Onb
       logger,
       childTimeoutMs,
     });
-    if (assessment.supported) return verified(report, assessment);
+    if (assessment.supported) return verified(report, assessment, manifestPath !== undefined);
 
     const cache = await FingerprintCache.load(cacheFile, logger);
     try {
@@ -137,7 +137,8 @@ export async function inspectForOnboarding(options: OnboardOptions): Promise<Onb
   }
 }
 
-function verified(report: OnboardReport, assessment: Assessment): OnboardReport {
+/** `givenManifest`: the manifests were given with --manifest / ZCODE_ACP_MANIFEST (they replace the pinned ones) */
+function verified(report: OnboardReport, assessment: Assessment, givenManifest: boolean): OnboardReport {
   report.outcome = "verified";
   if (assessment.appVersion !== undefined) report.appVersion = assessment.appVersion;
   if (assessment.cliVersion !== undefined) report.cliVersion = assessment.cliVersion;
@@ -145,9 +146,9 @@ function verified(report: OnboardReport, assessment: Assessment): OnboardReport 
   const kind =
     assessment.manifestTrust === "local"
       ? "a local manifest you accepted earlier"
-      : /verified by the pinned manifest/.test(assessment.message)
-        ? `the pinned manifest ${id}`
-        : `the manifest ${id} (given with --manifest / ZCODE_ACP_MANIFEST)`;
+      : givenManifest
+        ? `the manifest ${id} (given with --manifest / ZCODE_ACP_MANIFEST)`
+        : `the pinned manifest ${id}`;
   report.message = `ZCode ${assessment.appVersion ?? ""} is already verified by ${kind}; there is nothing to onboard and nothing was written.`;
   return report;
 }
@@ -246,11 +247,14 @@ async function buildCandidate(
   report.nearest = {
     release: base.artifact.appVersion,
     manifest: base.artifact.id,
-    differences: differences(
-      base,
-      { cliVersion, cliSha256: report.cliSha256, hostIndexSha: report.hostIndex.sha256, rpcPath, rpcSha, exports },
-      chosen,
-    ),
+    differences: differences(base, {
+      cliVersion,
+      cliSha256: report.cliSha256,
+      hostIndexSha: report.hostIndex.sha256,
+      rpcPath,
+      rpcSha,
+      exports,
+    }),
   };
   const candidate: Manifest = {
     schemaVersion: 1,
@@ -300,7 +304,6 @@ function differences(
     rpcSha: string;
     exports: { protocol: string; client: string; service: string };
   },
-  line: LineEvidence,
 ): string[] {
   const a = base.artifact;
   const out: string[] = [];
@@ -318,16 +321,7 @@ function differences(
         `protocol ${found.exports.protocol}, client ${found.exports.client}, service ${found.exports.service}`,
     );
   }
-  const allowed = Object.values(base.protocol.allowlist).flat();
-  const missing = line.missing.filter((m) => allowed.includes(m));
-  out.push(
-    missing.length === 0
-      ? "every method of the line is named in the host bundle"
-      : `methods of the line missing from the bundle: ${missing.join(", ")}`,
-  );
+  // the line was chosen because its bundle names all of its methods and markers (./line-evidence.ts)
+  out.push("every method of the line is named in the host bundle");
   return out;
-}
-
-export function describeOnboardError(error: unknown): string {
-  return error instanceof BridgeError ? error.message : describeError(error);
 }
