@@ -7,12 +7,6 @@ import { defineConfig } from "vitest/config";
  * (fixtures/sim-install.ts). test/README.md describes the folders.
  */
 const E2E = ["test/e2e/{acp,conformance,faults,hardening,interactions}/**/*.test.ts"];
-/** unit tests that lived in those suites' folders before the folders mirrored src/; still run on both lines */
-const ALSO_ON_V2 = [
-  "test/unit/acp/{agent-app,incoming-messages,session-list-page,wire-order}.test.ts",
-  "test/unit/cli/{stdout-messages,timeout-overrides}.test.ts",
-  "test/unit/session/duplicate-terminals.test.ts",
-];
 
 export default defineConfig({
   test: {
@@ -22,7 +16,7 @@ export default defineConfig({
     reporters: process.env.CI_SUMMARY_FILE ? ["default", ["json", { outputFile: process.env.CI_SUMMARY_FILE }]] : ["default"],
     projects: [
       { extends: true, test: { name: "v1 (3.11.2)", include: ["test/**/*.test.ts"], env: { ZCODE_ACP_SIM_RELEASE: "3.11.2" } } },
-      { extends: true, test: { name: "v2 (3.12.3)", include: [...E2E, ...ALSO_ON_V2], env: { ZCODE_ACP_SIM_RELEASE: "3.12.3" } } },
+      { extends: true, test: { name: "v2 (3.12.3)", include: E2E, env: { ZCODE_ACP_SIM_RELEASE: "3.12.3" } } },
     ],
   },
 });
