@@ -92,7 +92,7 @@ async function initializeOnly(env: NodeJS.ProcessEnv, node: string, script: stri
 }
 
 /** spawn → exit, in ms; rejects on a non-zero exit */
-export function timeToExit(node: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+function timeToExit(node: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(node, args, { env, stdio: ["ignore", "ignore", "pipe"] });

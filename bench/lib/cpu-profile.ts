@@ -23,7 +23,7 @@ export interface HotFunction {
 }
 
 /** node_modules/<package>/… for dependencies, dist/… or src/… for ours, node:… as it is */
-export function shortUrl(url: string): string {
+function shortUrl(url: string): string {
   const modules = url.lastIndexOf("/node_modules/");
   if (modules >= 0) return url.slice(modules + 1).replace(/^node_modules\/(@[^/]+\/[^/]+|[^/]+)\/(?:dist\/)?/, "$1/");
   return url.replace(/^.*\/(dist|src)\//, "$1/");

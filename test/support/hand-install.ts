@@ -3,13 +3,13 @@
  * fixtures/, which the end-to-end tests use): the fixed layout of docs/runtime-contract.md §1 with a tiny RPC
  * module, a CLI that prints its version, and a manifest pinning the files' hashes.
  */
-import { createHash } from "node:crypto";
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createPackage } from "@electron/asar";
 import type { Manifest } from "../../src/compat/types.js";
 import { pinnedManifest } from "./verified-releases.js";
+import { sha256 } from "./tamper.js";
 
 export interface HandInstall {
   dir: string;
@@ -21,8 +21,6 @@ export interface HandInstall {
   cacheFile: string;
   cleanup(): Promise<void>;
 }
-
-const sha = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
 
 export const RPC_MODULE = `export class g { constructor(port) { this.port = port; } }
 export class i { constructor(protocol) { this.protocol = protocol; } getChannel(name) { return name; } }
@@ -63,9 +61,9 @@ export async function createHandInstall(options: { packed?: boolean; rpcModule?:
   await writeFile(join(root, "zcode"), `#!/bin/sh\n[ "$ELECTRON_RUN_AS_NODE" = "1" ] || exit 3\nexec "${process.execPath}" "$@"\n`);
   await chmod(join(root, "zcode"), 0o755);
   const manifest = await builtInManifest();
-  manifest.artifact.hostIndex.sha256 = sha(HOST_INDEX);
-  manifest.artifact.rpcModule.sha256 = sha(rpc);
-  manifest.artifact.cliSha256 = sha(CLI);
+  manifest.artifact.hostIndex.sha256 = sha256(HOST_INDEX);
+  manifest.artifact.rpcModule.sha256 = sha256(rpc);
+  manifest.artifact.cliSha256 = sha256(CLI);
   const manifestPath = join(dir, "manifest.json");
   await writeFile(manifestPath, JSON.stringify(manifest, null, 2));
   return {

@@ -28,7 +28,7 @@ function memberEntry(archive: string, member: string): { offset: number; size: n
   return { offset: 8 + raw.headerSize + Number(node.offset), size: node.size! };
 }
 
-export async function readMemberText(install: Editable, member: string): Promise<string> {
+async function readMemberText(install: Editable, member: string): Promise<string> {
   if (!(await isPacked(install))) return readFile(join(install.appArchive, member), "utf8");
   const { offset, size } = memberEntry(install.appArchive, member);
   const buf = Buffer.alloc(size);
