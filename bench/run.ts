@@ -24,7 +24,7 @@ import {
   streamFigures,
   streamSection,
   summarySection,
-  TARGETS,
+  targetVerdicts,
   type Figures,
 } from "./report.js";
 import { startupTimeline } from "./lib/log-timeline.js";
@@ -131,14 +131,7 @@ async function main(): Promise<void> {
     if (write) await writeSection(RESULTS, name, body);
   }
   log(`done in ${seconds.toFixed(0)} s${write ? `; ${RESULTS} updated` : ""}`);
-  const missed = [
-    figures.throughputRatio !== undefined && figures.throughputRatio < TARGETS.throughputRatio,
-    figures.addedP99Ms !== undefined && figures.addedP99Ms >= TARGETS.addedP99Ms,
-    figures.initializeRatio !== undefined && figures.initializeRatio > TARGETS.startup.initialize,
-    figures.sessionNewRatio !== undefined && figures.sessionNewRatio > TARGETS.startup.sessionNew,
-    figures.checkRatio !== undefined && figures.checkRatio > TARGETS.startup.check,
-    figures.rssBytes !== undefined && figures.rssBytes >= TARGETS.rssBytes,
-  ].filter(Boolean).length;
+  const missed = Object.values(targetVerdicts(figures)).filter((ok) => ok === false).length;
   if (missed > 0) log(`${missed} target(s) missed: see the summary`);
 }
 
