@@ -16,7 +16,7 @@ export interface AssessmentStep {
 }
 
 import type { InstallPaths } from "../install/types.js";
-import type { Manifest } from "../manifest/types.js";
+import type { Manifest, RpcExports } from "../manifest/types.js";
 
 export type { InstallPaths } from "../install/types.js";
 export type { ArtifactDescriptor, Manifest, PerChannel, ProtocolDescriptor } from "../manifest/types.js";
@@ -33,7 +33,7 @@ export interface Assessment {
   /** "pinned" (shipped with zcode-acp) or "local" (accepted with `zcode-acp onboard --accept`) */
   manifestTrust?: "pinned" | "local";
   /** how the RPC module was found and the export names of its roles */
-  rpc?: { path: string; exports: { protocol: string; client: string; service: string }; foundBy: "shape" };
+  rpc?: { path: string; exports: RpcExports; foundBy: "shape" };
   /** the install root that was assessed (as given or defaulted), also when it failed early */
   installRoot?: string;
   /** "<platform>-<arch>" of this system */

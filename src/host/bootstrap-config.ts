@@ -5,15 +5,13 @@
  * allowlists of the manifest's protocol descriptor, and what the release line adds to `init-local`.
  */
 import type { InstallPaths } from "../install/types.js";
-import type { Manifest } from "../manifest/types.js";
+import type { Manifest, RpcExports } from "../manifest/types.js";
 import { findLine } from "../manifest/release-lines.js";
 import { BridgeError } from "../util/errors.js";
 
 export const CHANNEL_FD = 3;
 /** the environment variable that overrides the builtin provider config path (docs/runtime-contract.md §4.1) */
 export const BUILTIN_PROVIDER_CONFIG_ENV = "ZCODE_BUILTIN_PROVIDER_CONFIG_FILE";
-
-export type RpcExports = { protocol: string; client: string; service: string };
 
 export interface BootstrapConfig {
   schema: 1;

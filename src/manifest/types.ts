@@ -1,4 +1,11 @@
 /** The shape of a manifest (docs/runtime-contract.md §2): an artifact and a protocol descriptor. */
+/** The export names of the RPC module's three roles (the protocol, client and service classes). */
+export interface RpcExports {
+  protocol: string;
+  client: string;
+  service: string;
+}
+
 /** Per-channel values: `agent` and `task` on every line, `modelSelection` on lines that have it. */
 export interface PerChannel<T> {
   agent: T;
@@ -28,7 +35,7 @@ export interface ArtifactDescriptor {
   hostIndex: { path: string; sha256: string };
   rpcModule: { path: string; sha256: string };
   /** pinned export names; absent: found by shape (docs/runtime-contract.md §2.1) */
-  exports?: { protocol: string; client: string; service: string };
+  exports?: RpcExports;
   metadata: { runtime: string; entry: string; source: string };
 }
 

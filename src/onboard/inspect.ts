@@ -18,7 +18,7 @@ import { defaultInstallRoot, isInstallPlatform, INSTALL_PLATFORMS, type InstallP
 import { resolveInstall, type ResolvedInstall } from "../install/resolve-install.js";
 import { loadManifests, type LoadedManifest } from "../manifest/load-manifests.js";
 import { BUILTIN_PROVIDER_CONFIG, findLine } from "../manifest/release-lines.js";
-import type { Manifest } from "../manifest/types.js";
+import type { Manifest, RpcExports } from "../manifest/types.js";
 import { validateManifest } from "../manifest/validate-manifest.js";
 import { confinedEntry } from "../install/confine.js";
 import { joinLayout } from "../install/layout.js";
@@ -45,7 +45,7 @@ export interface OnboardReport {
   cliSha256?: string;
   hostIndex?: { path: string; sha256: string };
   rpcModule?: { path: string; sha256: string; foundBy: string };
-  roles?: { protocol: string; client: string; service: string };
+  roles?: RpcExports;
   line?: { id: string; why: string; evidence: LineEvidence[] };
   nearest?: { release: string; manifest: string; differences: string[] };
   candidate?: Manifest;
@@ -302,7 +302,7 @@ function differences(
     hostIndexSha: string;
     rpcPath: string;
     rpcSha: string;
-    exports: { protocol: string; client: string; service: string };
+    exports: RpcExports;
   },
 ): string[] {
   const a = base.artifact;

@@ -25,8 +25,8 @@ export const MODEL_STREAMING_KINDS = [
 
 export const TOOL_UPDATED_KINDS = ["scheduled", "started", "progress", "result", "error", "batch", "raw"] as const;
 
-const str = { type: "string" } as const;
-const nonEmpty = { type: "string", minLength: 1 } as const;
+export const str = { type: "string" } as const;
+export const nonEmpty = { type: "string", minLength: 1 } as const;
 const obj = { type: "object" } as const;
 const count = { type: "integer", minimum: 0 } as const;
 

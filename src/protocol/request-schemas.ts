@@ -5,10 +5,8 @@
  * malformed option or question list invalidates only itself, not the request.
  */
 import type { JSONSchema } from "json-schema-to-ts";
-import { unchecked } from "./event-schemas.js";
+import { nonEmpty, str, unchecked } from "./event-schemas.js";
 
-const str = { type: "string" } as const;
-const nonEmpty = { type: "string", minLength: 1 } as const;
 /** what a permission request and a user-input request both carry: who asks, in which turn, for which tool */
 const toolRequestFields = { requestId: nonEmpty, sessionId: str, turnId: str, toolCallId: str, toolName: str } as const;
 
