@@ -14,7 +14,7 @@ import { createZcodeAgent } from "../acp/agent-app.js";
 import { incomingMessages } from "../acp/incoming-messages.js";
 import { WireOrder } from "../acp/wire-order.js";
 import type { LazyHostClient } from "../host/lazy-host.js";
-import { LineApi } from "../native/line-api.js";
+import { CurrentLineApi } from "../native/current-line-api.js";
 import { registerDiagnostics } from "../acp/diagnostics.js";
 import type { Logger } from "../log/logger.js";
 import { compileSessionValidators } from "../protocol/event-validation.js";
@@ -58,7 +58,7 @@ export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
   // wire order of cancels and interaction answers; `agent` is bound right below
   const wire = new WireOrder((sessionId) => agent.cancelSession(sessionId), logger.child("wire"));
   const agent = createZcodeAgent({
-    native: new LineApi(host),
+    native: new CurrentLineApi(host),
     logger,
     createBroker: (brokerLogger) => createInteractionBroker({ logger: brokerLogger }),
     cancelGraceMs: config.cancelGraceMs,

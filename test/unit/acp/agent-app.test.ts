@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createZcodeAgent } from "../../../src/acp/agent-app.js";
 import { silentLogger } from "../../../src/log/logger.js";
 import { FakeHost } from "../../support/fake-host.js";
-import { LineApi } from "../../../src/native/line-api.js";
+import { CurrentLineApi } from "../../../src/native/current-line-api.js";
 import { StubBroker } from "../../support/stub-broker.js";
 
 // session/new needs an existing directory (src/acp/session-params.ts)
@@ -21,7 +21,7 @@ afterAll(() => {
 function connect(host = new FakeHost()) {
   const order: string[] = [];
   const agent = createZcodeAgent({
-    native: new LineApi(host),
+    native: new CurrentLineApi(host),
     logger: silentLogger,
     createBroker: () => new StubBroker(),
     cancelGraceMs: 1000,

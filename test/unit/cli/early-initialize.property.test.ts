@@ -13,7 +13,7 @@ import { earlyInitialize, opensSession } from "../../../src/cli/early-initialize
 import { silentLogger } from "../../../src/log/logger.js";
 import { FakeHost } from "../../support/fake-host.js";
 import { StubBroker } from "../../support/stub-broker.js";
-import { LineApi } from "../../../src/native/line-api.js";
+import { CurrentLineApi } from "../../../src/native/current-line-api.js";
 
 const encoder = new TextEncoder();
 const line = (value: unknown): Uint8Array => encoder.encode(typeof value === "string" ? value : JSON.stringify(value));
@@ -21,7 +21,7 @@ const line = (value: unknown): Uint8Array => encoder.encode(typeof value === "st
 /** The SDK path: our agent app on an SDK ndJsonStream; the first line it writes for `text`. */
 async function sdkAnswer(text: string): Promise<string> {
   const agent = createZcodeAgent({
-    native: new LineApi(new FakeHost()),
+    native: new CurrentLineApi(new FakeHost()),
     logger: silentLogger,
     createBroker: () => new StubBroker(),
     cancelGraceMs: 1000,

@@ -1,7 +1,7 @@
 /** Shared setup for session engine tests: the fake host, the fake client, a stub broker. */
 import { silentLogger } from "../../../src/log/logger.js";
 import { SessionService } from "../../../src/session/session-service.js";
-import { LineApi } from "../../../src/native/line-api.js";
+import { CurrentLineApi } from "../../../src/native/current-line-api.js";
 import { FakeHost } from "../../support/fake-host.js";
 import { FakeClient } from "../../support/fake-client.js";
 import { StubBroker } from "../../support/stub-broker.js";
@@ -14,7 +14,7 @@ export function setup(options: { cancelGraceMs?: number } = {}) {
   const client = new FakeClient();
   const broker = new StubBroker();
   const service = new SessionService({
-    native: new LineApi(host),
+    native: new CurrentLineApi(host),
     client,
     broker,
     logger: silentLogger,

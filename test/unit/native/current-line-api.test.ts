@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { LineApi } from "../../../src/native/line-api.js";
+import { CurrentLineApi } from "../../../src/native/current-line-api.js";
 import { FakeHost } from "../../support/fake-host.js";
 
-describe("LineApi: the current line's API", () => {
+describe("CurrentLineApi: the current line's API", () => {
   it("chooses the line again after the host exits: the first call after a relaunch uses the install's new line", async () => {
     const host = new FakeHost({ calls: "null", incarnation: 1 });
-    const native = new LineApi(host);
+    const native = new CurrentLineApi(host);
     await native.checkSignIn("/w").catch(() => undefined);
     expect(native.lineId).toBe("zcode-task-v1");
     // ZCode was updated to a v2 release while the bridge ran; the host exits and is started again

@@ -18,7 +18,7 @@ import type {
   SessionRef,
 } from "./native-api.js";
 
-export class LineApi implements NativeApi {
+export class CurrentLineApi implements NativeApi {
   private current: NativeApi | undefined;
   /** the host incarnation `current` was chosen for: within it the line cannot change */
   private chosenFor = -1;
