@@ -82,6 +82,10 @@ export async function runAcpCommand(config: Config, env: NodeJS.ProcessEnv = pro
   }
   const early = first.line ? earlyInitialize(first.line) : undefined;
   const host = createLazyHost(config, env, logger);
+  // stopping never waits for a host start (adr/0019): a stop ends a start in progress at once,
+  // even before the ACP connection is loaded; a second signal SIGKILLs the host and exits
+  stop.onForce(() => host.killNow());
+  void stop.requested.then(() => host.refuseStarts()).catch(() => undefined);
   let sessionWaiting = false;
   if (early) {
     process.stdout.write(early.answer);

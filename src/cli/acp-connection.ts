@@ -1,7 +1,8 @@
 /**
  * The ACP connection of the default command, on the SDK: loaded by acp-command.ts after the
  * early `initialize` answer (if any). stdout carries ACP JSON-RPC only; the host is stopped when
- * stdin closes, on SIGTERM / SIGINT / SIGHUP, or when stdout fails. Our reader (a line over the
+ * stdin closes, on SIGTERM / SIGINT / SIGHUP, or when stdout fails; a host still starting is
+ * abandoned then, not waited for, and a second signal exits at once (adr/0019). Our reader (a line over the
  * limit is answered and skipped, not fatal) passes every line through the wire-order gate
  * (src/acp/wire-order.ts) before the SDK sees it; our writer reports outgoing requests to it.
  *
@@ -110,9 +111,13 @@ export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
   const shutdown = (reason: string): Promise<void> => {
     stopping ??= (async () => {
       logger.info("shutting down", { reason });
+      // a host still starting is ended now, not waited for (adr/0019); a running one stays for
+      // the sessions' last calls (denials, stopGeneration)
+      const abandoning = host.refuseStarts().catch((e) => logger.warn("abandoning the host start failed", { error: describeError(e) }));
       connection.close();
       releaseInput();
       await agent.shutdown();
+      await abandoning;
       await host.close().catch((e) => logger.warn("host close failed", { error: describeError(e) }));
       process.stdin.destroy();
       setTimeout(() => process.exit(process.exitCode ?? 0), EXIT_BACKSTOP_MS).unref();
@@ -123,6 +128,8 @@ export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
 
   await connection.closed.catch((e) => logger.warn("ACP connection failed", { error: describeError(e) }));
   if (inputFailure) logger.error("reading stdin failed; the ACP connection ended", { error: describeError(inputFailure) });
+  // recorded as the stop request, so a signal during the shutdown exits at once
+  stop.request(inputFailure ? "stdin failed" : "stdin closed");
   await shutdown(inputFailure ? "stdin failed" : "stdin closed");
   stop.dispose();
   return inputFailure ? 1 : 0;

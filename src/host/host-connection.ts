@@ -9,6 +9,9 @@
  *   launches a fresh host with `incarnation` + 1.
  * - close() is final: it stops the host (channel close → dispose → bounded wait → SIGTERM → SIGKILL)
  *   and later requests are refused with CHANNEL_CLOSED.
+ * - Stopping never waits for a start (adr/0019): `refuseStarts()` (the bridge is stopping) and
+ *   close() abandon a host that has not reported ready — its process is ended at once, the
+ *   requests waiting for it fail — and no host is launched after them.
  */
 import type { Assessment } from "../compat/types.js";
 import type { Logger } from "../log/logger.js";
@@ -67,6 +70,8 @@ export class HostConnection implements HostClient {
   private starting: Promise<HostIncarnation> | undefined;
   private launches = 0;
   private closed = false;
+  /** the bridge is stopping: no launch from now on (a running host still serves the last calls) */
+  private startsRefused = false;
 
   constructor(options: HostConnectionOptions) {
     this.options = options;
@@ -199,10 +204,35 @@ export class HostConnection implements HostClient {
     return { dispose: () => void this.exitListeners.delete(listener) };
   }
 
+  /**
+   * No host is launched from now on; a start in progress is abandoned (its process ended at
+   * once, its waiters get HOST_START_FAILED). A host that is ready stays for the last calls
+   * (denials, stopGeneration) until close(). Resolves once an abandoned process is gone.
+   */
+  async refuseStarts(): Promise<void> {
+    this.startsRefused = true;
+    const host = this.current;
+    if (host && !host.started && host.alive) {
+      this.logger.info("abandoning the host start: zcode-acp is stopping", { incarnation: host.number });
+      await host.abandon(
+        new BridgeError("HOST_START_FAILED", "The ZCode host start was abandoned because zcode-acp is stopping.", {
+          details: { incarnation: host.number },
+        }),
+      );
+    }
+  }
+
+  /** SIGKILL the host process now, synchronously (the bridge exits at once on a second stop signal). */
+  killNow(): void {
+    this.closed = true;
+    this.startsRefused = true;
+    this.current?.killNow();
+  }
+
   async close(): Promise<void> {
     this.closed = true;
-    const starting = this.starting;
-    if (starting) await starting.catch(() => undefined);
+    // a start still resolving the install launches nothing now (start() checks startsRefused)
+    await this.refuseStarts();
     const host = this.current;
     if (host) await host.stop();
   }
@@ -224,6 +254,7 @@ export class HostConnection implements HostClient {
     if (this.starting) return this.starting;
     const current = this.current;
     if (current?.alive) return current.ready.then(() => current);
+    if (this.startsRefused) return Promise.reject(stoppingError());
     this.starting = this.start(current).finally(() => {
       this.starting = undefined;
     });
@@ -241,6 +272,7 @@ export class HostConnection implements HostClient {
     }
     const install = requireSupported(assessment);
     if (this.closed) throw new BridgeError("CHANNEL_CLOSED", "The host connection is closed.");
+    if (this.startsRefused) throw stoppingError();
     this.launches += 1;
     let host: HostIncarnation;
     try {
@@ -275,4 +307,8 @@ export class HostConnection implements HostClient {
       }
     }
   }
+}
+
+function stoppingError(): BridgeError {
+  return new BridgeError("HOST_START_FAILED", "zcode-acp is stopping: no ZCode host is started any more.");
 }

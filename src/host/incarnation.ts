@@ -14,6 +14,9 @@ import { BridgeError } from "../util/errors.js";
 import { launchHost, type HostProcessExit, type LaunchedHost, type SupportedInstall } from "./launcher.js";
 import { timeoutFor, type TimeoutTable } from "./timeouts.js";
 
+/** an abandoned start: each step of the escalation (channel close → SIGTERM → SIGKILL) waits at most this */
+export const ABANDON_STEP_MS = 400;
+
 export interface IncarnationOptions {
   number: number;
   install: SupportedInstall;
@@ -45,6 +48,8 @@ export class HostIncarnation {
   private resolveEnded!: (error: BridgeError) => void;
   private startupTimer: NodeJS.Timeout | undefined;
   private stopping: Promise<void> | undefined;
+  /** the start was abandoned: the escalation does not wait the graceful budgets */
+  private abandoned = false;
   private resolveTerminated!: () => void;
 
   constructor(options: IncarnationOptions) {
@@ -109,6 +114,27 @@ export class HostIncarnation {
 
   get alive(): boolean {
     return this.endError === undefined;
+  }
+
+  /** true once the host reported ready */
+  get started(): boolean {
+    return this.isReady;
+  }
+
+  /**
+   * Give up a start that has not reached ready (the bridge is stopping): end with `reason` and
+   * escalate without the graceful budgets — nothing was served yet, so there is nothing to
+   * dispose cleanly. Resolves once the process is gone (about 1 s at worst). A host that is
+   * ready already is stopped gracefully instead.
+   */
+  abandon(reason: BridgeError): Promise<void> {
+    if (!this.isReady && this.endError === undefined) this.abandoned = true;
+    return this.stop(reason);
+  }
+
+  /** SIGKILL now, synchronously (the bridge exits at once on a second stop signal). */
+  killNow(): void {
+    this.host.kill("SIGKILL");
   }
 
   /** Graceful stop (idempotent): end with `reason`, then the bounded escalation. */
@@ -220,10 +246,14 @@ export class HostIncarnation {
   /** channel closed already → wait → SIGTERM → wait → SIGKILL → wait. */
   private escalate(): Promise<void> {
     this.stopping ??= (async () => {
-      if (await this.exitWithin(timeoutFor(this.timeouts, "stopGrace"))) return;
-      this.logger.warn("the host did not exit after its channel closed; sending SIGTERM", { pid: this.host.pid });
+      const step = (key: "stopGrace" | "killGrace"): number =>
+        this.abandoned ? Math.min(ABANDON_STEP_MS, timeoutFor(this.timeouts, key)) : timeoutFor(this.timeouts, key);
+      if (await this.exitWithin(step("stopGrace"))) return;
+      this.logger[this.abandoned ? "info" : "warn"]("the host did not exit after its channel closed; sending SIGTERM", {
+        pid: this.host.pid,
+      });
       this.host.kill("SIGTERM");
-      if (await this.exitWithin(timeoutFor(this.timeouts, "killGrace"))) return;
+      if (await this.exitWithin(step("killGrace"))) return;
       this.logger.warn("the host ignored SIGTERM; sending SIGKILL", { pid: this.host.pid });
       this.host.kill("SIGKILL");
       if (await this.exitWithin(timeoutFor(this.timeouts, "killGrace"))) return;

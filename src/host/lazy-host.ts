@@ -23,6 +23,10 @@ import type { Disposable } from "../util/disposable.js";
 /** a host client that can be started before its first request (HostConnection) */
 interface StartableHost extends HostClient {
   startNow?(): Promise<void>;
+  /** no launch from now on; a start in progress is abandoned (HostConnection.refuseStarts) */
+  refuseStarts?(): Promise<void>;
+  /** SIGKILL the host process now (HostConnection.killNow) */
+  killNow?(): void;
 }
 
 export interface LazyHostOptions {
@@ -35,6 +39,7 @@ export class LazyHostClient implements HostClient {
   private loading: Promise<StartableHost> | undefined;
   private early: Promise<void> | undefined;
   private warming: Promise<unknown> | undefined;
+  private startsRefused = false;
   /** exit listeners, with their subscription on the host once it is loaded */
   private readonly listeners = new Map<ExitListener, Disposable | undefined>();
 
@@ -112,7 +117,23 @@ export class LazyHostClient implements HostClient {
     return { loaded: host !== undefined, exitListeners: this.listeners.size, ...(host?.diagnostics?.() ?? {}) };
   }
 
+  /**
+   * The bridge is stopping: no host is launched from now on and a start in progress is
+   * abandoned at once (adr/0019); a running host stays for the last calls until close().
+   */
+  async refuseStarts(): Promise<void> {
+    this.startsRefused = true;
+    await this.host?.refuseStarts?.();
+  }
+
+  /** SIGKILL the host process now, synchronously (a second stop signal); a no-op before it is loaded. */
+  killNow(): void {
+    this.startsRefused = true;
+    this.host?.killNow?.();
+  }
+
   async close(): Promise<void> {
+    this.startsRefused = true;
     if (!this.loading) return;
     let host: StartableHost;
     try {
@@ -140,6 +161,7 @@ export class LazyHostClient implements HostClient {
   private load(): Promise<StartableHost> {
     this.loading ??= this.create().then((host) => {
       this.host = host;
+      if (this.startsRefused) void host.refuseStarts?.();
       for (const listener of this.listeners.keys()) this.listeners.set(listener, host.onExit(listener));
       const warming = this.options.warm?.(host);
       if (warming) this.warming = warming;
