@@ -16,16 +16,16 @@ export class AcpClientPort implements ClientPort {
   }
 
   requestPermission(params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse> {
-    this.tracker?.track(params, signal);
-    return this.client.request(acp.methods.client.session.requestPermission, params, {
+    const sent = this.tracker ? this.tracker.track("permission", params, signal) : params;
+    return this.client.request(acp.methods.client.session.requestPermission, sent, {
       cancellationSignal: signal,
       stopWaitingOnCancel: true,
     });
   }
 
   createElicitation(params: acp.CreateElicitationRequest, signal: AbortSignal): Promise<acp.CreateElicitationResponse> {
-    this.tracker?.track(params, signal);
-    return this.client.request(acp.methods.client.elicitation.create, params, { cancellationSignal: signal, stopWaitingOnCancel: true });
+    const sent = this.tracker ? this.tracker.track("elicitation", params, signal) : params;
+    return this.client.request(acp.methods.client.elicitation.create, sent, { cancellationSignal: signal, stopWaitingOnCancel: true });
   }
 
   interactionEnded(signal: AbortSignal): void {

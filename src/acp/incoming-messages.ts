@@ -6,13 +6,19 @@
  *    reader fail and end the connection. Here it is skipped up to its newline — NDJSON
  *    resynchronises there, since JSON text holds no raw newline — and answered with an error
  *    that names the limit; the connection keeps serving.
- *  - Every message passes `gate` before the SDK sees it, one at a time in wire order
- *    (./wire-order.ts): a gate that returns a promise holds back the later lines until it settles.
+ *  - Every message is read by our own rules (./client-messages.ts: the envelope and the params of
+ *    the methods the transport acts on) and passes `gate` before the SDK sees it, one at a time in
+ *    wire order (./wire-order.ts): a gate that returns a promise holds back the later lines until
+ *    it settles.
  *
- * Invalid JSON, batches and non-objects are answered as the SDK's reader answers them.
+ * Nothing a client writes ends the connection (adr/0019): invalid JSON, batches and non-objects
+ * are answered as the SDK's reader answers them; a refused message is answered (-32600 / -32602)
+ * or, a notification, dropped and logged at debug; a gate that throws is logged and the message
+ * goes on (a response as an error response, so it can never allow). Only a failing stdin ends it.
  */
 import { DEFAULT_MAX_MESSAGE_BYTES, type AnyMessage } from "@agentclientprotocol/sdk";
 import type { Logger } from "../log/logger.js";
+import { readClientMessage, type ClientMessage } from "./client-messages.js";
 import { readMessageHead } from "./message-head.js";
 import { JSON_RPC_CODES } from "./request-errors.js";
 
@@ -23,8 +29,8 @@ export interface IncomingOptions {
   input: AsyncIterable<Uint8Array | string>;
   /** protocol-level answers of the transport itself (parse errors, too large) */
   reply(message: AnyMessage): void;
-  /** sees every message in wire order; returns the message to pass on, undefined to drop it, or a promise of either */
-  gate?(message: Message): Message | undefined | Promise<Message | undefined>;
+  /** sees every message that was read, in wire order; returns the message to pass on, undefined to drop it, or a promise of either */
+  gate?(read: ClientMessage): Message | undefined | Promise<Message | undefined>;
   logger: Logger;
   maxMessageBytes?: number;
   /** how the input ended: "eof", or the read error (the connection then ends with it) */
@@ -94,11 +100,40 @@ export function incomingMessages(options: IncomingOptions): ReadableStream<AnyMe
     return undefined;
   };
 
+  /** read the message by our rules, then the gate; never throws */
+  const gate = async (message: Message): Promise<Message | undefined> => {
+    const verdict = readClientMessage(message);
+    if (!verdict.ok) {
+      if (verdict.answer) {
+        const { id, code, message: text, data } = verdict.answer;
+        logger.debug("client message refused", { method: verdict.method, reason: verdict.reason, code });
+        options.reply(errorResponse(id, code, text, data));
+      } else {
+        logger.debug("client message ignored", { method: verdict.method, reason: verdict.reason });
+      }
+      return undefined;
+    }
+    const read = verdict.read;
+    if (!options.gate) return read.message;
+    try {
+      return await options.gate(read);
+    } catch (error) {
+      logger.error("the transport could not order a client message; it is passed on", {
+        kind: read.kind,
+        method: read.kind === "response" ? undefined : read.method,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      if (read.kind !== "response") return read.message;
+      // never pass on an answer the order could not be checked for: its request falls back
+      return { jsonrpc: "2.0", id: read.id, error: { code: JSON_RPC_CODES.internalError, message: "The answer could not be ordered." } };
+    }
+  };
+
   return new ReadableStream<AnyMessage>({
     async start(controller) {
       const deliver = async (message: Message | undefined): Promise<void> => {
         if (message === undefined) return;
-        const gated = options.gate ? await options.gate(message) : message;
+        const gated = await gate(message);
         if (gated !== undefined && !cancelled) controller.enqueue(gated as unknown as AnyMessage);
       };
       // the current line: its chunks, their length, and whether it is over the limit

@@ -16,13 +16,22 @@
  *  3. `cancelSession(S)` runs (the engine stops the turn and withdraws every pending
  *     interaction of S with a real deny / decline), before any later line reaches the SDK.
  * The reverse order needs nothing: an answer read before the cancel is simply passed on.
+ *
+ * Nothing here leans on SDK internals (adr/0019): the transport reads the messages itself
+ * (./client-messages.ts, typed and checked, never a throw); an outgoing interaction request is
+ * matched to its ticket by a tag the client port puts in the params' `_meta` (ACP's extension
+ * field, which every SDK passes through) and our writer takes off again before the line is
+ * written — not by the identity of the params object. Without the tag (an SDK that dropped
+ * `_meta`), the oldest unsent ticket of the same session and kind is taken, with a warning.
  */
 import type { AnyMessage } from "@agentclientprotocol/sdk";
 import type { Logger } from "../log/logger.js";
+import type { ClientMessage } from "./client-messages.js";
 
 type Message = Record<string, unknown>;
+export type InteractionKind = "permission" | "elicitation";
 
-const ASKING_METHODS: Record<string, "permission" | "elicitation"> = {
+const ASKING_METHODS: Record<string, InteractionKind> = {
   "session/request_permission": "permission",
   "elicitation/create": "elicitation",
 };
@@ -31,33 +40,52 @@ const CANCELLED_RESULT = {
   permission: { outcome: { outcome: "cancelled" } },
   elicitation: { action: "cancel" },
 } as const;
-/** bound on remembered requests whose interaction ended without a client answer */
+/** the `_meta` key of the ticket tag (taken off before the line is written) */
+export const TICKET_META_KEY = "zcode-acp/wire-ticket";
+/** bound on remembered requests (unanswered, unsent, running prompts) */
 const MAX_TRACKED = 1024;
 /** a consumer that never ends its interaction must not stop the input: fail-safe, not synchronisation */
 const CONSUME_SAFETY_MS = 10_000;
 
 interface Ticket {
   sessionId: string;
-  kind: "permission" | "elicitation";
+  kind: InteractionKind;
   state: "asked" | "answered" | "stale";
   /** resolves when the interaction that asked is over (its signal aborted); undefined when untracked */
   over?: Promise<void>;
   done: boolean;
+  /** the tag in `_meta`, and whether the params had a `_meta` of their own */
+  tag?: number;
+  ownMeta?: boolean;
 }
 
 /** What the client port tells the tracker about the interaction requests it sends. */
 export interface InteractionTracker {
-  /** call right before sending the request with these params and the interaction's client signal */
-  track(params: object, signal: AbortSignal): void;
+  /** call right before sending; returns the params to send (tagged) */
+  track<P extends object>(kind: InteractionKind, params: P, signal: AbortSignal): P;
   /** the interaction that asked with `signal` is over (also assumed when the signal aborts) */
   ended(signal: AbortSignal): void;
 }
 
-const idKey = (id: unknown): string => JSON.stringify(id);
+const idKey = (id: unknown): string => JSON.stringify(id) ?? "undefined";
+
+function isRecord(value: unknown): value is Message {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** keep at most MAX_TRACKED entries (the oldest go) */
+function bound<K, V>(map: Map<K, V>): void {
+  while (map.size > MAX_TRACKED) {
+    const oldest = map.keys().next();
+    if (oldest.done) break;
+    map.delete(oldest.value);
+  }
+}
 
 export class WireOrder implements InteractionTracker {
-  /** params object of a request about to be sent → its ticket (matched when the SDK writes it) */
-  private readonly byParams = new WeakMap<object, Ticket>();
+  private serial = 0;
+  /** tickets of requests about to be sent, by tag, oldest first */
+  private readonly unsent = new Map<number, Ticket>();
   /** the interaction's client signal → how to mark its ticket over */
   private readonly enders = new WeakMap<AbortSignal, () => void>();
   /** interaction requests on the wire, not answered yet, by JSON-RPC id */
@@ -66,22 +94,25 @@ export class WireOrder implements InteractionTracker {
   private readonly answered = new Set<Ticket>();
   /** running session/prompt requests of the client: id → session */
   private readonly prompts = new Map<string, string>();
-  private warnedUntracked = false;
+  private warnedUntagged = false;
 
   constructor(
     private readonly cancelSession: (sessionId: string) => void,
     private readonly logger: Logger,
   ) {}
 
-  track(params: object, signal: AbortSignal): void {
+  track<P extends object>(kind: InteractionKind, params: P, signal: AbortSignal): P {
     const sessionId = (params as { sessionId?: unknown }).sessionId;
-    if (typeof sessionId !== "string") return;
-    const ticket: Ticket = { sessionId, kind: "permission", state: "asked", done: false };
+    if (typeof sessionId !== "string") return params;
+    const meta = (params as { _meta?: unknown })._meta;
+    const tag = ++this.serial;
+    const ticket: Ticket = { sessionId, kind, state: "asked", done: false, tag, ownMeta: meta !== undefined };
     ticket.over = new Promise<void>((resolve) => {
       const end = (): void => {
         if (ticket.done) return;
         ticket.done = true;
         this.answered.delete(ticket);
+        this.unsent.delete(tag);
         signal.removeEventListener("abort", end);
         resolve();
       };
@@ -89,66 +120,83 @@ export class WireOrder implements InteractionTracker {
       if (signal.aborted) end();
       else signal.addEventListener("abort", end, { once: true });
     });
-    this.byParams.set(params, ticket);
+    if (!ticket.done) {
+      this.unsent.set(tag, ticket);
+      bound(this.unsent);
+    }
+    return { ...params, _meta: { ...(isRecord(meta) ? meta : {}), [TICKET_META_KEY]: tag } };
   }
 
   ended(signal: AbortSignal): void {
     this.enders.get(signal)?.();
   }
 
-  /** every message the agent writes, right before it is written */
-  outgoing(message: AnyMessage): void {
+  /** every message the agent writes, right before it is written; returns what to write (the tag taken off) */
+  outgoing(message: AnyMessage): AnyMessage {
     const m = message as unknown as Message;
-    if (!("id" in m)) return;
+    if (!("id" in m)) return message;
     if (typeof m.method !== "string") {
       this.prompts.delete(idKey(m.id));
-      return;
-    }
-    const kind = ASKING_METHODS[m.method];
-    if (kind === undefined || typeof m.params !== "object" || m.params === null) return;
-    let ticket = this.byParams.get(m.params);
-    if (!ticket) {
-      const sessionId = (m.params as { sessionId?: unknown }).sessionId;
-      if (typeof sessionId !== "string") return;
-      if (!this.warnedUntracked) {
-        this.warnedUntracked = true;
-        this.logger.warn("an interaction request was sent without its tracker ticket; its answer is ordered against cancels by id only");
-      }
-      ticket = { sessionId, kind, state: "asked", done: false };
-    }
-    ticket.kind = kind;
-    this.asked.set(idKey(m.id), ticket);
-    while (this.asked.size > MAX_TRACKED) {
-      const oldest = this.asked.keys().next().value;
-      if (oldest === undefined) break;
-      this.asked.delete(oldest);
-    }
-  }
-
-  /** every message the client wrote, in wire order; returns what the SDK gets */
-  incoming(message: Message): Message | Promise<Message> {
-    if (typeof message.method !== "string") return "id" in message ? this.answer(message) : message;
-    if (message.method === "session/prompt" && "id" in message) {
-      const sessionId = (message.params as { sessionId?: unknown } | undefined)?.sessionId;
-      if (typeof sessionId === "string") this.prompts.set(idKey(message.id), sessionId);
       return message;
     }
-    if ("id" in message) return message;
+    const kind = ASKING_METHODS[m.method];
+    if (kind === undefined || !isRecord(m.params)) return message;
+    const params = m.params;
+    const sessionId = params.sessionId;
+    if (typeof sessionId !== "string") return message;
+    const meta = isRecord(params._meta) ? params._meta : undefined;
+    const tag = meta?.[TICKET_META_KEY];
+    let ticket = typeof tag === "number" ? this.unsent.get(tag) : undefined;
+    if (!ticket) {
+      ticket = this.oldestUnsent(sessionId, kind);
+      if (typeof tag !== "number" && !this.warnedUntagged) {
+        this.warnedUntagged = true;
+        this.logger.warn("an interaction request was written without its wire ticket tag; it is matched to its ticket by order");
+      }
+    }
+    if (ticket?.tag !== undefined) this.unsent.delete(ticket.tag);
+    ticket ??= { sessionId, kind, state: "asked", done: false };
+    this.asked.set(idKey(m.id), ticket);
+    bound(this.asked);
+    if (tag === undefined || meta === undefined) return message;
+    const { [TICKET_META_KEY]: _tag, ...rest } = meta;
+    const { _meta: _ours, ...others } = params;
+    const cleaned = ticket.ownMeta || Object.keys(rest).length > 0 ? { ...others, _meta: rest } : others;
+    return { ...m, params: cleaned } as unknown as AnyMessage;
+  }
+
+  /** every message the client wrote, read and checked (./client-messages.ts), in wire order; returns what the SDK gets */
+  incoming(read: ClientMessage): Message | Promise<Message> {
+    const message = read.message;
+    if (read.kind === "response") return this.answer(read.id, message);
+    if (read.kind === "request") {
+      if (read.method === "session/prompt") {
+        const sessionId = (message.params as { sessionId: string }).sessionId;
+        this.prompts.set(idKey(read.id), sessionId);
+        bound(this.prompts);
+      }
+      return message;
+    }
     let sessionId: string | undefined;
-    const params = message.params as Record<string, unknown> | undefined;
-    if (message.method === "session/cancel" && typeof params?.sessionId === "string") sessionId = params.sessionId;
-    if (message.method === "$/cancel_request" && params && "requestId" in params) sessionId = this.prompts.get(idKey(params.requestId));
+    // the params of both were checked by readClientMessage
+    if (read.method === "session/cancel") sessionId = (message.params as { sessionId: string }).sessionId;
+    if (read.method === "$/cancel_request") sessionId = this.prompts.get(idKey((message.params as { requestId: unknown }).requestId));
     return sessionId === undefined ? message : this.cancel(sessionId, message);
   }
 
-  private answer(message: Message): Message {
-    const key = idKey(message.id);
+  private oldestUnsent(sessionId: string, kind: InteractionKind): Ticket | undefined {
+    for (const ticket of this.unsent.values()) if (ticket.sessionId === sessionId && ticket.kind === kind) return ticket;
+    return undefined;
+  }
+
+  private answer(id: unknown, message: Message): Message {
+    const key = idKey(id);
     const ticket = this.asked.get(key);
     if (!ticket) return message;
     this.asked.delete(key);
     if (ticket.state === "stale") {
       this.logger.info("client answer read after session/cancel; passed on as cancelled", { sessionId: ticket.sessionId });
-      return { jsonrpc: "2.0", id: message.id, result: CANCELLED_RESULT[ticket.kind] };
+      return { jsonrpc: "2.0", id, result: CANCELLED_RESULT[ticket.kind] };
     }
     ticket.state = "answered";
     if (!ticket.done && ticket.over) this.answered.add(ticket);

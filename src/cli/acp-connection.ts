@@ -29,6 +29,8 @@ import type { StopRequests } from "./stop-requests.js";
 
 /** After shutdown, a last resort in case something still holds the event loop. */
 const EXIT_BACKSTOP_MS = 5_000;
+/** how long the input is held for the SDK's answer to the replayed initialize (it takes milliseconds) */
+const REPLAY_ANSWER_MS = 5_000;
 
 export interface AcpConnectionOptions {
   config: Config;
@@ -72,6 +74,20 @@ export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
   let replayed: EarlyInitialize | undefined = early;
   let releaseInput!: () => void;
   const held = new Promise<void>((resolve) => (releaseInput = resolve));
+  // the hold is ours and bounded (adr/0019): an SDK that never answers the replayed initialize
+  // (or answers it with an id we do not see) delays the input, it does not stop it
+  if (early) {
+    const timer = setTimeout(() => {
+      if (!replayed) return;
+      logger.error("the SDK did not answer the replayed initialize; the client's input goes on without it", {
+        id: replayed.id,
+        waitedMs: REPLAY_ANSWER_MS,
+      });
+      replayed = undefined;
+      releaseInput();
+    }, REPLAY_ANSWER_MS);
+    void held.then(() => clearTimeout(timer));
+  }
   let warmedUp = early !== undefined;
   const intercept = (message: Message): boolean => {
     if (replayed && isResponse(message) && message.id === replayed.id) {
@@ -97,7 +113,7 @@ export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
   const readable = incomingMessages({
     input: options.input.stream(early ? held : undefined),
     reply: (message) => void replies.write(message).catch((e) => logger.warn("transport answer not written", { error: describeError(e) })),
-    gate: (message) => wire.incoming(message),
+    gate: (read) => wire.incoming(read),
     logger: logger.child("transport"),
     onEnd: (how) => {
       if (how !== "eof") inputFailure = how;

@@ -25,16 +25,16 @@ const DONE: Promise<undefined> = Promise.resolve(undefined);
 export interface StdoutMessageOptions {
   /** sees every message first; returning true keeps it off stdout (the replayed initialize's answer) */
   intercept?: (message: AnyMessage) => boolean;
-  /** sees every message right before it is written (the wire-order tracker) */
-  observe?: (message: AnyMessage) => void;
+  /** sees every message right before it is written (the wire-order tracker); what it returns is written instead */
+  observe?: (message: AnyMessage) => AnyMessage | undefined;
 }
 
 /** Write one message; undefined when stdout took it, else a promise settled on drain / close / error. */
 function writeMessage(out: Writable, message: AnyMessage, options: StdoutMessageOptions): Promise<undefined> | undefined {
   if (options.intercept?.(message)) return undefined;
-  options.observe?.(message);
+  const written = options.observe?.(message) ?? message;
   if (out.destroyed || !out.writable) throw new Error("stdout is closed");
-  if (out.write(`${JSON.stringify(message)}\n`)) return undefined;
+  if (out.write(`${JSON.stringify(written)}\n`)) return undefined;
   return new Promise<undefined>((resolve, reject) => {
     const settle = (error?: Error): void => {
       out.off("drain", onDrain);

@@ -1,6 +1,7 @@
 /** The ACP stdin reader (src/acp/incoming-messages.ts) and the head scan of oversized lines. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { ClientMessage } from "../../../src/acp/client-messages.js";
 import { incomingMessages } from "../../../src/acp/incoming-messages.js";
 import { readMessageHead } from "../../../src/acp/message-head.js";
 import { silentLogger } from "../../../src/log/logger.js";
@@ -83,13 +84,17 @@ describe("incoming ACP lines", () => {
     const order: string[] = [];
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    const gate = (m: Record<string, unknown>) => {
+    const gate = ({ message: m }: ClientMessage) => {
       order.push(`gate:${String(m.method)}`);
       if (m.method === "hold") return held.then(() => m);
       if (m.method === "drop") return undefined;
       return m;
     };
-    const done = run(['{"method":"hold"}\n{"method":"drop"}\n{"method":"after"}\n'], 1024, gate);
+    const done = run(
+      ['{"jsonrpc":"2.0","method":"hold"}\n{"jsonrpc":"2.0","method":"drop"}\n{"jsonrpc":"2.0","method":"after"}\n'],
+      1024,
+      gate,
+    );
     await new Promise((r) => setImmediate(r));
     expect(order).toEqual(["gate:hold"]);
     release();
