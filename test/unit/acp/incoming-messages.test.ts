@@ -104,6 +104,42 @@ describe("incoming ACP lines", () => {
   });
 });
 
+describe("what the reader never does (adr/0019)", () => {
+  it("a gate that throws or rejects does not end the reader: calls go on, an answer becomes an error (it can never allow)", async () => {
+    const gate = (read: ClientMessage) => {
+      if (read.kind === "notification") throw new TypeError("boom");
+      if (read.kind === "response") return Promise.reject(new Error("boom"));
+      return read.message;
+    };
+    const { messages, replies, ends } = await run(
+      [
+        '{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}\n',
+        '{"jsonrpc":"2.0","id":4,"result":{"outcome":{"outcome":"selected","optionId":"allow"}}}\n',
+        '{"jsonrpc":"2.0","id":5,"method":"session/list","params":{}}\n',
+      ],
+      1024,
+      gate,
+    );
+    expect(ends).toEqual(["eof"]);
+    expect(replies).toEqual([]);
+    expect(messages).toEqual([
+      { jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "s" } },
+      { jsonrpc: "2.0", id: 4, error: expect.objectContaining({ code: -32603 }) },
+      { jsonrpc: "2.0", id: 5, method: "session/list", params: {} },
+    ]);
+  });
+
+  it('answers the issue\'s line ({"method":"$/cancel_request","params":"garbage"}) with nothing and reads on', async () => {
+    const { messages, replies, ends } = await run([
+      '{"jsonrpc":"2.0","method":"$/cancel_request","params":"garbage"}\n{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":7}\n',
+      '{"jsonrpc":"2.0","id":2,"method":"session/list","params":{}}\n',
+    ]);
+    expect(ends).toEqual(["eof"]);
+    expect(replies).toEqual([{ jsonrpc: "2.0", id: 1, error: expect.objectContaining({ code: -32602 }) }]);
+    expect(messages).toEqual([{ jsonrpc: "2.0", id: 2, method: "session/list", params: {} }]);
+  });
+});
+
 describe("head of an oversized line", () => {
   it("finds the top-level id and method, not nested ones, and stops at a cut", () => {
     expect(readMessageHead('{"jsonrpc":"2.0","id":5,"method":"session/prompt","params":{"id":9')).toEqual({

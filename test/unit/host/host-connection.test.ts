@@ -142,6 +142,39 @@ describe("HostConnection", () => {
     });
   });
 
+  it("close() during a start abandons it at once: the waiting call fails, the process is gone, nothing is relaunched (adr/0019)", async () => {
+    const c = connect({ profile: { startupDelayMs: 60_000 } });
+    const first = rejectionOf(c.host.call("agent", "initialize", W));
+    await until(() => readCallLog(install.callLogPath).some((e) => e.kind === "parent-message" && e.type === "init-local"), {
+      timeoutMs: 8000,
+      intervalMs: 20,
+      what: "the start-up under way",
+    });
+    const pid = c.host.pid!;
+    expect(processAlive(pid)).toBe(true);
+    const closing = c.host.close();
+    // bounded by the abandon steps (channel close → SIGTERM → SIGKILL, 400 ms each), not by the start
+    const closedIn = await Promise.race([closing.then(() => "closed"), new Promise((r) => setTimeout(() => r("late"), 1500).unref())]);
+    expect(closedIn).toBe("closed");
+    expect(processAlive(pid)).toBe(false);
+    const error = await first;
+    expect(error.code).toBe("HOST_START_FAILED");
+    expect(error.message).toContain("abandoned");
+    expect(c.host.incarnation).toBe(1);
+    expect((await rejectionOf(c.host.call("agent", "initialize", W))).code).toBe("CHANNEL_CLOSED");
+  });
+
+  it("refuseStarts() keeps a ready host for the last calls and refuses a relaunch after it", async () => {
+    const c = connect();
+    await c.host.call("agent", "initialize", W);
+    await c.host.refuseStarts();
+    await expect(c.host.call("agent", "initialize", W)).resolves.toBeTruthy();
+    const pid = c.host.pid!;
+    c.host.killNow();
+    await until(() => !processAlive(pid), { timeoutMs: 2000, intervalMs: 20, what: "the SIGKILLed host gone" });
+    expect((await rejectionOf(c.host.call("agent", "initialize", W))).code).toBe("CHANNEL_CLOSED");
+  });
+
   it("refuses an oversized outbound frame locally and ends a subscription whose event is too large", async () => {
     const c = connect({ frameLimitBytes: 64 * 1024 });
     const error = await rejectionOf(c.host.call("agent", "initialize", { ...W, pad: "p".repeat(100_000) }));
