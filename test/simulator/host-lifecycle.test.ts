@@ -157,6 +157,17 @@ describe("shutdown (docs/zcode-host.md §2.9, §12.1 item 11)", () => {
     expect(log.at(-1)).toMatchObject({ kind: "exit", code: 0, reason: "dispose" });
   });
 
+  it("disposeDelayMs: dispose is acted on that late (a host busy winding down), then the host exits 0", async () => {
+    const install = await newInstall();
+    const host = startHost(install, { profile: { disposeDelayMs: 300 } });
+    await (await host.connect()).client.whenInitialized();
+    host.post({ type: "dispose" });
+    await host.waitForMessage((m) => m.type === "log" && m.message.includes("dispose: winding down for 300 ms"));
+    expect((await install.readCallLog()).some((e) => e.kind === "exit")).toBe(false);
+    expect(await host.exited).toBe(0);
+    expect((await install.readCallLog()).at(-1)).toMatchObject({ kind: "exit", code: 0, reason: "dispose" });
+  });
+
   it("database-startup-control exit ends the host with 0", async () => {
     const install = await newInstall();
     const host = startHost(install);
