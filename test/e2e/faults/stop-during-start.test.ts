@@ -66,6 +66,22 @@ describe("a stop while the host is still starting", () => {
     });
   }
 
+  it("SIGTERM during the early start (initialize and session/new in one write): the same", async () => {
+    const client = RawAcpClient.start({ env: { ...withProfile({ startupDelayMs: 20_000 }), ZCODE_ACP_LOG_LEVEL: "debug" } });
+    const before = (await sim.readCallLog()).length;
+    const init = client.requestLine("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    const opening = client.requestLine("session/new", { cwd: await mkdtemp(join(dirname(sim.root), "ws-")), mcpServers: [] });
+    await client.write([init.line, opening.line]);
+    await until(async () => (await sim.readCallLog()).slice(before).some((e) => e.kind === "parent-message" && e.type === "init-local"), {
+      what: "the host's start-up (init-local)",
+      timeoutMs: 15_000,
+      intervalMs: 25,
+    });
+    expect(await client.kill("SIGTERM", STOP_DEADLINE_MS)).toEqual({ code: 0, signal: null });
+    await nothingLeft();
+    expect(client.stderr).toContain("a session request is waiting: starting the host");
+  });
+
   it("stdin EOF: the starting host is ended and the bridge exits 0 within 2 s", async () => {
     const client = RawAcpClient.start({ env: withProfile({ startupDelayMs: 20_000 }) });
     await startSlowHost(client);
