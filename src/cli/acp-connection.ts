@@ -2,9 +2,10 @@
  * The ACP connection of the default command, on the SDK: loaded by acp-command.ts after the
  * early `initialize` answer (if any). stdout carries ACP JSON-RPC only; the host is stopped when
  * stdin closes, on SIGTERM / SIGINT / SIGHUP, or when stdout fails; a host still starting is
- * abandoned then, not waited for, and a second signal exits at once (adr/0019). Our reader (a line over the
- * limit is answered and skipped, not fatal) passes every line through the wire-order gate
- * (src/acp/wire-order.ts) before the SDK sees it; our writer reports outgoing requests to it.
+ * abandoned then, not waited for, and a second signal exits at once (adr/0019). Our reader (a
+ * line over the limit is answered and skipped, a malformed message refused or ignored, never
+ * fatal) passes every line through the wire-order gate (src/acp/wire-order.ts) before the SDK
+ * sees it; our writer reports outgoing requests to it.
  *
  * After an early answer the SDK still gets the initialize request first (its connection must be
  * initialized, and our handler records the client's capabilities); its answer to that replayed
@@ -86,6 +87,7 @@ export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
       replayed = undefined;
       releaseInput();
     }, REPLAY_ANSWER_MS);
+    timer.unref();
     void held.then(() => clearTimeout(timer));
   }
   let warmedUp = early !== undefined;
