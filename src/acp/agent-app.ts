@@ -12,6 +12,7 @@ import { AcpClientPort } from "./client-port.js";
 import { AUTH_METHOD_ID, initializeResponse } from "./initialize.js";
 import { answerPrompt } from "./prompt-failure.js";
 import { answer, invalidParams } from "./request-errors.js";
+import { acceptsNotices, noticeNotification, type ReleaseNotice } from "./release-notices.js";
 import { decodeCursor, listPage } from "./session-list-page.js";
 import { listFilterDirectory, workspaceDirectory } from "./session-params.js";
 import type { InteractionTracker } from "./wire-order.js";
@@ -29,6 +30,8 @@ export interface ZcodeAgentOptions {
   defaultCwd: string;
   /** told about every interaction request sent to the client (wire order, ./wire-order.ts) */
   tracker?: InteractionTracker;
+  /** the warning-level advisories of the release the sessions run on (adr/0021); absent: none */
+  releaseNotices?: () => readonly ReleaseNotice[];
 }
 
 export interface ZcodeAgent {
@@ -42,10 +45,13 @@ export interface ZcodeAgent {
 }
 
 /** Queue work to run once the response of the current request has been written. */
-function afterResponse(opened: OpenedSession): void {
+function afterResponse(opened: OpenedSession, then?: () => void): void {
   // The SDK enqueues the response in the microtasks after the handler resolves; setImmediate
   // runs after them, so these notifications follow the response on the wire.
-  setImmediate(() => opened.afterResponse());
+  setImmediate(() => {
+    opened.afterResponse();
+    then?.();
+  });
 }
 
 export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
@@ -54,6 +60,18 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
   let port: AcpClientPort | undefined;
   let broker: InteractionBroker | undefined;
   let shutdownPromise: Promise<void> | undefined;
+
+  /** sessions that got the release notices on this connection: once per session (adr/0021) */
+  const noticed = new Set<string>();
+  const sendReleaseNotices = (sessionId: string): void => {
+    if (!port || !acceptsNotices(port.capabilities) || noticed.has(sessionId)) return;
+    const notices = options.releaseNotices?.() ?? [];
+    if (notices.length === 0) return;
+    noticed.add(sessionId);
+    for (const notice of notices) {
+      port.sessionUpdate(noticeNotification(sessionId, notice)).catch((e) => logger.warn("notice not sent", { error: describeError(e) }));
+    }
+  };
 
   const sessions = (): SessionService => {
     if (!service) throw new Error("no ACP connection");
@@ -99,7 +117,7 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     .onRequest(acp.methods.agent.session.new, ({ params }) =>
       answer(async () => {
         const opened = await sessions().newSession({ cwd: await workspaceDirectory(params.cwd), mcpServers: params.mcpServers });
-        afterResponse(opened);
+        afterResponse(opened, () => sendReleaseNotices(opened.sessionId));
         return { sessionId: opened.sessionId, modes: opened.modes, configOptions: opened.configOptions };
       }),
     )
@@ -107,7 +125,7 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
       answer(async () => {
         const cwd = await workspaceDirectory(params.cwd);
         const opened = await sessions().resumeSession({ sessionId: params.sessionId, cwd, mcpServers: params.mcpServers, replay: true });
-        afterResponse(opened);
+        afterResponse(opened, () => sendReleaseNotices(opened.sessionId));
         return { modes: opened.modes, configOptions: opened.configOptions };
       }),
     )

@@ -228,6 +228,8 @@ export async function assessInstall(options: AssessOptions): Promise<Assessment>
     if (artifacts === undefined) return;
     report.paths = installPaths(install, artifacts.hostIndex, artifacts.rpcModule);
     report.rpc = artifacts.rpc;
+    // the advisories speak of the release's host entry: stated once its bytes are the verified ones
+    report.advisories = [...(manifest.advisories ?? [])];
     steps.record("host-artifacts", "pass", artifacts.summary, artifacts.evidence);
 
     // 6. CLI SHA-256: `modified` is a diagnostic, never a failure
