@@ -125,7 +125,7 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
       answer(async () => {
         const cwd = await workspaceDirectory(params.cwd);
         const opened = await sessions().resumeSession({ sessionId: params.sessionId, cwd, mcpServers: params.mcpServers, replay: true });
-        afterResponse(opened, () => sendReleaseNotices(opened.sessionId));
+        afterResponse(opened);
         return { modes: opened.modes, configOptions: opened.configOptions };
       }),
     )

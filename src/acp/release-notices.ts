@@ -1,8 +1,9 @@
 /**
  * Release advisories as ACP `notice` updates (adr/0021): a client that advertised
  * `clientCapabilities.session.notices` gets each warning-level advisory of the release it runs on
- * once per session, right after the session/new or session/load answer; a client without the
- * capability gets none (ACP: notices only with `session.notices`). The advisories themselves
+ * once per session, right after the session/new answer (a loaded or resumed session got its notice
+ * when it was created; nothing follows a load answer, and acp-tck asks that resume send no notice);
+ * a client without the capability gets none (ACP: notices only with `session.notices`). The advisories themselves
  * come from the manifest of the assessed install (the CLI maps them, ../cli/release-advisories.ts).
  */
 import type * as acp from "@agentclientprotocol/sdk";

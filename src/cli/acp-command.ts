@@ -31,12 +31,7 @@ const PREPARED_ASSESSMENT_MAX_AGE_MS = 10_000;
 const ASSESSMENT_WAIT_MS = 100;
 
 /** The lazily created HostConnection; its warm-up assesses the install for the first launch. `env`: the host's and the checks' environment. */
-export function createLazyHost(
-  config: Config,
-  env: NodeJS.ProcessEnv,
-  logger: Logger,
-  advisories?: ReleaseAdvisories,
-): LazyHostClient {
+export function createLazyHost(config: Config, env: NodeJS.ProcessEnv, logger: Logger, advisories?: ReleaseAdvisories): LazyHostClient {
   let assess: (() => Promise<Assessment>) | undefined;
   let prepared: { assessment: Promise<Assessment>; at: number } | undefined;
   return new LazyHostClient(
