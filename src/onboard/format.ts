@@ -1,4 +1,5 @@
 /** The human-readable form of an onboarding report (`zcode-acp onboard` without --json). */
+import { formatAdvisories } from "../compat/format-assessment.js";
 import type { OnboardReport } from "./inspect.js";
 
 export function formatOnboardReport(report: OnboardReport, written?: string): string {
@@ -27,6 +28,8 @@ export function formatOnboardReport(report: OnboardReport, written?: string): st
     row("nearest pinned:", `${report.nearest.release} (${report.nearest.manifest})`);
     for (const difference of report.nearest.differences) lines.push(`    - ${difference}`);
   }
+  const advisories = report.candidate?.advisories ?? [];
+  if (advisories.length > 0) lines.push("", ...formatAdvisories(advisories, report.appVersion));
   if (report.warning) {
     lines.push("");
     lines.push(`  WARNING: ${report.warning}`);

@@ -15,9 +15,7 @@ const ADVISORY: Advisory = {
 };
 
 async function withAdvisories(advisories: unknown): Promise<Manifest> {
-  const manifest = structuredClone(await builtInManifest()) as Manifest & { advisories?: unknown };
-  manifest.advisories = advisories;
-  return manifest;
+  return { ...structuredClone(await builtInManifest()), advisories } as Manifest;
 }
 
 function problem(value: unknown): { field: string; message: string } {
