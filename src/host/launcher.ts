@@ -10,6 +10,7 @@ import { execa } from "execa";
 import type { Assessment } from "../compat/types.js";
 import type { Logger } from "../log/logger.js";
 import { BridgeError, describeError } from "../util/errors.js";
+import { electronNodeEnv, removedVariables } from "../install/child-environment.js";
 import {
   BUILTIN_PROVIDER_CONFIG_ENV,
   buildBootstrapConfig,
@@ -22,6 +23,8 @@ import {
 export const DEFAULT_BOOTSTRAP_SCRIPT = fileURLToPath(new URL("../runtime/bootstrap.js", import.meta.url));
 
 const MAX_LOG_LINE = 2000;
+/** provider-config paths a user may set in the environment; the host reads them (logged as paths, never contents) */
+const PROVIDER_CONFIG_OVERRIDES = [BUILTIN_PROVIDER_CONFIG_ENV, "ZCODE_PERSONAL_PROVIDER_CONFIG_FILE"] as const;
 const BOOTSTRAP_PREFIX = "[zcode-acp bootstrap";
 
 export type SupportedInstall = BootstrapInstall;
@@ -72,9 +75,16 @@ export function launchHost(options: LaunchOptions): LaunchedHost {
   const providerConfig = builtinProviderConfig(options.install, options.env);
   const config = buildBootstrapConfig(options.install, { ...options, builtinProviderConfig: providerConfig });
   const script = options.bootstrapScript ?? DEFAULT_BOOTSTRAP_SCRIPT;
-  const env: NodeJS.ProcessEnv = { ...options.env, ELECTRON_RUN_AS_NODE: "1" };
+  // the editor's Node/Electron preload and debug variables stay out of the host (adr/0021)
+  const env: NodeJS.ProcessEnv = electronNodeEnv(options.env);
   if (providerConfig !== undefined) env[BUILTIN_PROVIDER_CONFIG_ENV] = providerConfig;
   const logger = options.logger;
+  const removed = removedVariables(options.env);
+  if (removed.length > 0) logger.info("variables of the editor's environment kept from the host", { names: removed });
+  for (const name of PROVIDER_CONFIG_OVERRIDES) {
+    const value = options.env[name];
+    if (value) logger.info("provider config overridden from the environment", { variable: name, path: value });
+  }
   logger.info("launching the ZCode host", { executable: paths.executable, bootstrap: script, manifest: manifest.artifact.id });
   const subprocess = execa(paths.executable, [script, JSON.stringify(config)], {
     env,
