@@ -183,6 +183,7 @@ export async function assessInstall(options: AssessOptions): Promise<Assessment>
       };
       switch (selection.kind) {
         case "unknown-app":
+          report.unpinned = true;
           throw installProblem(
             `ZCode ${app.version} is not pinned by this zcode-acp (verified releases: ${selection.verified.join(", ")}). ` +
               `Run \`zcode-acp onboard\` to review this build and, if you accept it, pin it locally; ` +

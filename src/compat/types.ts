@@ -42,6 +42,8 @@ export interface Assessment {
   appVersion?: string;
   cliVersion?: string;
   cliIntegrity?: "verified" | "modified" | "unknown";
+  /** true: no manifest covers this app version, so `zcode-acp onboard` can review the build (adr/0021) */
+  unpinned?: boolean;
   /** the advisories of the selected manifest, once its host entry is verified (adr/0021); empty: none */
   advisories?: Advisory[];
   diagnostics: {

@@ -31,6 +31,7 @@ export type SupportedInstall = BootstrapInstall;
 
 /** The paths, manifest and RPC exports of a supported assessment; anything else is UNSUPPORTED_ZCODE. */
 export function requireSupported(assessment: Assessment): SupportedInstall {
+  if (!assessment.supported && assessment.unpinned && assessment.appVersion !== undefined) throw unpinnedBuild(assessment.appVersion);
   if (!assessment.supported)
     throw new BridgeError("UNSUPPORTED_ZCODE", assessment.message, { details: { failedStep: assessment.failedStep } });
   if (!assessment.paths || !assessment.manifest || !assessment.rpc) {
@@ -40,6 +41,21 @@ export function requireSupported(assessment: Assessment): SupportedInstall {
     );
   }
   return { paths: assessment.paths, manifest: assessment.manifest, rpcExports: assessment.rpc.exports };
+}
+
+/** the command that reviews and pins a build no manifest covers (docs/runtime-contract.md §6) */
+export const ONBOARD_COMMAND = "zcode-acp onboard";
+
+/** A build no manifest covers, as the editor shows it (adr/0021): the version, and the command that reviews it. */
+export function unpinnedBuild(appVersion: string): BridgeError {
+  return new BridgeError(
+    "UNSUPPORTED_ZCODE",
+    `ZCode ${appVersion} is a build this zcode-acp has not verified, so it starts no session on it. ` +
+      `To review it, run \`${ONBOARD_COMMAND}\` in a terminal (with this agent's settings): it shows how the build differs ` +
+      `from the verified releases and asks before pinning it. Then start a new session. ` +
+      `Or install a verified ZCode release, or update zcode-acp.`,
+    { details: { failedStep: "version", appVersion, onboard: ONBOARD_COMMAND } },
+  );
 }
 
 export interface HostProcessExit {
