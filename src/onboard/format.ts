@@ -2,7 +2,8 @@
 import { formatAdvisories } from "../compat/format-assessment.js";
 import type { OnboardReport } from "./inspect.js";
 
-export function formatOnboardReport(report: OnboardReport, written?: string): string {
+/** `interactive`: the question follows (src/cli/onboard-command.ts), so the closing hint about --accept is left out */
+export function formatOnboardReport(report: OnboardReport, written?: string, options: { interactive?: boolean } = {}): string {
   const lines: string[] = [];
   const title = { candidate: "candidate found", verified: "already verified", refused: "NO candidate" }[report.outcome];
   lines.push(`ZCode onboarding: ${title}`);
@@ -34,7 +35,7 @@ export function formatOnboardReport(report: OnboardReport, written?: string): st
     lines.push("");
     lines.push(`  WARNING: ${report.warning}`);
   }
-  if (report.outcome === "candidate") {
+  if (report.outcome === "candidate" && !options.interactive) {
     lines.push("");
     lines.push(
       written
