@@ -1,7 +1,8 @@
 /**
  * `zcode-acp onboard [--accept]` (docs/runtime-contract.md §6). Exit 0 when a candidate could be built (or a
  * manifest already verifies the install), 1 when not (with why) or when --accept cannot write,
- * 2 on a usage error. Without --accept nothing is written.
+ * 2 on a usage error. Without --accept nothing is written — except in a terminal, where the person
+ * is asked (adr/0021): exit 0 once pinned, 1 when declined.
  */
 import { commandLogger } from "./command-logger.js";
 import type { Config } from "./config.js";
@@ -66,7 +67,11 @@ export async function runOnboardCommand(
   }
 }
 
-/** A person at the terminal: the review, then the question; "y" pins the candidate (as --accept), anything else writes nothing. */
+/**
+ * A person at the terminal: the review, then the question; "y" pins the candidate (as --accept,
+ * exit 0), anything else writes nothing and exits 1 — the build is still not usable, which is what
+ * a client running this for terminal auth must learn (ACP: only exit 0 means success).
+ */
 async function reviewAndConfirm(report: OnboardReport, config: Config, io: OnboardIo & { stdin: NodeJS.ReadableStream }): Promise<number> {
   io.stdout.write(formatOnboardReport(report, undefined, { interactive: true }));
   io.stdout.write("\n");
@@ -76,7 +81,7 @@ async function reviewAndConfirm(report: OnboardReport, config: Config, io: Onboa
   const yes = await confirm(question, { input: io.stdin, output: io.stdout });
   if (!yes) {
     io.stdout.write("Nothing was written. Run `zcode-acp onboard` again to review it later.\n");
-    return 0;
+    return 1;
   }
   try {
     const written = await writeLocalManifest(report.candidate!, config.configDir);

@@ -63,9 +63,9 @@ describe.runIf(hasPty)("zcode-acp onboard in a terminal", () => {
     expect(await stored()).toEqual(["zcode-3.14.5.local.json"]);
   });
 
-  it("writes nothing on n", async () => {
+  it("writes nothing on n, and exits 1 (for terminal auth: the build is still not usable)", async () => {
     const { code, output } = await onboardInTerminal(sim.env, "n\r");
-    expect(code).toBe(0);
+    expect(code).toBe(1);
     expect(output).toContain("[y/N] ");
     expect(output).toContain("Nothing was written.");
     expect(await stored()).toEqual([]);
