@@ -11,7 +11,9 @@ import { describeError } from "../util/errors.js";
 import { AcpClientPort } from "./client-port.js";
 import { AUTH_METHOD_ID, initializeResponse } from "./initialize.js";
 import { answerPrompt } from "./prompt-failure.js";
-import { answer, invalidParams } from "./request-errors.js";
+import { answer, asOnboardingRequired, invalidParams } from "./request-errors.js";
+import { ONBOARD_AUTH_METHOD_ID, terminalAuthOf } from "./onboarding-auth.js";
+import { acceptsNotices, noticeNotification, type ReleaseNotice } from "./release-notices.js";
 import { decodeCursor, listPage } from "./session-list-page.js";
 import { listFilterDirectory, workspaceDirectory } from "./session-params.js";
 import type { InteractionTracker } from "./wire-order.js";
@@ -29,6 +31,8 @@ export interface ZcodeAgentOptions {
   defaultCwd: string;
   /** told about every interaction request sent to the client (wire order, ./wire-order.ts) */
   tracker?: InteractionTracker;
+  /** the warning-level advisories of the release the sessions run on (adr/0021); absent: none */
+  releaseNotices?: () => readonly ReleaseNotice[];
 }
 
 export interface ZcodeAgent {
@@ -42,10 +46,13 @@ export interface ZcodeAgent {
 }
 
 /** Queue work to run once the response of the current request has been written. */
-function afterResponse(opened: OpenedSession): void {
+function afterResponse(opened: OpenedSession, then?: () => void): void {
   // The SDK enqueues the response in the microtasks after the handler resolves; setImmediate
   // runs after them, so these notifications follow the response on the wire.
-  setImmediate(() => opened.afterResponse());
+  setImmediate(() => {
+    opened.afterResponse();
+    then?.();
+  });
 }
 
 export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
@@ -54,6 +61,26 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
   let port: AcpClientPort | undefined;
   let broker: InteractionBroker | undefined;
   let shutdownPromise: Promise<void> | undefined;
+
+  /** sessions that got the release notices on this connection: once per session (adr/0021) */
+  const noticed = new Set<string>();
+  const sendReleaseNotices = (sessionId: string): void => {
+    if (!port || !acceptsNotices(port.capabilities) || noticed.has(sessionId)) return;
+    const notices = options.releaseNotices?.() ?? [];
+    if (notices.length === 0) return;
+    noticed.add(sessionId);
+    for (const notice of notices) {
+      port.sessionUpdate(noticeNotification(sessionId, notice)).catch((e) => logger.warn("notice not sent", { error: describeError(e) }));
+    }
+  };
+
+  /** whether initialize offered the onboarding auth method (./onboarding-auth.ts) */
+  let onboardingOffered = false;
+  /** a session opener: a build no manifest covers is `auth_required` where onboarding was offered */
+  const opening = <T>(body: () => Promise<T>): Promise<T> =>
+    answer(body).catch((error: unknown) => {
+      throw onboardingOffered ? asOnboardingRequired(error) : error;
+    });
 
   const sessions = (): SessionService => {
     if (!service) throw new Error("no ACP connection");
@@ -86,25 +113,28 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     })
     .onRequest(acp.methods.agent.initialize, ({ params }) => {
       if (port) port.capabilities = params.clientCapabilities ?? {};
+      onboardingOffered = terminalAuthOf(params.clientCapabilities) !== undefined;
       logger.info("initialize", { client: params.clientInfo?.name, protocolVersion: params.protocolVersion });
-      return initializeResponse();
+      return initializeResponse(params.clientCapabilities);
     })
     .onRequest(acp.methods.agent.authenticate, ({ params }) =>
       answer(async () => {
-        if (params.methodId !== AUTH_METHOD_ID) throw invalidParams(`Unknown authentication method "${params.methodId}".`);
+        // zcode-onboard: the review ran in the client's terminal; succeed once the install can be used
+        if (params.methodId !== AUTH_METHOD_ID && params.methodId !== ONBOARD_AUTH_METHOD_ID)
+          throw invalidParams(`Unknown authentication method "${params.methodId}".`);
         await sessions().ensureSignedIn(options.defaultCwd);
         return {};
       }),
     )
     .onRequest(acp.methods.agent.session.new, ({ params }) =>
-      answer(async () => {
+      opening(async () => {
         const opened = await sessions().newSession({ cwd: await workspaceDirectory(params.cwd), mcpServers: params.mcpServers });
-        afterResponse(opened);
+        afterResponse(opened, () => sendReleaseNotices(opened.sessionId));
         return { sessionId: opened.sessionId, modes: opened.modes, configOptions: opened.configOptions };
       }),
     )
     .onRequest(acp.methods.agent.session.load, ({ params }) =>
-      answer(async () => {
+      opening(async () => {
         const cwd = await workspaceDirectory(params.cwd);
         const opened = await sessions().resumeSession({ sessionId: params.sessionId, cwd, mcpServers: params.mcpServers, replay: true });
         afterResponse(opened);
@@ -112,7 +142,7 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
       }),
     )
     .onRequest(acp.methods.agent.session.resume, ({ params }) =>
-      answer(async () => {
+      opening(async () => {
         const cwd = await workspaceDirectory(params.cwd);
         const opened = await sessions().resumeSession({
           sessionId: params.sessionId,

@@ -5,13 +5,16 @@
  */
 import type { InitializeResponse } from "@agentclientprotocol/sdk";
 import { PACKAGE_VERSION } from "../version.js";
+import { onboardAuthMethod, terminalAuthOf } from "./onboarding-auth.js";
 
 /** the SDK's PROTOCOL_VERSION (test/unit/cli/early-initialize.property.test.ts keeps them equal) */
 export const PROTOCOL_VERSION = 1;
 
 export const AUTH_METHOD_ID = "zcode-app";
 
-export function initializeResponse(): InitializeResponse {
+/** `clientCapabilities` as the client sent them (raw or parsed): they decide the onboarding auth method (./onboarding-auth.ts) */
+export function initializeResponse(clientCapabilities?: unknown): InitializeResponse {
+  const terminalAuth = terminalAuthOf(clientCapabilities);
   return {
     protocolVersion: PROTOCOL_VERSION,
     agentCapabilities: {
@@ -26,6 +29,7 @@ export function initializeResponse(): InitializeResponse {
         name: "Sign in with the ZCode app",
         description: "zcode-acp uses the ZCode desktop app's own sign-in. Sign in inside the ZCode app, then retry.",
       },
+      ...(terminalAuth ? [onboardAuthMethod(terminalAuth)] : []),
     ],
     agentInfo: { name: "zcode-acp", title: "ZCode", version: PACKAGE_VERSION },
   };

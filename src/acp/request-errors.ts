@@ -58,3 +58,19 @@ export async function answer<T>(body: () => Promise<T>): Promise<T> {
 export function invalidParams(message: string): BridgeError {
   return new BridgeError("INVALID_PARAMS", message);
 }
+
+/**
+ * A build no manifest covers (details.onboard, src/host/launcher.ts) as `auth_required`, for a client
+ * that was offered the onboarding auth method (./onboarding-auth.ts): it then shows that method.
+ * Any other error, unchanged.
+ */
+export function asOnboardingRequired(error: unknown): unknown {
+  if (!(error instanceof RequestError)) return error;
+  const data = error.data as { details?: { onboard?: unknown } } | undefined;
+  if (typeof data?.details?.onboard !== "string") return error;
+  return new RequestError(
+    JSON_RPC_CODES.authRequired,
+    `${error.message} In this editor: choose "Review this ZCode build" among the sign-in options.`,
+    data,
+  );
+}

@@ -23,6 +23,7 @@ import { LazyHostClient } from "../host/lazy-host.js";
 import type { Config } from "./config.js";
 import { StopRequests } from "./stop-requests.js";
 import { PACKAGE_VERSION } from "../version.js";
+import { ReleaseAdvisories } from "./release-advisories.js";
 
 /** a warm-up assessment older than this is done again at the launch */
 const PREPARED_ASSESSMENT_MAX_AGE_MS = 10_000;
@@ -30,7 +31,7 @@ const PREPARED_ASSESSMENT_MAX_AGE_MS = 10_000;
 const ASSESSMENT_WAIT_MS = 100;
 
 /** The lazily created HostConnection; its warm-up assesses the install for the first launch. `env`: the host's and the checks' environment. */
-export function createLazyHost(config: Config, env: NodeJS.ProcessEnv, logger: Logger): LazyHostClient {
+export function createLazyHost(config: Config, env: NodeJS.ProcessEnv, logger: Logger, advisories?: ReleaseAdvisories): LazyHostClient {
   let assess: (() => Promise<Assessment>) | undefined;
   let prepared: { assessment: Promise<Assessment>; at: number } | undefined;
   return new LazyHostClient(
@@ -41,7 +42,11 @@ export function createLazyHost(config: Config, env: NodeJS.ProcessEnv, logger: L
         import("./install-options.js"),
       ]);
       const options = { ...installOptionsFrom(config, env), logger };
-      assess = () => assessInstall(options);
+      assess = () =>
+        assessInstall(options).then((assessment) => {
+          advisories?.observe(assessment);
+          return assessment;
+        });
       return new HostConnection({
         resolveInstall: () => {
           const early = prepared;
@@ -81,7 +86,8 @@ export async function runAcpCommand(config: Config, env: NodeJS.ProcessEnv = pro
     return 0;
   }
   const early = first.line ? earlyInitialize(first.line) : undefined;
-  const host = createLazyHost(config, env, logger);
+  const advisories = new ReleaseAdvisories(logger.child("release"));
+  const host = createLazyHost(config, env, logger, advisories);
   // stopping never waits for a host start (adr/0019): a stop ends a start in progress at once,
   // even before the ACP connection is loaded; a second signal SIGKILLs the host and exits
   stop.onForce(() => host.killNow());
@@ -124,5 +130,5 @@ export async function runAcpCommand(config: Config, env: NodeJS.ProcessEnv = pro
     throw error;
   }
   logger.debug("ACP connection loaded");
-  return serveAcp({ config, logger, host, input, early, stop, sessionWaiting });
+  return serveAcp({ config, logger, host, input, early, stop, sessionWaiting, releaseNotices: () => advisories.notices() });
 }

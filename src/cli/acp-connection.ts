@@ -15,6 +15,7 @@
 import { createZcodeAgent } from "../acp/agent-app.js";
 import { incomingMessages } from "../acp/incoming-messages.js";
 import { WireOrder } from "../acp/wire-order.js";
+import type { ReleaseNotice } from "../acp/release-notices.js";
 import type { LazyHostClient } from "../host/lazy-host.js";
 import { CurrentLineApi } from "../native/current-line-api.js";
 import { registerDiagnostics } from "../acp/diagnostics.js";
@@ -43,6 +44,8 @@ export interface AcpConnectionOptions {
   stop: StopRequests;
   /** a session request is waiting and the host is starting: prepare what that request needs */
   sessionWaiting?: boolean;
+  /** the warning-level advisories of the release, as session notices (adr/0021) */
+  releaseNotices?: () => readonly ReleaseNotice[];
 }
 
 type Message = Record<string, unknown>;
@@ -69,6 +72,7 @@ export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
     mergeDeltas: config.mergeDeltas,
     defaultCwd: process.cwd(),
     tracker: wire,
+    ...(options.releaseNotices ? { releaseNotices: options.releaseNotices } : {}),
   });
   if (config.diagnostics) registerDiagnostics(agent.app, { sessions: () => agent.diagnostics(), host: () => host.diagnostics() });
 

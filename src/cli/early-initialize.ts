@@ -10,7 +10,9 @@
  *
  * Why the SDK would answer the same: its initialize params schema requires only `protocolVersion`
  * (an integer 0…65535); `clientCapabilities`, `clientInfo` and `_meta` fall back to defaults when
- * malformed, and unknown keys are dropped. Our handler's answer does not depend on the params.
+ * malformed, and unknown keys are dropped. Our handler's answer depends only on whether the client
+ * advertised terminal auth (`auth.terminal: true` or `_meta["terminal-auth"]: true`), read the same
+ * way from the raw and the parsed capabilities (src/acp/onboarding-auth.ts).
  * test/unit/cli/early-initialize.property.test.ts compares both paths on generated requests.
  */
 import { isAbsolute } from "node:path";
@@ -54,12 +56,12 @@ export function earlyInitialize(line: Uint8Array): EarlyInitialize | undefined {
   if (!isRecord(params)) return undefined;
   const version = params.protocolVersion;
   if (typeof version !== "number" || !Number.isInteger(version) || version < 0 || version > 65535) return undefined;
-  return { id, answer: initializeAnswerLine(id) };
+  return { id, answer: initializeAnswerLine(id, params.clientCapabilities) };
 }
 
-/** The line the SDK connection writes for our initialize handler's result. */
-export function initializeAnswerLine(id: RequestId): string {
-  return `${JSON.stringify({ jsonrpc: "2.0", id, result: initializeResponse() })}\n`;
+/** The line the SDK connection writes for our initialize handler's result (for these client capabilities). */
+export function initializeAnswerLine(id: RequestId, clientCapabilities?: unknown): string {
+  return `${JSON.stringify({ jsonrpc: "2.0", id, result: initializeResponse(clientCapabilities) })}\n`;
 }
 
 const SESSION_OPENERS = new Set(["session/new", "session/load", "session/resume"]);

@@ -29,7 +29,8 @@ const VALUE_FLAGS = {
 export const USAGE = `Usage:
   zcode-acp [options]              ACP agent on stdio (the default command)
   zcode-acp check [options]        fingerprint and compatibility check, no launch of the host
-  zcode-acp onboard [--accept]     review a ZCode build no pinned manifest covers; --accept pins it locally
+  zcode-acp onboard [--accept]     review a ZCode build no pinned manifest covers; asks in a terminal,
+                                   --accept pins it without asking (scripts)
   zcode-acp --version | --help
 
 Options (each also read from the environment):

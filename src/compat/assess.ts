@@ -183,6 +183,7 @@ export async function assessInstall(options: AssessOptions): Promise<Assessment>
       };
       switch (selection.kind) {
         case "unknown-app":
+          report.unpinned = true;
           throw installProblem(
             `ZCode ${app.version} is not pinned by this zcode-acp (verified releases: ${selection.verified.join(", ")}). ` +
               `Run \`zcode-acp onboard\` to review this build and, if you accept it, pin it locally; ` +
@@ -228,6 +229,8 @@ export async function assessInstall(options: AssessOptions): Promise<Assessment>
     if (artifacts === undefined) return;
     report.paths = installPaths(install, artifacts.hostIndex, artifacts.rpcModule);
     report.rpc = artifacts.rpc;
+    // the advisories speak of the release's host entry: stated once its bytes are the verified ones
+    report.advisories = [...(manifest.advisories ?? [])];
     steps.record("host-artifacts", "pass", artifacts.summary, artifacts.evidence);
 
     // 6. CLI SHA-256: `modified` is a diagnostic, never a failure

@@ -1,5 +1,5 @@
 /** The human-readable form of an Assessment (`zcode-acp check` without --json). */
-import type { Assessment, AssessmentStep } from "./types.js";
+import type { Advisory, Assessment, AssessmentStep } from "./types.js";
 import { STEP_TITLES } from "./step-recorder.js";
 
 const MARK: Record<AssessmentStep["status"], string> = { pass: "ok  ", fail: "FAIL", diagnostic: "note", skipped: "skip" };
@@ -17,6 +17,9 @@ export function formatAssessment(report: Assessment): string {
   );
   lines.push(`  ${report.message}`);
   lines.push("");
+  if (report.advisories !== undefined && report.advisories.length > 0) {
+    lines.push(...formatAdvisories(report.advisories, report.appVersion), "");
+  }
   const width = Math.max(...Object.values(STEP_TITLES).map((t) => t.length));
   for (const step of report.steps) {
     lines.push(`  [${MARK[step.status]}] ${STEP_TITLES[step.id].padEnd(width)}  ${step.summary}`);
@@ -45,4 +48,16 @@ export function formatAssessment(report: Assessment): string {
         `${cache.rebuilt ? ", corrupt file rebuilt" : ""}${cache.file ? ` (${cache.file})` : " (in memory)"}`,
     );
   return `${lines.join("\n")}\n`;
+}
+
+/** The advisories of the release (adr/0021), as lines of `check`'s report. */
+export function formatAdvisories(advisories: readonly Advisory[], appVersion: string | undefined): string[] {
+  const lines = [`  Advisories for ZCode ${appVersion ?? "(unknown version)"}:`];
+  for (const advisory of advisories) {
+    lines.push(`  [${advisory.severity}] ${advisory.summary}`);
+    lines.push(`         What you can do: ${advisory.action}`);
+    if (advisory.fixedIn !== undefined) lines.push(`         Fixed in: ZCode ${advisory.fixedIn}`);
+    lines.push(`         Source: ${advisory.source} (advisory ${advisory.id})`);
+  }
+  return lines;
 }

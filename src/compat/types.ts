@@ -16,10 +16,10 @@ export interface AssessmentStep {
 }
 
 import type { InstallPaths } from "../install/types.js";
-import type { Manifest, RpcExports } from "../manifest/types.js";
+import type { Advisory, Manifest, RpcExports } from "../manifest/types.js";
 
 export type { InstallPaths } from "../install/types.js";
-export type { ArtifactDescriptor, Manifest, PerChannel, ProtocolDescriptor } from "../manifest/types.js";
+export type { Advisory, ArtifactDescriptor, Manifest, PerChannel, ProtocolDescriptor } from "../manifest/types.js";
 
 export interface Assessment {
   supported: boolean;
@@ -42,6 +42,10 @@ export interface Assessment {
   appVersion?: string;
   cliVersion?: string;
   cliIntegrity?: "verified" | "modified" | "unknown";
+  /** true: no manifest covers this app version, so `zcode-acp onboard` can review the build (adr/0021) */
+  unpinned?: boolean;
+  /** the advisories of the selected manifest, once its host entry is verified (adr/0021); empty: none */
+  advisories?: Advisory[];
   diagnostics: {
     appBuild?: string;
     metadataSha256?: string;

@@ -10,6 +10,7 @@ import { execa } from "execa";
 import type { Assessment } from "../compat/types.js";
 import type { Logger } from "../log/logger.js";
 import { BridgeError, describeError } from "../util/errors.js";
+import { electronNodeEnv, removedVariables } from "../install/child-environment.js";
 import {
   BUILTIN_PROVIDER_CONFIG_ENV,
   buildBootstrapConfig,
@@ -22,12 +23,15 @@ import {
 export const DEFAULT_BOOTSTRAP_SCRIPT = fileURLToPath(new URL("../runtime/bootstrap.js", import.meta.url));
 
 const MAX_LOG_LINE = 2000;
+/** provider-config paths a user may set in the environment; the host reads them (logged as paths, never contents) */
+const PROVIDER_CONFIG_OVERRIDES = [BUILTIN_PROVIDER_CONFIG_ENV, "ZCODE_PERSONAL_PROVIDER_CONFIG_FILE"] as const;
 const BOOTSTRAP_PREFIX = "[zcode-acp bootstrap";
 
 export type SupportedInstall = BootstrapInstall;
 
 /** The paths, manifest and RPC exports of a supported assessment; anything else is UNSUPPORTED_ZCODE. */
 export function requireSupported(assessment: Assessment): SupportedInstall {
+  if (!assessment.supported && assessment.unpinned && assessment.appVersion !== undefined) throw unpinnedBuild(assessment.appVersion);
   if (!assessment.supported)
     throw new BridgeError("UNSUPPORTED_ZCODE", assessment.message, { details: { failedStep: assessment.failedStep } });
   if (!assessment.paths || !assessment.manifest || !assessment.rpc) {
@@ -37,6 +41,21 @@ export function requireSupported(assessment: Assessment): SupportedInstall {
     );
   }
   return { paths: assessment.paths, manifest: assessment.manifest, rpcExports: assessment.rpc.exports };
+}
+
+/** the command that reviews and pins a build no manifest covers (docs/runtime-contract.md §6) */
+export const ONBOARD_COMMAND = "zcode-acp onboard";
+
+/** A build no manifest covers, as the editor shows it (adr/0021): the version, and the command that reviews it. */
+export function unpinnedBuild(appVersion: string): BridgeError {
+  return new BridgeError(
+    "UNSUPPORTED_ZCODE",
+    `ZCode ${appVersion} is a build this zcode-acp has not verified, so it starts no session on it. ` +
+      `To review it, run \`${ONBOARD_COMMAND}\` in a terminal (with this agent's settings): it shows how the build differs ` +
+      `from the verified releases and asks before pinning it. Then start a new session. ` +
+      `Or install a verified ZCode release, or update zcode-acp.`,
+    { details: { failedStep: "version", appVersion, onboard: ONBOARD_COMMAND } },
+  );
 }
 
 export interface HostProcessExit {
@@ -72,9 +91,16 @@ export function launchHost(options: LaunchOptions): LaunchedHost {
   const providerConfig = builtinProviderConfig(options.install, options.env);
   const config = buildBootstrapConfig(options.install, { ...options, builtinProviderConfig: providerConfig });
   const script = options.bootstrapScript ?? DEFAULT_BOOTSTRAP_SCRIPT;
-  const env: NodeJS.ProcessEnv = { ...options.env, ELECTRON_RUN_AS_NODE: "1" };
+  // the editor's Node/Electron preload and debug variables stay out of the host (adr/0021)
+  const env: NodeJS.ProcessEnv = electronNodeEnv(options.env);
   if (providerConfig !== undefined) env[BUILTIN_PROVIDER_CONFIG_ENV] = providerConfig;
   const logger = options.logger;
+  const removed = removedVariables(options.env);
+  if (removed.length > 0) logger.info("variables of the editor's environment kept from the host", { names: removed });
+  for (const name of PROVIDER_CONFIG_OVERRIDES) {
+    const value = options.env[name];
+    if (value) logger.info("provider config overridden from the environment", { variable: name, path: value });
+  }
   logger.info("launching the ZCode host", { executable: paths.executable, bootstrap: script, manifest: manifest.artifact.id });
   const subprocess = execa(paths.executable, [script, JSON.stringify(config)], {
     env,

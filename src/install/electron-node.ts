@@ -1,10 +1,12 @@
 /**
  * Short, bounded child runs of the install's Electron executable as Node
  * (`ELECTRON_RUN_AS_NODE=1`): the CLI version query and the export check. Time and output are
- * bounded; the child never inherits our stdin; NODE_OPTIONS is removed so that no preloaded code
- * of ours (or the user's) can change what the install's own code reports.
+ * bounded; the child never inherits our stdin; NODE_OPTIONS and the other Node and Electron
+ * preload/debug variables are removed (./child-environment.ts, the same list as the host's) so
+ * that no preloaded code of ours (or the user's) can change what the install's own code reports.
  */
 import { describeError } from "../util/errors.js";
+import { electronNodeEnv } from "./child-environment.js";
 
 /** bound of one child run (the CLI version query, the export check): 15 s, room for a cold start of Electron */
 export const CHILD_RUN_TIMEOUT_MS = 15_000;
@@ -25,14 +27,7 @@ export interface ElectronNodeOptions {
   maxOutputBytes: number;
 }
 
-export function electronNodeEnv(base: NodeJS.ProcessEnv): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(base)) {
-    if (value !== undefined && key !== "NODE_OPTIONS") env[key] = value;
-  }
-  env.ELECTRON_RUN_AS_NODE = "1";
-  return env;
-}
+export { electronNodeEnv } from "./child-environment.js";
 
 export async function runElectronNode(executable: string, args: readonly string[], options: ElectronNodeOptions): Promise<ElectronNodeRun> {
   try {

@@ -1,6 +1,6 @@
-import { appendFileSync, closeSync, openSync } from "node:fs";
-import { BridgeError } from "../util/errors.js";
+import { writeSync } from "node:fs";
 import { redact, redactString } from "./redact.js";
+import { openLogFile } from "./log-file.js";
 
 export type LogLevel = "error" | "warn" | "info" | "debug";
 const ORDER: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, debug: 3 };
@@ -22,20 +22,6 @@ export interface LoggerOptions {
   scope?: string;
 }
 
-/** why `file` cannot be a log file (a directory, a missing directory, no permission), or undefined */
-export function logFileProblem(file: string): string | undefined {
-  try {
-    closeSync(openSync(file, "a"));
-    return undefined;
-  } catch (error) {
-    const e = error as NodeJS.ErrnoException;
-    const what = `The log file ${file} (--log-file / ZCODE_ACP_LOG_FILE)`;
-    if (e.code === "EISDIR") return `${what} is a directory; give the path of a file`;
-    if (e.code === "ENOENT") return `${what} cannot be created: its directory does not exist`;
-    return `${what} cannot be opened for writing (${e.code ?? e.message})`;
-  }
-}
-
 /**
  * Diagnostic logger: one JSON line per record, redacted, to stderr or a file. A file that cannot
  * be opened is refused at once (USAGE, the CLI exits 2); one that fails later (a full disk,
@@ -43,15 +29,14 @@ export function logFileProblem(file: string): string | undefined {
  */
 export function createLogger(options: LoggerOptions): Logger {
   const file = options.file;
-  if (file !== undefined) {
-    const problem = logFileProblem(file);
-    if (problem !== undefined) throw new BridgeError("USAGE", `${problem}.`);
-  }
+  // opened once (0600, no symlink: ./log-file.ts); a file that cannot be used throws USAGE here
+  const opened = file !== undefined ? openLogFile(file) : undefined;
   let fileFailed = false;
   const write = (line: string): void => {
-    if (file !== undefined && !fileFailed) {
+    if (opened !== undefined && !fileFailed) {
       try {
-        appendFileSync(file, line);
+        const bytes = Buffer.from(line);
+        for (let done = 0; done < bytes.length;) done += writeSync(opened.fd, bytes, done);
         return;
       } catch (error) {
         // a log file we cannot write must not break the bridge: say so once, then use stderr
@@ -79,7 +64,9 @@ export function createLogger(options: LoggerOptions): Logger {
       child: (s) => make(scope ? `${scope}.${s}` : s),
     };
   };
-  return make(options.scope);
+  const logger = make(options.scope);
+  if (opened?.tightened !== undefined) logger.warn(`the log file's mode was ${opened.tightened} (it holds session details)`, { file });
+  return logger;
 }
 
 /** A logger that drops everything (tests of pure logic). */

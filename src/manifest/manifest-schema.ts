@@ -27,6 +27,20 @@ const methodList = { type: "array", uniqueItems: true, items: identifier, maxIte
 const operation = closed({ service: { enum: ["agent", "task"] }, method: identifier, sessionKey: identifier });
 /** per-channel lists: `agent` and `task` on every line, `modelSelection` where the line has it */
 const perChannel = (item: unknown) => closed({ agent: item, task: item, modelSelection: item }, ["modelSelection"]);
+/** one line of text for people: no line breaks */
+const oneLine = (maxLength: number) => ({ type: "string", minLength: 1, maxLength, pattern: "^[^\\r\\n]+$" }) as const;
+/** a release advisory (adr/0021): a public fact about this release, with its source; `fixedIn` absent: no release fixes it yet */
+const advisory = closed(
+  {
+    id: { type: "string", pattern: "^[a-z0-9][a-z0-9-]{0,63}$" },
+    severity: { enum: ["info", "warning"] },
+    summary: oneLine(300),
+    action: oneLine(500),
+    source: { type: "string", pattern: "^https://[^\\s]+$", maxLength: 500 },
+    fixedIn: semver,
+  },
+  ["fixedIn"],
+);
 
 export const MANIFEST_SCHEMA = {
   $schema: "http://json-schema.org/draft-07/schema#",
@@ -66,7 +80,9 @@ export const MANIFEST_SCHEMA = {
         allowlist: perChannel(methodList),
         events: perChannel(methodList),
       }),
+      /** release advisories (adr/0021); absent: none */
+      advisories: { type: "array", items: advisory, maxItems: 16 },
     },
-    ["trust", "acceptedAt", "acceptedBy"],
+    ["trust", "acceptedAt", "acceptedBy", "advisories"],
   ),
 } as const;

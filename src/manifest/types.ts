@@ -39,6 +39,22 @@ export interface ArtifactDescriptor {
   metadata: { runtime: string; entry: string; source: string };
 }
 
+/** A release advisory (adr/0021): a public fact about a release that users should know, with its source. */
+export interface Advisory {
+  /** stable identifier, e.g. "repo-snapshot-uploader" */
+  id: string;
+  /** "warning": shown as an ACP notice to clients that accept notices; "info": in `check` and the log only */
+  severity: "info" | "warning";
+  /** one line: what is the case */
+  summary: string;
+  /** one line: what the user can do */
+  action: string;
+  /** the public source (https URL) */
+  source: string;
+  /** the first release without it; absent: none yet */
+  fixedIn?: string;
+}
+
 export interface Manifest {
   schemaVersion: 1;
   /** absent: pinned (shipped with zcode-acp); "local": accepted with `zcode-acp onboard --accept` */
@@ -47,4 +63,6 @@ export interface Manifest {
   acceptedBy?: string;
   artifact: ArtifactDescriptor;
   protocol: ProtocolDescriptor;
+  /** release advisories (adr/0021); absent: none */
+  advisories?: Advisory[];
 }

@@ -114,6 +114,10 @@ export function validateManifest(value: unknown, file: string): Manifest {
       });
     }
   }
+  (manifest.advisories ?? []).forEach((advisory, index, all) => {
+    if (all.findIndex((other) => other.id === advisory.id) !== index)
+      problems.push({ field: `advisories[${index}].id`, problem: `"${advisory.id}" is the id of an earlier advisory (ids are unique)` });
+  });
   if (problems.length > 0) throw invalid(file, problems);
   return manifest;
 }

@@ -1,7 +1,9 @@
 /** The human-readable form of an onboarding report (`zcode-acp onboard` without --json). */
+import { formatAdvisories } from "../compat/format-assessment.js";
 import type { OnboardReport } from "./inspect.js";
 
-export function formatOnboardReport(report: OnboardReport, written?: string): string {
+/** `interactive`: the question follows (src/cli/onboard-command.ts), so the closing hint about --accept is left out */
+export function formatOnboardReport(report: OnboardReport, written?: string, options: { interactive?: boolean } = {}): string {
   const lines: string[] = [];
   const title = { candidate: "candidate found", verified: "already verified", refused: "NO candidate" }[report.outcome];
   lines.push(`ZCode onboarding: ${title}`);
@@ -27,11 +29,13 @@ export function formatOnboardReport(report: OnboardReport, written?: string): st
     row("nearest pinned:", `${report.nearest.release} (${report.nearest.manifest})`);
     for (const difference of report.nearest.differences) lines.push(`    - ${difference}`);
   }
+  const advisories = report.candidate?.advisories ?? [];
+  if (advisories.length > 0) lines.push("", ...formatAdvisories(advisories, report.appVersion));
   if (report.warning) {
     lines.push("");
     lines.push(`  WARNING: ${report.warning}`);
   }
-  if (report.outcome === "candidate") {
+  if (report.outcome === "candidate" && !options.interactive) {
     lines.push("");
     lines.push(
       written

@@ -25,6 +25,7 @@ import { joinLayout } from "../install/layout.js";
 import { isBridgeError } from "../util/errors.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { chooseLine, hostBundleText, lineEvidence, type LineEvidence } from "./line-evidence.js";
+import { inheritedAdvisories } from "./inherited-advisories.js";
 
 export const HOST_INDEX_PATH = "out/host/index.js";
 
@@ -274,6 +275,8 @@ async function buildCandidate(
     },
     protocol: structuredClone(base.protocol),
   };
+  const advisories = inheritedAdvisories(pinned, candidate.artifact.hostIndex);
+  if (advisories.length > 0) candidate.advisories = advisories;
   report.candidate = validateManifest(candidate, "(candidate)");
   report.outcome = "candidate";
   report.warning = UNVERIFIED_WARNING;

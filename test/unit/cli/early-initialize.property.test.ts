@@ -65,6 +65,13 @@ const capabilities = fc.oneof(
   fc.constant({}),
   fc.constant({ fs: { readTextFile: true, writeTextFile: false }, terminal: true, elicitation: { form: {} } }),
   fc.constant({ fs: "broken" }),
+  // terminal auth decides the onboarding auth method (src/acp/onboarding-auth.ts)
+  fc.constant({ auth: { terminal: true } }),
+  fc.constant({ auth: { terminal: "yes" } }),
+  fc.constant({ auth: { terminal: true }, fs: "broken", _meta: 5 }),
+  fc.constant({ _meta: { "terminal-auth": true } }),
+  fc.constant({ _meta: { "terminal-auth": "true" }, auth: 7 }),
+  fc.constant({ auth: { terminal: false, _meta: { x: 1 } }, _meta: { "terminal-auth": true } }),
   fc.constant(null),
   fc.constant(42),
 );

@@ -62,12 +62,14 @@ describe("manifest schema and validation", () => {
         expect(s.additionalProperties).toBe(false);
         // every field is required except the few documented optional ones
         const optional = Object.keys(s.properties as object).filter((k) => !(s.required as string[]).includes(k));
-        expect(optional.every((k) => ["trust", "acceptedAt", "acceptedBy", "exports", "modelSelection"].includes(k))).toBe(true);
+        expect(
+          optional.every((k) => ["trust", "acceptedAt", "acceptedBy", "exports", "modelSelection", "advisories", "fixedIn"].includes(k)),
+        ).toBe(true);
         count++;
       }
       return count + Object.values(s).reduce<number>((n, v) => n + walk(v), 0);
     };
-    expect(walk(MANIFEST_SCHEMA)).toBe(14); // one per object of the Manifest shape
+    expect(walk(MANIFEST_SCHEMA)).toBe(15); // one per object of the Manifest shape (an advisory is the 15th)
   });
 
   it("names a missing field and a malformed value", async () => {
