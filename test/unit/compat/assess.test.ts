@@ -93,7 +93,7 @@ describe.each(forms)("assessment of a simulated install ($form)", ({ packed }) =
   });
 
   it("RPC module changed → host-artifacts fails before any import", async () => {
-    await editMember(sim, sim.manifest.artifact.rpcModule.path, (t) => `${t}\nexport const injected = 1;\n`);
+    await editMember(sim, sim.flavour.rpcModule, (t) => `${t}\nexport const injected = 1;\n`);
     expectFailedAt(await assess(), "host-artifacts", /SHA-256 mismatch: out\/host\/chunk-KGXW6KHC\.js\)/);
   });
 
@@ -298,7 +298,7 @@ describe("assessment of the directory form only (the stand-in can import it)", (
       env: process.env,
       ...extra,
     });
-  const rpcPath = () => sim.manifest.artifact.rpcModule.path;
+  const rpcPath = () => sim.flavour.rpcModule;
 
   it("a changed CLI is `modified`, a diagnostic that still allows the launch", async () => {
     await writeFile(
