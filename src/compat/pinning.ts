@@ -29,7 +29,7 @@ export function unpinnedFiles(line: { needsBuiltinProviderConfig: boolean }): Fi
       what: "agent CLI",
       path: "glm/zcode.cjs",
       how: "not pinned",
-      note: "run by the host, never by zcode-acp unless pinned; its SHA-256 is compared as a diagnostic",
+      note: "run by the host, never by zcode-acp; its SHA-256 is compared as a diagnostic",
     },
   ];
   if (line.needsBuiltinProviderConfig) {

@@ -44,6 +44,8 @@ function jsonErrorPlace(error: unknown, text: string): string {
   return ` at line ${line}, column ${column}`;
 }
 
+class NotRegularFile extends Error {}
+
 /** "a FIFO (named pipe)", "a character device", … for the refusal of a non-regular manifest path */
 function fileKind(info: Stats): string {
   if (info.isFIFO()) return "a FIFO (named pipe)";
@@ -67,7 +69,7 @@ async function loadFile(file: string, noFollow: boolean): Promise<LoadedManifest
     try {
       const info = await handle.stat();
       if (!info.isFile())
-        throw new Error(`it is ${fileKind(info)}, not a regular file; name a manifest file (JSON) or a directory of them`);
+        throw new NotRegularFile(`it is ${fileKind(info)}, not a regular file; name a manifest file (JSON) or a directory of them`);
       if (info.size > MAX_MANIFEST_BYTES) throw new Error(`larger than ${MAX_MANIFEST_BYTES} bytes`);
       text = await handle.readFile("utf8");
     } finally {
@@ -75,7 +77,12 @@ async function loadFile(file: string, noFollow: boolean): Promise<LoadedManifest
     }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === "ELOOP" ? "it is a symbolic link; put the manifest file itself in the directory" : describeError(error);
+    const why =
+      code === "ELOOP"
+        ? "it is a symbolic link; put the manifest file itself in the directory"
+        : error instanceof NotRegularFile
+          ? error.message
+          : describeError(error);
     throw new BridgeError("INVALID_MANIFEST", `Cannot read manifest ${file}: ${why}.`, {
       cause: error,
       details: { file, field: "(root)" },
