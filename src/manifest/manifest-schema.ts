@@ -29,7 +29,7 @@ const fileFingerprint = closed({ path: archivePath, sha256 });
  */
 const rpcModuleFingerprint = {
   type: "object",
-  if: { type: "object", properties: { pin: true }, required: ["pin"] },
+  if: { properties: { pin: true }, required: ["pin"] },
   then: closed({ pin: { const: "first-use" }, path: archivePath }, ["path"]),
   else: fileFingerprint,
 } as const;
