@@ -27,10 +27,8 @@ export interface CandidateScan {
   matches: string[];
 }
 
-const isScan = (value: unknown): value is CandidateScan => {
-  const scan = value as CandidateScan | null;
-  return typeof scan === "object" && scan !== null && Array.isArray(scan.imports) && Array.isArray(scan.matches);
-};
+const isPathList = (value: unknown): value is string[] => Array.isArray(value) && value.every((v) => typeof v === "string");
+const isBoolean = (value: unknown): value is boolean => typeof value === "boolean";
 
 export async function scanRpcCandidates(
   install: ResolvedInstall,
@@ -38,17 +36,23 @@ export async function scanRpcCandidates(
   hostIndex: MemberLocation,
   cache: FingerprintCache,
 ): Promise<CandidateScan> {
-  const key = `rpc-candidates\u0000${hostIndex.file}\u0000${hostIndex.offset}\u0000${hostIndex.size}`;
-  return cachedFact(cache, key, [hostIndex.file, install.archive.path], isScan, async () => {
+  const key = `rpc-imports\u0000${hostIndex.file}\u0000${hostIndex.offset}\u0000${hostIndex.size}`;
+  const imports = await cachedFact(cache, key, [hostIndex.file, install.archive.path], isPathList, async () => {
     const source = (await readMember(hostIndex, MAX_MODULE_BYTES)).toString("utf8");
-    const imports = (await staticRelativeImports(source, hostIndexPath)).map((spec) => resolveInArchive(hostIndexPath, spec));
-    const matches: string[] = [];
-    for (const path of imports) {
-      const text = (await readMember(await install.archive.locate(path), MAX_MODULE_BYTES)).toString("utf8");
-      if (RPC_CLASS_NAMES.every((name) => text.includes(name))) matches.push(path);
-    }
-    return { imports, matches };
+    return (await staticRelativeImports(source, hostIndexPath)).map((spec) => resolveInArchive(hostIndexPath, spec));
   });
+  const matches: string[] = [];
+  for (const path of imports) {
+    // each module's text is judged by its own stamps: a chunk edited in place is read again
+    const location = await install.archive.locate(path);
+    const names = `rpc-names\u0000${location.file}\u0000${location.offset}\u0000${location.size}`;
+    const both = await cachedFact(cache, names, [location.file], isBoolean, async () => {
+      const text = (await readMember(location, MAX_MODULE_BYTES)).toString("utf8");
+      return RPC_CLASS_NAMES.every((name) => text.includes(name));
+    });
+    if (both) matches.push(path);
+  }
+  return { imports, matches };
 }
 
 export type RoleFinding =
