@@ -98,6 +98,14 @@ export async function checkHostArtifacts(ctx: ArtifactContext): Promise<HostArti
           evidence,
         );
       }
+      if (artifact.rpcModule.path !== undefined && recorded.rpcModule.path !== artifact.rpcModule.path) {
+        evidence[`pin ${pinFile}`] = { expected: artifact.rpcModule.path, actual: recorded.rpcModule.path };
+        throw installProblem(
+          `The first-use pin ${pinFile} names the RPC module ${recorded.rpcModule.path}, but the public record of ${version} names ` +
+            `${artifact.rpcModule.path}. The install is a different build; ${reinstall} (and delete that file).`,
+          evidence,
+        );
+      }
       pin = { path: recorded.rpcModule.path, sha256: recorded.rpcModule.sha256, firstUse: { pin: recorded, file: pinFile } };
     }
   }

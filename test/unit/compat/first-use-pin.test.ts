@@ -116,4 +116,13 @@ describe("first-use pinning of the RPC module", () => {
       /found by its exports is out\/host\/chunk-LL2TIAQ2\.js, but the public record of ZCode 3\.14\.4 names out\/host\/chunk-BMP2VTTL\.js/,
     );
   });
+
+  it("a recorded pin whose path is not the public record's is refused, naming the pin file", async () => {
+    await assess({ recordFirstUse: true });
+    const m = structuredClone(sim.manifest);
+    m.artifact.rpcModule = { pin: "first-use", path: "out/host/chunk-BMP2VTTL.js" };
+    const report = await assess({ manifestPath: await writeManifest(work, "m.json", m) });
+    expect(report.failedStep).toBe("host-artifacts");
+    expect(report.message).toContain(`The first-use pin ${pinFile()} names the RPC module ${flavour.rpcModule}`);
+  });
 });
