@@ -37,6 +37,8 @@ export interface HostArtifacts {
   rpc: RpcFound;
   /** how the host entry and the RPC module are pinned */
   pinning: FilePinning[];
+  /** the first-use pin file this check recorded (undefined: none was recorded now) */
+  recordedPin?: string;
   summary: string;
   evidence: Evidence;
 }
@@ -115,6 +117,7 @@ export async function checkHostArtifacts(ctx: ArtifactContext): Promise<HostArti
   let rpcSha: string;
   let roles: RoleFinding;
   let rpcPinning: FilePinning;
+  let recordedPin: string | undefined;
   if (pin !== undefined) {
     // 2. a pinned module: looked up among the entry's static imports, no search
     evidence["RPC module (pinned path)"] = { expected: pin.path, actual: scan.imports.includes(pin.path) ? pin.path : scan.imports };
@@ -214,6 +217,7 @@ export async function checkHostArtifacts(ctx: ArtifactContext): Promise<HostArti
         );
       }
       rpcPinning = { what: "RPC module", path: rpcPath, how: "pinned on first use", on: kept.pinnedAt.slice(0, 10), record: pinFile! };
+      if (kept.pinnedAt === now.toISOString()) recordedPin = pinFile!;
     }
   }
 
@@ -250,6 +254,7 @@ export async function checkHostArtifacts(ctx: ArtifactContext): Promise<HostArti
     rpcModule,
     rpc: { path: rpcPath, sha256: rpcSha, exports: roles.exports, foundBy: pin !== undefined ? "pinned path" : "exports" },
     pinning: [hostPinning, rpcPinning],
+    ...(recordedPin !== undefined ? { recordedPin } : {}),
     evidence,
     summary: `${artifact.hostIndex.path} matches the verified SHA-256; ${state}; RPC roles ${how}${pinned ? " (the pinned export names)" : ""}`,
   };

@@ -267,6 +267,12 @@ export async function assessInstall(options: AssessOptions): Promise<Assessment>
     if (artifacts === undefined) return;
     report.paths = installPaths(install, artifacts.hostIndex, artifacts.rpcModule);
     report.rpc = artifacts.rpc;
+    if (artifacts.recordedPin !== undefined)
+      logger.info("RPC module pinned on first use", {
+        module: artifacts.rpc.path,
+        sha256: artifacts.rpc.sha256,
+        file: artifacts.recordedPin,
+      });
     report.pinning = [...artifacts.pinning, ...unpinnedFiles(findLine(manifest.protocol.id) ?? { needsBuiltinProviderConfig: false })];
     steps.record("host-artifacts", "pass", artifacts.summary, artifacts.evidence);
 
