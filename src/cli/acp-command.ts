@@ -41,7 +41,8 @@ export function createLazyHost(config: Config, env: NodeJS.ProcessEnv, logger: L
         import("../compat/assess.js"),
         import("./install-options.js"),
       ]);
-      const options = { ...installOptionsFrom(config, env), logger };
+      // the bridge's use records a first-use RPC module pin (adr/0020); `check` only reports it
+      const options = { ...installOptionsFrom(config, env), logger, recordFirstUse: true };
       assess = () =>
         assessInstall(options).then((assessment) => {
           advisories?.observe(assessment);

@@ -5,6 +5,7 @@
  */
 import type { AssessOptions } from "../compat/assess.js";
 import { localManifestDir } from "../manifest/local-store.js";
+import { firstUsePinDir } from "../compat/first-use-pins.js";
 import type { Config } from "./config.js";
 import { fingerprintCacheIn } from "./locations.js";
 
@@ -14,6 +15,7 @@ export function installOptionsFrom(config: Config, env: NodeJS.ProcessEnv): Asse
     manifestPath: config.manifest,
     localManifestDir: localManifestDir(config.configDir),
     cacheFile: fingerprintCacheIn(config.cacheDir),
+    pinDir: firstUsePinDir(config.configDir),
     env,
   };
 }

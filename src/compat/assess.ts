@@ -14,7 +14,8 @@ import { defaultInstallRoot, isInstallPlatform, INSTALL_PLATFORMS } from "../ins
 import { resolveInstall, installPaths } from "../install/resolve-install.js";
 import { readBundleMetadata } from "../install/bundle-metadata.js";
 import { readAppVersionFromArchive, readAppVersionFromPlist } from "../install/app-version.js";
-import { readCliVersion } from "../install/cli-version.js";
+import { readCliVersionFromFile } from "../install/cli-version.js";
+import { hashFile } from "../install/cached-hash.js";
 import { cachedFact, FingerprintCache } from "../install/fingerprint-cache.js";
 import { CHILD_RUN_TIMEOUT_MS } from "../install/electron-node.js";
 import { StepRecorder } from "./step-recorder.js";
@@ -23,6 +24,9 @@ import { checkCliIntegrity, checkHostArtifacts } from "./artifact-steps.js";
 import { expectedValues, metadataMatches, METADATA_FIELDS, selectManifest } from "./select-manifest.js";
 import { resolveLineLayout } from "./line-layout.js";
 import { describeFound } from "./rpc-discovery.js";
+import { findLine } from "../manifest/release-lines.js";
+import { describePinning, unpinnedFiles, type ManifestKind } from "./pinning.js";
+import type { CliVersionSource } from "./types.js";
 
 export interface AssessOptions {
   /** install root; default: the platform's default root (src/install/layout.ts) */
@@ -40,9 +44,18 @@ export interface AssessOptions {
   env: NodeJS.ProcessEnv;
   /** bound of each child run of the ZCode executable (default CHILD_RUN_TIMEOUT_MS) */
   childTimeoutMs?: number;
+  /** the first-use pin store (src/compat/first-use-pins.ts); without it a first-use manifest is refused */
+  pinDir?: string;
+  /** record the RPC module's first-use pin when there is none (the bridge); `check` only says it will be (adr/0020) */
+  recordFirstUse?: boolean;
+  /** the first-use pin's date (tests) */
+  now?: () => Date;
 }
 
-const isVersionString = (value: unknown): value is string => typeof value === "string" && value.length > 0 && value.length < 100;
+const isDeclared = (value: unknown): value is { version: string | null } => {
+  const v = (value as { version?: unknown } | null)?.version;
+  return typeof value === "object" && value !== null && (v === null || (typeof v === "string" && v.length > 0 && v.length < 100));
+};
 
 export async function assessInstall(options: AssessOptions): Promise<Assessment> {
   const env = options.env;
@@ -97,6 +110,20 @@ export async function assessInstall(options: AssessOptions): Promise<Assessment>
     if (cache.file !== undefined) report.diagnostics.cache.file = cache.file;
   }
   return finish();
+
+  /** The CLI version without running the CLI: the version of a manifest that pins its SHA-256, else the one its file declares. */
+  async function cliVersionOf(
+    cli: string,
+    manifests: readonly LoadedManifest[],
+  ): Promise<{ version: string | undefined; from: CliVersionSource }> {
+    const sha = await hashFile(cache, cli);
+    const pinned = manifests.find((m) => m.manifest.artifact.cliSha256 === sha);
+    if (pinned !== undefined) return { version: pinned.manifest.artifact.cliVersion, from: "pinned CLI SHA-256" };
+    const declared = await cachedFact(cache, `cli-declared-version\u0000${cli}`, [cli], isDeclared, async () => ({
+      version: (await readCliVersionFromFile(cli)) ?? null,
+    }));
+    return declared.version === null ? { version: undefined, from: "not read" } : { version: declared.version, from: "CLI file text" };
+  }
 
   async function runSteps(): Promise<void> {
     // 1. layout
@@ -161,25 +188,17 @@ export async function assessInstall(options: AssessOptions): Promise<Assessment>
           : await readAppVersionFromArchive(install.archive));
       report.appVersion = app.version;
       if (app.build !== undefined) report.diagnostics.appBuild = app.build;
-      const cliVersion = await cachedFact(
-        cache,
-        `cli-version\u0000${install.cli}`,
-        [install.cli, install.executable],
-        isVersionString,
-        () =>
-          readCliVersion({
-            executable: install.executable,
-            cli: install.cli,
-            cwd: install.resourcesDir,
-            env,
-            ...(options.childTimeoutMs ? { timeoutMs: options.childTimeoutMs } : {}),
-          }),
-      );
-      report.cliVersion = cliVersion;
+      // the CLI is never run (adr/0020): a pinned CLI's version is its manifest's; else the version its file declares
+      const { version: cliVersion, from: cliFrom } = await cliVersionOf(install.cli, candidates);
+      report.cliVersionFrom = cliFrom;
+      if (cliVersion !== undefined) report.cliVersion = cliVersion;
       const selection = selectManifest(candidates, app.version, cliVersion);
       const evidence = {
         appVersion: { expected: expectedValues(candidates, (m) => m.manifest.artifact.appVersion), actual: app.version },
-        cliVersion: { expected: expectedValues(candidates, (m) => m.manifest.artifact.cliVersion), actual: cliVersion },
+        cliVersion: {
+          expected: expectedValues(candidates, (m) => m.manifest.artifact.cliVersion),
+          actual: cliVersion ?? "not read (the CLI is not pinned, declares no single version, and is never run)",
+        },
       };
       switch (selection.kind) {
         case "unknown-app":
@@ -207,7 +226,7 @@ export async function assessInstall(options: AssessOptions): Promise<Assessment>
         case "selected":
           evidence.appVersion.expected = selection.manifest.manifest.artifact.appVersion;
           evidence.cliVersion.expected = selection.manifest.manifest.artifact.cliVersion;
-          return { selected: selection.manifest, evidence };
+          return { selected: selection.manifest, evidence, cliFrom };
       }
     });
     if (selected === undefined) return;
@@ -215,20 +234,47 @@ export async function assessInstall(options: AssessOptions): Promise<Assessment>
     report.manifest = manifest;
     report.manifestFile = file;
     report.manifestTrust = manifest.trust === "local" ? "local" : "pinned";
+    const cliShown =
+      report.cliVersion === undefined
+        ? "an unread CLI version (its SHA-256 is pinned nowhere and it declares no single version; zcode-acp does not run it)"
+        : `CLI ${report.cliVersion} (${selected.cliFrom === "pinned CLI SHA-256" ? "known from its pinned SHA-256" : "declared in its file"}, not run)`;
     steps.record(
       "version",
       "pass",
-      `ZCode ${report.appVersion} with CLI ${report.cliVersion} selects manifest ${manifest.artifact.id}`,
+      `ZCode ${report.appVersion} with ${cliShown} selects manifest ${manifest.artifact.id}`,
       selected.evidence,
     );
 
     // 5. host index + RPC module SHA-256, then the exports
+    const manifestKind: ManifestKind =
+      manifest.trust === "local"
+        ? { kind: "local", acceptedOn: (manifest.acceptedAt ?? "").slice(0, 10) || "an unknown date" }
+        : set.source === "built-in"
+          ? { kind: "built-in" }
+          : { kind: "given" };
     const artifacts = await steps.run("host-artifacts", () =>
-      checkHostArtifacts({ install, manifest, cache, env, childTimeoutMs: options.childTimeoutMs ?? CHILD_RUN_TIMEOUT_MS }),
+      checkHostArtifacts({
+        install,
+        manifest,
+        manifestKind,
+        cache,
+        env,
+        childTimeoutMs: options.childTimeoutMs ?? CHILD_RUN_TIMEOUT_MS,
+        recordFirstUse: options.recordFirstUse === true,
+        ...(options.pinDir !== undefined ? { pinDir: options.pinDir } : {}),
+        ...(options.now !== undefined ? { now: options.now } : {}),
+      }),
     );
     if (artifacts === undefined) return;
     report.paths = installPaths(install, artifacts.hostIndex, artifacts.rpcModule);
     report.rpc = artifacts.rpc;
+    if (artifacts.recordedPin !== undefined)
+      logger.info("RPC module pinned on first use", {
+        module: artifacts.rpc.path,
+        sha256: artifacts.rpc.sha256,
+        file: artifacts.recordedPin,
+      });
+    report.pinning = [...artifacts.pinning, ...unpinnedFiles(findLine(manifest.protocol.id) ?? { needsBuiltinProviderConfig: false })];
     // the advisories speak of the release's host entry: stated once its bytes are the verified ones
     report.advisories = [...(manifest.advisories ?? [])];
     steps.record("host-artifacts", "pass", artifacts.summary, artifacts.evidence);
@@ -250,6 +296,6 @@ export async function assessInstall(options: AssessOptions): Promise<Assessment>
     report.message =
       `ZCode ${report.appVersion} (CLI ${report.cliVersion}) at ${install.rootReal} is verified ${by} ` +
       `(release line ${manifest.protocol.id}, RPC module found ${describeFound(artifacts.rpc.path, artifacts.rpc.exports)}); ` +
-      `zcode-acp can use it.${note}`;
+      `zcode-acp can use it. Pinned: ${describePinning(report.pinning)}.${note}`;
   }
 }

@@ -1,5 +1,5 @@
 /** The human-readable form of an Assessment (`zcode-acp check` without --json). */
-import type { Advisory, Assessment, AssessmentStep } from "./types.js";
+import type { Advisory, Assessment, AssessmentStep, FilePinning } from "./types.js";
 import { STEP_TITLES } from "./step-recorder.js";
 
 const MARK: Record<AssessmentStep["status"], string> = { pass: "ok  ", fail: "FAIL", diagnostic: "note", skipped: "skip" };
@@ -8,6 +8,13 @@ function show(value: unknown): string {
   if (value === undefined) return "-";
   if (Array.isArray(value)) return value.map((v) => show(v)).join(" | ");
   return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+function formatPin(pin: FilePinning): string {
+  const what = pin.path !== undefined ? `${pin.what} (${pin.path})` : pin.what;
+  const when = pin.on !== undefined ? ` on ${pin.on}` : "";
+  const record = pin.record !== undefined ? ` [${pin.record}]` : "";
+  return `${what}: ${pin.how}${when}${record}${pin.note !== undefined ? ` (${pin.note})` : ""}`;
 }
 
 export function formatAssessment(report: Assessment): string {
@@ -34,6 +41,8 @@ export function formatAssessment(report: Assessment): string {
   if (report.installRoot !== undefined) lines.push(`  install root:     ${report.installRoot}`);
   if (report.systemPlatform !== undefined) lines.push(`  this system:      ${report.systemPlatform}`);
   if (report.manifest !== undefined) lines.push(`  manifest:         ${report.manifest.artifact.id} (${report.manifestFile ?? "?"})`);
+  // which file is pinned how (adr/0020)
+  (report.pinning ?? []).forEach((pin, i) => lines.push(`  ${i === 0 ? "pinned:" : ""}`.padEnd(20) + formatPin(pin)));
   if (report.appVersion !== undefined)
     lines.push(
       `  app version:      ${report.appVersion}${report.diagnostics.appBuild !== undefined ? ` (build ${report.diagnostics.appBuild})` : ""}`,

@@ -37,13 +37,16 @@ export type Selection =
   | { kind: "cli-mismatch"; expectedCli: string[] }
   | { kind: "ambiguous"; matches: LoadedManifest[] };
 
-/** `candidates` are the manifests whose metadata matched (step 2). */
-export function selectManifest(candidates: readonly LoadedManifest[], appVersion: string, cliVersion: string): Selection {
+/**
+ * `candidates` are the manifests whose metadata matched (step 2). `cliVersion` undefined: it could
+ * not be read without running the CLI, so the app version alone selects (one manifest, else ambiguous).
+ */
+export function selectManifest(candidates: readonly LoadedManifest[], appVersion: string, cliVersion: string | undefined): Selection {
   const byApp = candidates.filter((m) => m.manifest.artifact.appVersion === appVersion);
   if (byApp.length === 0) return { kind: "unknown-app", verified: verifiedReleases(candidates) };
   const local = byApp.filter((m) => m.manifest.trust === "local");
   if (local.length > 1) return { kind: "ambiguous", matches: local };
-  const exact = byApp.filter((m) => m.manifest.artifact.cliVersion === cliVersion);
+  const exact = cliVersion === undefined ? byApp : byApp.filter((m) => m.manifest.artifact.cliVersion === cliVersion);
   if (exact.length === 0) {
     return { kind: "cli-mismatch", expectedCli: [...new Set(byApp.map((m) => m.manifest.artifact.cliVersion))].sort(compareVersions) };
   }

@@ -21,6 +21,43 @@ import type { Advisory, Manifest, RpcExports } from "../manifest/types.js";
 export type { InstallPaths } from "../install/types.js";
 export type { Advisory, ArtifactDescriptor, Manifest, PerChannel, ProtocolDescriptor } from "../manifest/types.js";
 
+/**
+ * How the RPC module was found: "pinned path" — the path a manifest or the first-use store pins,
+ * looked up among the host entry's imports with no search; "exports" — the one static import whose
+ * exports hold the roles (first use).
+ */
+export interface RpcFound {
+  path: string;
+  sha256: string;
+  exports: RpcExports;
+  foundBy: "pinned path" | "exports";
+}
+
+/** How one file (or group of files) of the install is pinned. */
+export type PinHow =
+  | "public fingerprint"
+  | "pinned by the given manifest"
+  | "accepted locally"
+  | "pinned on first use"
+  | "will be pinned on first use"
+  | "not pinned";
+
+export interface FilePinning {
+  /** what it is, for people: "host entry", "RPC module", "executable", … */
+  what: string;
+  /** its path inside the install or archive, where one file */
+  path?: string;
+  how: PinHow;
+  /** the date (YYYY-MM-DD) of a local acceptance or a first-use pin */
+  on?: string;
+  /** the first-use pin file */
+  record?: string;
+  /** why it is (not) pinned, for people */
+  note?: string;
+}
+
+export type CliVersionSource = "pinned CLI SHA-256" | "CLI file text" | "not read";
+
 export interface Assessment {
   supported: boolean;
   /** the first failing step decides (docs/runtime-contract.md §3) */
@@ -32,8 +69,10 @@ export interface Assessment {
   manifestFile?: string;
   /** "pinned" (shipped with zcode-acp) or "local" (accepted with `zcode-acp onboard --accept`) */
   manifestTrust?: "pinned" | "local";
-  /** how the RPC module was found and the export names of its roles */
-  rpc?: { path: string; exports: RpcExports; foundBy: "shape" };
+  /** the RPC module: its path and verified SHA-256, the export names of its roles, and how it was found */
+  rpc?: RpcFound;
+  /** which file of the install is pinned how (adr/0020): the host entry, the RPC module, and what is not pinned */
+  pinning?: FilePinning[];
   /** the install root that was assessed (as given or defaulted), also when it failed early */
   installRoot?: string;
   /** "<platform>-<arch>" of this system */
@@ -46,6 +85,8 @@ export interface Assessment {
   unpinned?: boolean;
   /** the advisories of the selected manifest, once its host entry is verified (adr/0021); empty: none */
   advisories?: Advisory[];
+  /** where the CLI version came from: never from running an unpinned CLI (src/install/cli-version.ts) */
+  cliVersionFrom?: CliVersionSource;
   diagnostics: {
     appBuild?: string;
     metadataSha256?: string;

@@ -35,6 +35,8 @@ export interface BootstrapInstall {
   manifest: Manifest;
   /** the RPC export names the check found (by shape) */
   rpcExports: RpcExports;
+  /** the RPC module's SHA-256 the check verified (pinned by the manifest or on first use) */
+  rpcModuleSha256: string;
 }
 
 /** The builtin provider config the line needs: the environment override, else the install's file. */
@@ -78,7 +80,7 @@ export function buildBootstrapConfig(
     schema: 1,
     hostIndex: paths.hostIndex,
     rpcModule: paths.rpcModule,
-    expectedSha256: { hostIndex: artifact.hostIndex.sha256, rpcModule: artifact.rpcModule.sha256 },
+    expectedSha256: { hostIndex: artifact.hostIndex.sha256, rpcModule: install.rpcModuleSha256 },
     exports: { ...install.rpcExports },
     channels,
     allowlist,

@@ -40,7 +40,12 @@ export function requireSupported(assessment: Assessment): SupportedInstall {
       "the compatibility check passed without resolved install paths, a manifest or the RPC exports",
     );
   }
-  return { paths: assessment.paths, manifest: assessment.manifest, rpcExports: assessment.rpc.exports };
+  return {
+    paths: assessment.paths,
+    manifest: assessment.manifest,
+    rpcExports: assessment.rpc.exports,
+    rpcModuleSha256: assessment.rpc.sha256,
+  };
 }
 
 /** the command that reviews and pins a build no manifest covers (docs/runtime-contract.md §6) */

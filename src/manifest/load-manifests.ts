@@ -5,7 +5,7 @@
  * Entries of a directory must be regular files (a symbolic link is refused, not followed), and
  * no error quotes a file's contents.
  */
-import { constants } from "node:fs";
+import { constants, type Stats } from "node:fs";
 import { open, readdir, stat } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -44,6 +44,18 @@ function jsonErrorPlace(error: unknown, text: string): string {
   return ` at line ${line}, column ${column}`;
 }
 
+class NotRegularFile extends Error {}
+
+/** "a FIFO (named pipe)", "a character device", … for the refusal of a non-regular manifest path */
+function fileKind(info: Stats): string {
+  if (info.isFIFO()) return "a FIFO (named pipe)";
+  if (info.isCharacterDevice()) return "a character device";
+  if (info.isBlockDevice()) return "a block device";
+  if (info.isSocket()) return "a socket";
+  if (info.isDirectory()) return "a directory";
+  return "a special file";
+}
+
 /**
  * Read and validate one manifest. `noFollow`: the file is an entry of a manifest directory and
  * must not be a symbolic link (it is opened with O_NOFOLLOW, so a link swapped in later fails too).
@@ -51,10 +63,13 @@ function jsonErrorPlace(error: unknown, text: string): string {
 async function loadFile(file: string, noFollow: boolean): Promise<LoadedManifest> {
   let text: string;
   try {
-    const handle = await open(file, noFollow ? constants.O_RDONLY | constants.O_NOFOLLOW : constants.O_RDONLY);
+    // O_NONBLOCK: opening a FIFO does not wait for a writer (it is then refused as not a regular file)
+    const flags = constants.O_RDONLY | constants.O_NONBLOCK | (noFollow ? constants.O_NOFOLLOW : 0);
+    const handle = await open(file, flags);
     try {
       const info = await handle.stat();
-      if (!info.isFile()) throw new Error("not a regular file");
+      if (!info.isFile())
+        throw new NotRegularFile(`it is ${fileKind(info)}, not a regular file; name a manifest file (JSON) or a directory of them`);
       if (info.size > MAX_MANIFEST_BYTES) throw new Error(`larger than ${MAX_MANIFEST_BYTES} bytes`);
       text = await handle.readFile("utf8");
     } finally {
@@ -62,7 +77,12 @@ async function loadFile(file: string, noFollow: boolean): Promise<LoadedManifest
     }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === "ELOOP" ? "it is a symbolic link; put the manifest file itself in the directory" : describeError(error);
+    const why =
+      code === "ELOOP"
+        ? "it is a symbolic link; put the manifest file itself in the directory"
+        : error instanceof NotRegularFile
+          ? error.message
+          : describeError(error);
     throw new BridgeError("INVALID_MANIFEST", `Cannot read manifest ${file}: ${why}.`, {
       cause: error,
       details: { file, field: "(root)" },

@@ -23,6 +23,16 @@ function closed(properties: Record<string, unknown>, optional: readonly string[]
 }
 
 const fileFingerprint = closed({ path: archivePath, sha256 });
+/**
+ * The RPC module: pinned like any file, or `pin: "first-use"` (adr/0020) with the path where a
+ * public record names it; a first-use module never carries a SHA-256 (it is recorded locally).
+ */
+const rpcModuleFingerprint = {
+  type: "object",
+  if: { properties: { pin: true }, required: ["pin"] },
+  then: closed({ pin: { const: "first-use" }, path: archivePath }, ["path"]),
+  else: fileFingerprint,
+} as const;
 const methodList = { type: "array", uniqueItems: true, items: identifier, maxItems: 256 } as const;
 const operation = closed({ service: { enum: ["agent", "task"] }, method: identifier, sessionKey: identifier });
 /** per-channel lists: `agent` and `task` on every line, `modelSelection` where the line has it */
@@ -62,7 +72,7 @@ export const MANIFEST_SCHEMA = {
           cliSha256: sha256,
           protocolId: descriptorId,
           hostIndex: fileFingerprint,
-          rpcModule: fileFingerprint,
+          rpcModule: rpcModuleFingerprint,
           /** pinned export names; absent: the roles are found by shape (the module's SHA-256 is pinned either way) */
           exports: closed({ protocol: identifier, client: identifier, service: identifier }),
           metadata: closed({ runtime: nonEmpty, entry: nonEmpty, source: nonEmpty }),

@@ -26,6 +26,15 @@ export interface ProtocolDescriptor {
   events: PerChannel<string[]>;
 }
 
+/**
+ * The RPC module of an artifact: its path and SHA-256 pinned, or `pin: "first-use"` — found by its
+ * exports' roles among the pinned host entry's static imports, its path and SHA-256 recorded in the
+ * local pin store on first use (src/compat/first-use-pins.ts). `path`, where given with first use,
+ * is the path a public record names; the module found must be that one.
+ */
+export type RpcModuleFingerprint =
+  { path: string; sha256: string; pin?: undefined } | { pin: "first-use"; path?: string; sha256?: undefined };
+
 export interface ArtifactDescriptor {
   id: string;
   appVersion: string;
@@ -33,7 +42,8 @@ export interface ArtifactDescriptor {
   cliSha256: string;
   protocolId: string;
   hostIndex: { path: string; sha256: string };
-  rpcModule: { path: string; sha256: string };
+  /** pinned (path and SHA-256), or left to be pinned on first use (docs/runtime-contract.md §7; adr/0020) */
+  rpcModule: RpcModuleFingerprint;
   /** pinned export names; absent: found by shape (docs/runtime-contract.md §2.1) */
   exports?: RpcExports;
   metadata: { runtime: string; entry: string; source: string };

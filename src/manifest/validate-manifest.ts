@@ -82,7 +82,8 @@ function invalid(file: string, problems: ManifestProblem[]): BridgeError {
 export function validateManifest(value: unknown, file: string): Manifest {
   const validate = validator();
   if (!validate(value)) {
-    const problems = (validate.errors ?? []).map(describe);
+    // an "if" error only says which branch failed; the branch's own errors name the field
+    const problems = (validate.errors ?? []).filter((e) => e.keyword !== "if").map(describe);
     // the most specific problems first: deeper fields explain more than their parents
     problems.sort((a, b) => b.field.split(/[.[]/).length - a.field.split(/[.[]/).length);
     throw invalid(file, problems.length > 0 ? problems : [{ field: "(root)", problem: "is not a manifest" }]);
@@ -93,6 +94,12 @@ export function validateManifest(value: unknown, file: string): Manifest {
     problems.push({
       field: "artifact.protocolId",
       problem: `is "${manifest.artifact.protocolId}" but the paired protocol descriptor is "${manifest.protocol.id}" (an artifact must name its own protocol)`,
+    });
+  }
+  if (manifest.trust === "local" && manifest.artifact.rpcModule.pin === "first-use") {
+    problems.push({
+      field: "artifact.rpcModule.pin",
+      problem: "is not allowed in a local manifest: `onboard --accept` pins the RPC module's path and SHA-256 exactly",
     });
   }
   const line = findLine(manifest.protocol.id);

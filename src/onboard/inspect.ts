@@ -8,7 +8,7 @@
 import { silentLogger, type Logger } from "../log/logger.js";
 import { assessInstall } from "../compat/assess.js";
 import { compareVersions } from "../compat/select-manifest.js";
-import { findRoles, scanRpcCandidates, describeFound } from "../compat/rpc-discovery.js";
+import { describeFound, describeOthers, judgeCandidates, scanRpcCandidates } from "../compat/rpc-discovery.js";
 import type { Assessment } from "../compat/types.js";
 import { readBundleMetadata } from "../install/bundle-metadata.js";
 import { hashFile, hashMember } from "../install/cached-hash.js";
@@ -189,9 +189,14 @@ async function buildCandidate(
       `This ZCode build is for ${typeof meta.platform === "string" ? meta.platform : "an unknown platform"}, ` +
         `but this system is ${report.systemPlatform}. Install the ZCode build for ${report.systemPlatform}.`,
     );
-  // 4. versions: the assessment above read them (the CLI version in a child run of the executable)
+  // 4. versions: the assessment above read them (the CLI's without running it, adr/0020)
   const { appVersion, cliVersion } = assessment;
-  if (appVersion === undefined || cliVersion === undefined) refuse(`${assessment.message} Nothing was written.`);
+  if (appVersion === undefined) refuse(`${assessment.message} Nothing was written.`);
+  if (cliVersion === undefined)
+    refuse(
+      `The agent CLI version of ZCode ${appVersion} cannot be read without running glm/zcode.cjs: no manifest pins its SHA-256 ` +
+        `and the file does not declare a single version. zcode-acp never runs unpinned install code; nothing was written.`,
+    );
   const app = { version: appVersion, build: assessment.diagnostics.appBuild };
   report.appVersion = app.version;
   if (app.build !== undefined) report.appBuild = app.build;
@@ -208,20 +213,25 @@ async function buildCandidate(
   const hostIndex = await install.archive.locate(HOST_INDEX_PATH);
   report.hostIndex = { path: HOST_INDEX_PATH, sha256: await hashMember(ctx.cache, hostIndex) };
   const scan = await scanRpcCandidates(install, HOST_INDEX_PATH, hostIndex, ctx.cache);
-  if (scan.matches.length === 0)
+  // the static imports that name both RPC classes are imported (the one documented exception to
+  // "nothing unverified runs": code the host entry loads itself, adr/0020) and judged by their exports
+  const judged = await judgeCandidates(install, scan.matches, ctx.cache, ctx.env, ctx.childTimeoutMs);
+  const holders = [...judged.holders, ...judged.ambiguous];
+  if (holders.length === 0)
     refuse(
       `No RPC module found: none of the ${scan.imports.length} modules ${HOST_INDEX_PATH} imports ` +
-        "defines MessagePortProtocol and ChannelClient. zcode-acp cannot drive this build; nothing was written.",
+        `exports MessagePortProtocol, ChannelClient and a service proxy${judged.others.length > 0 ? ` (${describeOthers(judged.others)})` : ""}. ` +
+        "zcode-acp cannot drive this build; nothing was written.",
     );
-  if (scan.matches.length > 1)
+  if (holders.length > 1)
     refuse(
-      `The RPC module is ambiguous: ${scan.matches.join(", ")} all define MessagePortProtocol and ChannelClient. ` +
+      `The RPC module is ambiguous: the exports of ${holders.map((h) => h.path).join(" and ")} all hold the RPC roles. ` +
         `zcode-acp cannot tell which one the host uses; nothing was written.`,
     );
-  const rpcPath = scan.matches[0]!;
-  const rpcModule = await install.archive.locate(rpcPath);
+  const rpcPath = holders[0]!.path;
+  const rpcModule = holders[0]!.location;
   const rpcSha = await hashMember(ctx.cache, rpcModule);
-  const roles = await findRoles(install, rpcModule, ctx.cache, ctx.env, ctx.childTimeoutMs);
+  const roles = holders[0]!.finding;
   if (!roles.ok) refuse(`The RPC module ${rpcPath} failed the role check (${roles.problem}: ${roles.message}); nothing was written.`);
   const exports = roles.exports;
   report.rpcModule = { path: rpcPath, sha256: rpcSha, foundBy: describeFound(rpcPath, exports) };
@@ -313,7 +323,8 @@ function differences(
   if (found.cliVersion !== a.cliVersion) out.push(`agent CLI ${a.cliVersion} → ${found.cliVersion}`);
   if (found.cliSha256 !== a.cliSha256) out.push("glm/zcode.cjs changed (SHA-256 differs)");
   if (found.hostIndexSha !== a.hostIndex.sha256) out.push(`${a.hostIndex.path} changed (SHA-256 differs)`);
-  if (found.rpcPath !== a.rpcModule.path) out.push(`RPC chunk renamed: ${a.rpcModule.path} → ${found.rpcPath}`);
+  if (a.rpcModule.path === undefined) out.push(`RPC module ${found.rpcPath} (${a.appVersion} pins it on first use)`);
+  else if (found.rpcPath !== a.rpcModule.path) out.push(`RPC chunk renamed: ${a.rpcModule.path} → ${found.rpcPath}`);
   else if (found.rpcSha !== a.rpcModule.sha256) out.push(`${a.rpcModule.path} changed (SHA-256 differs)`);
   if (a.exports) {
     const renamed = (["protocol", "client", "service"] as const).filter((r) => a.exports![r] !== found.exports[r]);

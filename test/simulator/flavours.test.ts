@@ -42,7 +42,7 @@ const bothClassNames = (text: string): boolean => text.includes("MessagePortProt
 
 describe("release flavours (fixtures/sim-releases.ts)", () => {
   it("the table: lines, chunk names, letters and CLI versions as the brief and the public records say", () => {
-    expect(RELEASES).toEqual(["3.10.2", "3.11.2", "3.12.3", "3.14.5"]);
+    expect(RELEASES).toEqual(["3.10.2", "3.11.2", "3.12.3", "3.14.4", "3.14.5"]);
     for (const release of ["3.10.2", "3.11.2"] as const) {
       expect(SIM_RELEASES[release]).toMatchObject({
         line: "zcode-task-v1",
@@ -63,7 +63,20 @@ describe("release flavours (fixtures/sim-releases.ts)", () => {
       helper: { path: "out/host/chunk-HH7N2YVI.js" },
       cliVersion: "0.16.9",
     });
-    for (const release of ["3.12.3", "3.14.5"] as const) {
+    // 3.14.4: two of its sixteen public chunk names, the 3.14.3 Windows letters (d, e, c) and no uploader to simulate
+    expect(SIM_RELEASES["3.14.4"]).toMatchObject({
+      line: "zcode-task-v2",
+      rpcModule: "out/host/chunk-LL2TIAQ2.js",
+      helper: { path: "out/host/chunk-3SE4EMXI.js" },
+      exports: { protocol: "d", client: "e", service: "a" },
+      cliVersion: "0.16.9",
+      appBuild: "3.14.4.7912",
+      rpcPin: "first-use",
+    });
+    // the 3.12 line's hosts import a companion chunk that names both RPC classes
+    expect(SIM_RELEASES["3.12.3"].companion).toEqual({ path: "out/host/chunk-3CQYXRMM.js" });
+    for (const release of ["3.14.4", "3.14.5"] as const) expect(SIM_RELEASES[release].companion?.path).toMatch(/^out\/host\/chunk-/);
+    for (const release of ["3.12.3", "3.14.4", "3.14.5"] as const) {
       const { exports, rpcExports } = SIM_RELEASES[release];
       for (const letter of Object.values(exports)) expect(["g", "i", "j"]).not.toContain(letter);
       expect(rpcExports).toMatchObject({
@@ -75,11 +88,12 @@ describe("release flavours (fixtures/sim-releases.ts)", () => {
       expect(new Set(Object.values(rpcExports)).size).toBe(Object.keys(rpcExports).length);
     }
     expect(SIM_RELEASES["3.12.3"].exports).not.toEqual(SIM_RELEASES["3.14.5"].exports);
+    expect(SIM_RELEASES["3.14.4"].exports).not.toEqual(SIM_RELEASES["3.14.5"].exports);
   });
 
   it("an unknown release is refused with the list of known ones", async () => {
     await expect(createSimulatedInstall({ release: "3.13.0" as SimRelease })).rejects.toThrow(
-      /Unknown simulated ZCode release "3\.13\.0".*3\.10\.2, 3\.11\.2, 3\.12\.3, 3\.14\.5/,
+      /Unknown simulated ZCode release "3\.13\.0".*3\.10\.2, 3\.11\.2, 3\.12\.3, 3\.14\.4, 3\.14\.5/,
     );
   });
 });
@@ -115,17 +129,27 @@ describe.each(RELEASES)("the %s install", (release) => {
     if (v2) expect(mod.c.name).toBe("SocketProtocol");
   });
 
-  it("index.js imports the RPC chunk directly, and exactly one of its static imports (indeed one file of the install) names both classes", async () => {
+  it("index.js imports the RPC chunk directly; besides it only the 3.12 line's companion chunk names both classes, and its exports hold no role", async () => {
     const install = await make(release);
     const hostDir = join(install.appArchive, "out/host");
     const imports = staticRelativeImports(await readFile(join(hostDir, "index.js"), "utf8"));
     expect(imports).toContain(`./${flavour.rpcModule.split("/").at(-1)}`);
+    const naming = [flavour.rpcModule, ...(flavour.companion ? [flavour.companion.path] : [])].map((p) => `./${p.split("/").at(-1)}`);
     const candidates = await Promise.all(imports.map(async (spec) => ({ spec, text: await readFile(join(hostDir, spec), "utf8") })));
-    expect(candidates.filter((c) => bothClassNames(c.text)).map((c) => c.spec)).toEqual([`./${flavour.rpcModule.split("/").at(-1)}`]);
+    expect(candidates.filter((c) => bothClassNames(c.text)).map((c) => c.spec)).toEqual(naming);
     const all = await filesUnder(install.root);
     const withBoth: string[] = [];
     for (const file of all) if (bothClassNames(await readFile(file, "utf8"))) withBoth.push(relative(install.appArchive, file));
-    expect(withBoth).toEqual([flavour.rpcModule]);
+    expect(withBoth.sort()).toEqual(naming.map((n) => `out/host/${n.slice(2)}`).sort());
+    if (flavour.companion) {
+      // typed service proxies over a ChannelClient: one export, RemoteServiceAccess, which holds no role
+      const companion = (await import(pathToFileURL(join(install.appArchive, flavour.companion.path)).href)) as Record<string, unknown>;
+      expect(Object.keys(companion)).toEqual(["a"]);
+      expect((companion.a as { name: string }).name).toBe("RemoteServiceAccess");
+      expect(Object.getOwnPropertyNames((companion.a as { prototype: object }).prototype)).toEqual(
+        expect.arrayContaining(["zcodeAgentService", "modelSelectionService", "dispose"]),
+      );
+    }
     if (flavour.helper) {
       const chunkText = await readFile(join(install.appArchive, flavour.rpcModule), "utf8");
       expect(staticRelativeImports(chunkText)).toEqual([`./${flavour.helper.path.split("/").at(-1)}`]);
@@ -148,10 +172,12 @@ describe.each(RELEASES)("the %s install", (release) => {
       path: "out/host/index.js",
       sha256: sha256(await readFile(join(install.appArchive, "out/host/index.js"))),
     });
-    expect(manifest.artifact.rpcModule).toEqual({
-      path: flavour.rpcModule,
-      sha256: sha256(await readFile(join(install.appArchive, flavour.rpcModule))),
-    });
+    const rpcSha = sha256(await readFile(join(install.appArchive, flavour.rpcModule)));
+    expect(install.rpcModuleSha256).toBe(rpcSha);
+    // a first-use flavour pins the host entry only, like the pinned 3.14 manifests
+    expect(manifest.artifact.rpcModule).toEqual(
+      flavour.rpcPin === "first-use" ? { pin: "first-use" } : { path: flavour.rpcModule, sha256: rpcSha },
+    );
     expect(manifest.artifact.cliSha256).toBe(sha256(await readFile(join(install.resourcesDir, "glm", "zcode.cjs"))));
     if (v2) expect("exports" in manifest.artifact).toBe(false);
     else expect(manifest.artifact.exports).toEqual({ protocol: "g", client: "i", service: "j" });

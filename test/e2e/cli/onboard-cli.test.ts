@@ -61,9 +61,13 @@ describe("onboarding a build no pinned manifest covers (simulated ZCode 3.14.5)"
       `by shape: ${flavour.rpcModule}, protocol ${flavour.exports.protocol}, client ${flavour.exports.client}, service ${flavour.exports.service}`,
     );
     expect(run.stdout).toMatch(/release line:\s+zcode-task-v2/);
-    const nearest = nearestPinnedOfLine("zcode-task-v2", "3.14.5").manifest.artifact.rpcModule.path;
-    expect(run.stdout).toContain(`RPC chunk renamed: ${nearest} → ${flavour.rpcModule}`);
-    expect(run.stdout).toContain("agent CLI 0.16.5 → 0.16.9");
+    // the nearest pinned release is 3.14.4, which pins its RPC module on first use and ships the same CLI version
+    const nearest = nearestPinnedOfLine("zcode-task-v2", "3.14.5").manifest.artifact;
+    expect(nearest.appVersion).toBe("3.14.4");
+    expect(nearest.rpcModule.pin).toBe("first-use");
+    expect(run.stdout).toContain(`nearest pinned:   3.14.4 (zcode-host-3.14.4)`);
+    expect(run.stdout).toContain(`RPC module ${flavour.rpcModule} (3.14.4 pins it on first use)`);
+    expect(run.stdout).not.toContain("agent CLI 0.16.5 → 0.16.9");
     expect(run.stdout).toContain("WARNING: zcode-acp has NOT verified this ZCode build");
     expect(run.stdout).toContain("Nothing was written.");
     expect(await storeFiles()).toEqual([]);
@@ -185,12 +189,10 @@ describe("onboard refuses bad input, writing nothing", () => {
       /No RPC module found/,
     ],
     [
-      "the RPC module is ambiguous (a second module defines both classes)",
+      "the RPC module is ambiguous (the exports of a second module hold the roles too)",
       async (o: SimInstall) => {
-        await writeFile(
-          join(o.appArchive, "out", "host", "chunk-TWIN0000.js"),
-          "export class MessagePortProtocol {}\nexport class ChannelClient {}\n",
-        );
+        const rpc = await readFile(join(o.appArchive, ...SIM_RELEASES["3.14.5"].rpcModule.split("/")), "utf8");
+        await writeFile(join(o.appArchive, "out", "host", "chunk-TWIN0000.js"), rpc);
         await edit(o, "out/host/index.js", (t) => `import "./chunk-TWIN0000.js";\n${t}`);
       },
       /The RPC module is ambiguous: .*chunk-TWIN0000\.js/,

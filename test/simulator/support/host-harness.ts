@@ -32,7 +32,7 @@ export interface RpcModule {
 }
 
 export function rpcModulePath(install: SimInstall): string {
-  return join(install.appArchive, install.manifest.artifact.rpcModule.path);
+  return join(install.appArchive, install.flavour.rpcModule);
 }
 
 /** Import the install's RPC chunk and name its exports as the source does. */

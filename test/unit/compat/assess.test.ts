@@ -35,8 +35,8 @@ function expectPackedExportCheckFailure(report: Assessment): void {
   for (const key of ["sha256 out/host/index.js", "sha256 out/host/chunk-KGXW6KHC.js"]) {
     expect(evidence[key]!.actual).toBe(evidence[key]!.expected);
   }
-  // found by shape among the host index's static imports, then hash-checked, before any import
-  expect(evidence["RPC module (by shape)"]).toEqual({ expected: "out/host/chunk-KGXW6KHC.js", actual: "out/host/chunk-KGXW6KHC.js" });
+  // the pinned path, looked up among the host index's static imports (no search), then hash-checked, before any import
+  expect(evidence["RPC module (pinned path)"]).toEqual({ expected: "out/host/chunk-KGXW6KHC.js", actual: "out/host/chunk-KGXW6KHC.js" });
   expect(String(evidence["RPC roles"]!.actual)).toMatch(/Cannot find module|ERR_MODULE_NOT_FOUND/);
 }
 
@@ -93,7 +93,7 @@ describe.each(forms)("assessment of a simulated install ($form)", ({ packed }) =
   });
 
   it("RPC module changed → host-artifacts fails before any import", async () => {
-    await editMember(sim, sim.manifest.artifact.rpcModule.path, (t) => `${t}\nexport const injected = 1;\n`);
+    await editMember(sim, sim.flavour.rpcModule, (t) => `${t}\nexport const injected = 1;\n`);
     expectFailedAt(await assess(), "host-artifacts", /SHA-256 mismatch: out\/host\/chunk-KGXW6KHC\.js\)/);
   });
 
@@ -146,11 +146,20 @@ describe.each(forms)("assessment of a simulated install ($form)", ({ packed }) =
     }
   });
 
-  it("CLI version not the one of the release → version fails", async () => {
+  it("CLI version not the one of the release (declared in an unpinned CLI, never run) → version fails", async () => {
+    const cli = join(sim.resourcesDir, "glm", "zcode.cjs");
+    await writeFile(cli, (await readFile(cli, "utf8")).replace('const version = "0.16.5";', 'const version = "0.16.4";'));
+    const report = await assess();
+    expect(report.cliVersionFrom).toBe("CLI file text");
+    expectFailedAt(report, "version", /^ZCode 3\.11\.2 reports agent CLI 0\.16\.4, but the verified ZCode 3\.11\.2 ships CLI 0\.16\.5\./);
+  });
+
+  it("a CLI whose SHA-256 a manifest pins has that manifest's version (nothing is read or run)", async () => {
     const m = manifestCopy();
     m.artifact.cliVersion = "0.16.4";
     const report = await assess({ manifestPath: await writeManifest(work, "m.json", m) });
-    expectFailedAt(report, "version", /^ZCode 3\.11\.2 reports agent CLI 0\.16\.5, but the verified ZCode 3\.11\.2 ships CLI 0\.16\.4\./);
+    expect(report).toMatchObject({ cliVersion: "0.16.4", cliVersionFrom: "pinned CLI SHA-256" });
+    if (!packed) expect(report.cliIntegrity).toBe("verified");
   });
 
   it("two manifests for the same release → version fails as ambiguous", async () => {
@@ -229,9 +238,15 @@ describe.each(forms)("assessment of a simulated install ($form)", ({ packed }) =
     expect(report.installRoot).toBeUndefined();
   });
 
-  it("a CLI that cannot report its version → version fails", async () => {
+  it("a CLI whose version cannot be read without running it → the app version selects; CLI not read, modified", async () => {
     await writeFile(join(sim.resourcesDir, "glm", "zcode.cjs"), "throw new Error('no');\n");
-    expectFailedAt(await assess(), "version", /^Cannot read the agent CLI version: `zcode\.cjs version` exited with code 1/);
+    const report = await assess();
+    expect(report.cliVersionFrom).toBe("not read");
+    if (!packed) expect(report.cliIntegrity).toBe("modified");
+    expect(report.cliVersion).toBeUndefined();
+    expect(report.steps[3]!.summary).toMatch(/an unread CLI version .*zcode-acp does not run it/);
+    if (packed) expectPackedExportCheckFailure(report);
+    else expect(report.supported).toBe(true);
   });
 
   it("a malformed manifest is a configuration error naming the file and field", async () => {
@@ -256,11 +271,13 @@ describe.each(forms)("assessment of a simulated install ($form)", ({ packed }) =
 
   it("a repeated check hits the cache; a changed file is rehashed", async () => {
     const first = await assess();
-    expect(first.diagnostics.cache).toMatchObject({ hits: 0, rebuilt: false });
+    // the one hit: the CLI's SHA-256, computed for its version (step 4) and reused by step 6 (packed: not reached)
+    expect(first.diagnostics.cache).toMatchObject({ hits: packed ? 0 : 1, rebuilt: false });
     expect(first.diagnostics.cache!.misses).toBeGreaterThanOrEqual(3);
     const second = await assess();
     // packed: a failed export check is never cached, so it is the one recomputed fact
-    expect(second.diagnostics.cache).toMatchObject({ hits: first.diagnostics.cache!.misses - (packed ? 1 : 0), misses: packed ? 1 : 0 });
+    const lookups = first.diagnostics.cache!.misses + first.diagnostics.cache!.hits;
+    expect(second.diagnostics.cache).toMatchObject({ hits: lookups - (packed ? 1 : 0), misses: packed ? 1 : 0 });
     expect(second.steps).toEqual(first.steps);
     await editMember(sim, sim.manifest.artifact.hostIndex.path, flipOneByte);
     const third = await assess();
@@ -271,7 +288,7 @@ describe.each(forms)("assessment of a simulated install ($form)", ({ packed }) =
   it("a corrupt cache is ignored and rebuilt", async () => {
     await writeFile(join(work, "cache.json"), "\u0000garbage{");
     const report = await assess();
-    expect(report.diagnostics.cache).toMatchObject({ hits: 0, rebuilt: true });
+    expect(report.diagnostics.cache).toMatchObject({ hits: packed ? 0 : 1, rebuilt: true });
     const again = await assess();
     expect(again.diagnostics.cache).toMatchObject({ rebuilt: false });
     expect(again.diagnostics.cache!.hits).toBeGreaterThan(0);
@@ -298,7 +315,7 @@ describe("assessment of the directory form only (the stand-in can import it)", (
       env: process.env,
       ...extra,
     });
-  const rpcPath = () => sim.manifest.artifact.rpcModule.path;
+  const rpcPath = () => sim.flavour.rpcModule;
 
   it("a changed CLI is `modified`, a diagnostic that still allows the launch", async () => {
     await writeFile(
@@ -348,37 +365,35 @@ describe("assessment of the directory form only (the stand-in can import it)", (
     );
   });
 
-  it("no static import of the host index defines the RPC classes → host-artifacts fails (missing)", async () => {
+  it("the pinned module without the client class → host-artifacts fails its role check (missing)", async () => {
     const m = structuredClone(sim.manifest);
     m.artifact.rpcModule.sha256 = await editMember(sim, rpcPath(), (t) => t.replaceAll("ChannelClient", "ChanClient"));
     expectFailedAt(
       await assess({ manifestPath: await writeManifest(work, "m.json", m) }),
       "host-artifacts",
-      /^No RPC module found: none of the \d+ modules the host index imports defines MessagePortProtocol and ChannelClient/,
+      /^The RPC module out\/host\/chunk-KGXW6KHC\.js failed the role check: .*missing: no export has the shape of the client role/,
     );
   });
 
-  it("a second module defining the RPC classes → host-artifacts fails as ambiguous, nothing imported", async () => {
+  it("a second module naming the RPC classes does not matter to a pinned module: no search, nothing else imported", async () => {
     const m = structuredClone(sim.manifest);
     await writeFile(
       join(sim.appArchive, "out", "host", "chunk-TWIN.js"),
       "export class MessagePortProtocol {}\nexport class ChannelClient {}\nprocess.exit(9);\n",
     );
     m.artifact.hostIndex.sha256 = await editMember(sim, m.artifact.hostIndex.path, (t) => `import "./chunk-TWIN.js";\n${t}`);
-    expectFailedAt(
-      await assess({ manifestPath: await writeManifest(work, "m.json", m) }),
-      "host-artifacts",
-      /^The RPC module is ambiguous: .*chunk-TWIN\.js/,
-    );
+    const report = await assess({ manifestPath: await writeManifest(work, "m.json", m) });
+    expect(report.supported).toBe(true);
+    expect(report.rpc).toMatchObject({ path: rpcPath(), foundBy: "pinned path" });
   });
 
-  it("the RPC module found at another path than the pinned one → host-artifacts fails naming both", async () => {
+  it("a pinned RPC module the host index does not import → host-artifacts fails naming it", async () => {
     const m = structuredClone(sim.manifest);
     m.artifact.rpcModule.path = "out/host/chunk-OTHER.js";
     expectFailedAt(
       await assess({ manifestPath: await writeManifest(work, "m.json", m) }),
       "host-artifacts",
-      /found by shape is out\/host\/chunk-KGXW6KHC\.js, but the verified ZCode 3\.11\.2 has out\/host\/chunk-OTHER\.js/,
+      /^The verified ZCode 3\.11\.2 host entry does not import the pinned RPC module out\/host\/chunk-OTHER\.js/,
     );
   });
 

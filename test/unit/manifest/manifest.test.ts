@@ -58,18 +58,42 @@ describe("manifest schema and validation", () => {
       if (typeof schema !== "object" || schema === null) return 0;
       const s = schema as Record<string, unknown>;
       let count = 0;
-      if (s.type === "object") {
+      // a conditional object (the RPC module: pinned or first use) is closed by its then/else branches
+      if (s.type === "object" && s.if === undefined) {
         expect(s.additionalProperties).toBe(false);
         // every field is required except the few documented optional ones
         const optional = Object.keys(s.properties as object).filter((k) => !(s.required as string[]).includes(k));
         expect(
-          optional.every((k) => ["trust", "acceptedAt", "acceptedBy", "exports", "modelSelection", "advisories", "fixedIn"].includes(k)),
+          optional.every((k) =>
+            ["trust", "acceptedAt", "acceptedBy", "exports", "modelSelection", "advisories", "fixedIn", "path"].includes(k),
+          ),
         ).toBe(true);
         count++;
       }
       return count + Object.values(s).reduce<number>((n, v) => n + walk(v), 0);
     };
-    expect(walk(MANIFEST_SCHEMA)).toBe(15); // one per object of the Manifest shape (an advisory is the 15th)
+    expect(walk(MANIFEST_SCHEMA)).toBe(16); // one per object of the Manifest shape: the RPC module's two forms each once, an advisory
+  });
+
+  it("an RPC module is pinned (path + SHA-256) or left to first use (optionally with its path on record), never both", async () => {
+    const base = await builtInManifest();
+    const firstUse = (rpcModule: unknown): Manifest => ({ ...base, artifact: { ...base.artifact, rpcModule } }) as unknown as Manifest;
+    expect(validateManifest(firstUse({ pin: "first-use" }), "a.json").artifact.rpcModule).toEqual({ pin: "first-use" });
+    expect(validateManifest(firstUse({ pin: "first-use", path: "out/host/chunk-BMP2VTTL.js" }), "b.json").artifact.rpcModule.path).toBe(
+      "out/host/chunk-BMP2VTTL.js",
+    );
+    const sha = base.artifact.cliSha256;
+    expect(invalid(() => validateManifest(firstUse({ pin: "first-use", sha256: sha }), "c.json")).message).toContain(
+      '"artifact.rpcModule.sha256" is not a known field',
+    );
+    expect(invalid(() => validateManifest(firstUse({ pin: "later" }), "d.json")).message).toContain(
+      '"artifact.rpcModule.pin" must be "first-use"',
+    );
+    expect(invalid(() => validateManifest(firstUse({ path: "out/host/x.js" }), "e.json")).message).toContain(
+      '"artifact.rpcModule.sha256" is missing',
+    );
+    const local = { ...firstUse({ pin: "first-use" }), trust: "local", acceptedAt: "2026-12-01T00:00:00Z", acceptedBy: "zcode-acp 1.0.0" };
+    expect(invalid(() => validateManifest(local, "f.json")).details).toMatchObject({ field: "artifact.rpcModule.pin" });
   });
 
   it("names a missing field and a malformed value", async () => {

@@ -31,7 +31,7 @@ export function startRawBootstrap(
   const assessment = supportedAssessment(install);
   if (!assessment.paths || !assessment.manifest || !assessment.rpc) throw new Error("unreachable");
   const base = buildBootstrapConfig(
-    { paths: assessment.paths, manifest: assessment.manifest, rpcExports: assessment.rpc.exports },
+    { paths: assessment.paths, manifest: assessment.manifest, rpcExports: assessment.rpc.exports, rpcModuleSha256: assessment.rpc.sha256 },
     { frameLimitBytes: 16 * 1024 * 1024, disposeTimeoutMs: 3500, builtinProviderConfig: assessment.paths.builtinProviderConfig },
   );
   const config = options.config ? options.config(base) : base;

@@ -17,7 +17,10 @@ export function createTestInstall(options: SimInstallOptions = {}): Promise<Test
 
 /** A supported Assessment for `install`, as the compatibility check would produce it. */
 export function supportedAssessment(
-  install: Pick<TestInstall, "root" | "executable" | "resourcesDir" | "appArchive" | "manifest" | "flavour" | "builtinProviderConfigPath">,
+  install: Pick<
+    TestInstall,
+    "root" | "executable" | "resourcesDir" | "appArchive" | "manifest" | "flavour" | "builtinProviderConfigPath" | "rpcModuleSha256"
+  >,
 ): Assessment {
   const { manifest } = install;
   return {
@@ -33,12 +36,12 @@ export function supportedAssessment(
       appArchive: install.appArchive,
       appArchiveIsDirectory: true,
       hostIndex: join(install.appArchive, manifest.artifact.hostIndex.path),
-      rpcModule: join(install.appArchive, manifest.artifact.rpcModule.path),
+      rpcModule: join(install.appArchive, install.flavour.rpcModule),
       cli: join(install.resourcesDir, "glm", "zcode.cjs"),
       bundleMeta: join(install.resourcesDir, "glm", ".node-bundle-meta.json"),
       ...(install.builtinProviderConfigPath ? { builtinProviderConfig: install.builtinProviderConfigPath } : {}),
     },
-    rpc: { path: manifest.artifact.rpcModule.path, exports: install.flavour.exports, foundBy: "shape" },
+    rpc: { path: install.flavour.rpcModule, sha256: install.rpcModuleSha256, exports: install.flavour.exports, foundBy: "pinned path" },
     appVersion: manifest.artifact.appVersion,
     cliVersion: manifest.artifact.cliVersion,
     cliIntegrity: "verified",
