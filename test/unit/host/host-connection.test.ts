@@ -42,7 +42,10 @@ async function newSession(c: TestConnection): Promise<string> {
 
 /** the content of the first tool.updated result among `events` */
 function toolResult(events: unknown[]): string {
-  for (const event of events as Array<{ type: string; event?: { type: string; payload: { kind?: string; result?: { content: string } } } }>) {
+  for (const event of events as Array<{
+    type: string;
+    event?: { type: string; payload: { kind?: string; result?: { content: string } } };
+  }>) {
     if (event.type === "session.event" && event.event?.type === "tool.updated" && event.event.payload.kind === "result") {
       return event.event.payload.result!.content;
     }
@@ -180,7 +183,9 @@ describe("HostConnection", () => {
     await c.host.call("agent", "sendPrompt", { ...W, sessionId, content: [{ type: "text", text: "sim:large-output bytes=5000000" }] });
     await sink.until((s) => s.sessionEventTypes().includes("turn.completed"));
     const result = toolResult(sink.events);
-    expect(result.slice(0, 256 * 1024)).toBe("0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz012345678\n".repeat(4000).slice(0, 256 * 1024));
+    expect(result.slice(0, 256 * 1024)).toBe(
+      "0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz012345678\n".repeat(4000).slice(0, 256 * 1024),
+    );
     expect(result.slice(256 * 1024)).toBe("\n… [zcode-acp: 4.7 MB more not shown]");
     expect(JSON.stringify(sink.events).length).toBeLessThan(1_000_000);
     expect(sink.ended).toBeUndefined();
