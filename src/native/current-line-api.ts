@@ -69,7 +69,7 @@ export class CurrentLineApi implements NativeApi {
     return this.with((api) => api.readSession(params));
   }
   async *readHistory(params: SessionRef): AsyncGenerator<SnapshotMessage[]> {
-    yield* await this.with(async (api) => api.readHistory(params));
+    yield* await this.with((api) => Promise.resolve(api.readHistory(params)));
   }
   listSessions(workspacePath: string): Promise<NativeSessionEntry[]> {
     return this.with((api) => api.listSessions(workspacePath));

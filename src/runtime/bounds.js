@@ -66,18 +66,19 @@ export function boundValue(value, limits) {
 }
 
 function boundString(text, limits, state) {
+  // each string also costs its quotes and a separator
   if (text.length <= SHORT_BYTES / 3) {
-    state.remaining -= text.length + 2;
+    state.remaining -= text.length + 4;
     return text;
   }
   const bytes = Buffer.byteLength(text, "utf8");
   if (bytes <= SHORT_BYTES) {
-    state.remaining -= bytes + 2;
+    state.remaining -= bytes + 4;
     return text;
   }
   const allowance = Math.max(0, Math.min(limits.stringBytes, state.remaining));
   if (bytes <= allowance) {
-    state.remaining -= bytes + 2;
+    state.remaining -= bytes + 4;
     return text;
   }
   const head = utf8Head(text, allowance);

@@ -146,7 +146,10 @@ export function createDispatcher(options) {
         try {
           event = payload === undefined ? null : reduce(payload);
         } catch (error) {
-          endSubscription(subscriptionId, { code: "CHANNEL_PROTOCOL", message: `a host event cannot be reduced (${describeThrown(error).message})` });
+          endSubscription(subscriptionId, {
+            code: "CHANNEL_PROTOCOL",
+            message: `a host event cannot be reduced (${describeThrown(error).message})`,
+          });
           return;
         }
         const outcome = send({ method: "event", params: { subscriptionId, event } });
@@ -214,7 +217,13 @@ export function createDispatcher(options) {
         return options.onProtocolFailure("CHANNEL_PROTOCOL", "unknown frame from the bridge");
       }
       const run =
-        method === "__call" ? handleCall : method === "__subscribe" ? handleSubscribe : method === "__history" ? handleHistory : handleUnsubscribe;
+        method === "__call"
+          ? handleCall
+          : method === "__subscribe"
+            ? handleSubscribe
+            : method === "__history"
+              ? handleHistory
+              : handleUnsubscribe;
       Promise.resolve()
         .then(() => run(id, params))
         .catch((error) => refuse(id, "HOST_CALL_FAILED", describeThrown(error).message));

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { HostHarness } from "./support/host-harness.js";
 import { WS, answerPermission, newInstall, onCleanup, promptToEnd, sessionRig, type SessionRig } from "./support/session-helpers.js";
 
-type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Any = any;
 
 const roles = (messages: Any[]): string[] => messages.map((m: Any) => m.info.role);
 const ids = (messages: Any[]): string[] => messages.map((m: Any) => m.info.messageId);

@@ -96,11 +96,9 @@ export abstract class TaskLineApi implements NativeApi {
   }
 
   async *readHistory(params: SessionRef): AsyncGenerator<SnapshotMessage[]> {
-    const raw = await this.host
-      .call("agent", "readSessionMessages", ref(params), { timeout: "readHistory" })
-      .catch((error: unknown) => {
-        throw isSessionMissing(error) ? sessionNotFound(error, params.sessionId) : error;
-      });
+    const raw = await this.host.call("agent", "readSessionMessages", ref(params), { timeout: "readHistory" }).catch((error: unknown) => {
+      throw isSessionMissing(error) ? sessionNotFound(error, params.sessionId) : error;
+    });
     yield* historyPieces(this.host, parseHistoryHandle(raw));
   }
 
