@@ -1,0 +1,137 @@
+/**
+ * History benchmark (issue 20, docs/history.md): does a turn cost more late in a long session
+ * than early in it, and does the bridge's memory grow with the history? One session of `turns`
+ * turns that each read `mb` MB (`sim:big-read`, ≈ turns × mb of history), then a `session/load`
+ * of it in a new bridge process; the same for a session whose reads are tiny. Turn time = prompt
+ * sent → response. Peak RSS of each bridge process from /proc/<pid>/status (VmHWM).
+ */
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
+import { BridgeClient } from "./lib/bridge-client.js";
+import type { BenchInstall } from "./lib/bench-install.js";
+import { MemorySampler } from "./lib/proc-memory.js";
+import { fmt, median, mib } from "./lib/stats.js";
+
+export interface HistoryPlan {
+  turns: number;
+  /** MB read per turn in the long session */
+  mb: number;
+  /** MB read per turn in the small-history session */
+  smallMb: number;
+  /** turns per window: early = turns 2 … window+1 (the first warms up), late = the last `window` */
+  window: number;
+}
+
+export interface SessionRun {
+  mb: number;
+  turnMs: number[];
+  earlyMs: number;
+  lateMs: number;
+  /** peak RSS of the bridge that ran the turns */
+  turnsHwmBytes: number;
+  loadMs: number;
+  /** session/update notifications of the load */
+  loadUpdates: number;
+  /** peak RSS of the bridge that loaded the session (a new process) */
+  loadHwmBytes: number;
+  /** a prompt right after the load */
+  afterLoadMs: number;
+}
+
+export interface HistoryResult {
+  plan: HistoryPlan;
+  large: SessionRun;
+  small: SessionRun;
+}
+
+async function runSession(install: BenchInstall, plan: HistoryPlan, mb: number): Promise<SessionRun> {
+  const cwd = await mkdtemp(join(tmpdir(), "zcode-acp-bench-history-"));
+  const turnMs: number[] = [];
+  const first = BridgeClient.start({ env: install.env });
+  const sampler = new MemorySampler(() => first.pid);
+  let sessionId: string;
+  try {
+    await first.initialize();
+    sessionId = await first.newSession(cwd);
+    for (let turn = 1; turn <= plan.turns; turn += 1) {
+      const started = performance.now();
+      const response = await first.prompt(sessionId, `sim:big-read mb=${mb} path=f${turn}.log`);
+      turnMs.push(performance.now() - started);
+      if (response.stopReason !== "end_turn") throw new Error(`turn ${turn} ended ${response.stopReason}`);
+    }
+  } finally {
+    sampler.stop();
+    await first.close();
+  }
+  let loadUpdates = 0;
+  const second = BridgeClient.start({ env: install.env });
+  const loadSampler = new MemorySampler(() => second.pid);
+  try {
+    await second.initialize();
+    const started = performance.now();
+    await second.agent.request(acp.methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
+    const loadMs = performance.now() - started;
+    loadUpdates = second.updates;
+    const promptStarted = performance.now();
+    await second.prompt(sessionId, "after the load");
+    const afterLoadMs = performance.now() - promptStarted;
+    loadSampler.stop();
+    const early = turnMs.slice(1, 1 + plan.window);
+    const late = turnMs.slice(-plan.window);
+    return {
+      mb,
+      turnMs,
+      earlyMs: median(early),
+      lateMs: median(late),
+      turnsHwmBytes: sampler.hwmBytes,
+      loadMs,
+      loadUpdates,
+      loadHwmBytes: loadSampler.hwmBytes,
+      afterLoadMs,
+    };
+  } finally {
+    loadSampler.stop();
+    await second.close();
+  }
+}
+
+export async function runHistory(install: BenchInstall, plan: HistoryPlan): Promise<HistoryResult> {
+  const large = await runSession(install, plan, plan.mb);
+  const small = await runSession(install, plan, plan.smallMb);
+  return { plan, large, small };
+}
+
+export function historyRatio(result: HistoryResult): number {
+  return result.large.lateMs / result.large.earlyMs;
+}
+
+export function historySection(result: HistoryResult): string {
+  const { plan, large, small } = result;
+  const ratio = historyRatio(result);
+  const rssRatio = Math.max(large.turnsHwmBytes, large.loadHwmBytes) / Math.max(small.turnsHwmBytes, small.loadHwmBytes);
+  const row = (run: SessionRun, label: string): string =>
+    `| ${label} | ${fmt(run.earlyMs, 0)} | ${fmt(run.lateMs, 0)} | ${fmt(run.lateMs / run.earlyMs, 2)} | ${mib(run.turnsHwmBytes)} | ` +
+    `${fmt(run.loadMs, 0)} (${run.loadUpdates} updates) | ${mib(run.loadHwmBytes)} | ${fmt(run.afterLoadMs, 0)} |`;
+  return [
+    "## History — turn time and memory against the session's history (issue 20)",
+    "",
+    `One session of ${plan.turns} turns that each read ${plan.mb} MB (\`sim:big-read mb=${plan.mb}\`: ≈ ${fmt(plan.turns * plan.mb, 0)} MB of ` +
+      `history in the host), then \`session/load\` of it in a new bridge process and one prompt; the same with reads of ${plan.smallMb} MB. ` +
+      `Turn = prompt sent → response (the bridge reads the session's state at the end of each turn). Early = median of turns 2–${plan.window + 1}, ` +
+      `late = median of the last ${plan.window}. Peak RSS = VmHWM of the bridge process (the one that ran the turns; the one that loaded).`,
+    "",
+    "| session | early turn ms | late turn ms | late / early | bridge peak RSS, turns | load ms | bridge peak RSS, load | prompt after load ms |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    row(large, `${plan.turns} × ${plan.mb} MB`),
+    row(small, `${plan.turns} × ${plan.smallMb} MB`),
+    "",
+    `- **Turn time late vs early: ${fmt(ratio, 2)}×** (goal ≤ 1.1 at ${plan.turns} turns × ${plan.mb} MB): ${ratio <= 1.1 ? "**met**" : "**missed**"}.`,
+    `- **Bridge peak RSS, large vs small history: ${fmt(rssRatio, 2)}×** (goal: independent of the history's size): ` +
+      `${rssRatio <= 1.25 ? "**met**" : "**missed**"}. Every snapshot the host returns is reduced in the Electron process ` +
+      "(its messages dropped), every event bounded (≤ 1 MiB, 256 KiB per string), and the load's history crosses the channel in " +
+      "pieces of ≤ 1 MiB that the bridge writes to the client before it asks for the next (docs/history.md).",
+    `- Turn times (ms), long session: ${large.turnMs.map((ms) => fmt(ms, 0)).join(", ")}.`,
+  ].join("\n");
+}
