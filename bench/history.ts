@@ -11,7 +11,8 @@ import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { BridgeClient } from "./lib/bridge-client.js";
 import type { BenchInstall } from "./lib/bench-install.js";
-import { MemorySampler } from "./lib/proc-memory.js";
+import { readFileSync } from "node:fs";
+import { childPids, MemorySampler } from "./lib/proc-memory.js";
 import { fmt, median, mib } from "./lib/stats.js";
 
 export interface HistoryPlan {
@@ -29,6 +30,9 @@ export interface SessionRun {
   turnMs: number[];
   earlyMs: number;
   lateMs: number;
+  /** CPU per turn of the bridge and of the host process (Electron + official host), early and late medians */
+  bridgeCpu: { early: number; late: number };
+  hostCpu: { early: number; late: number };
   /** peak RSS of the bridge that ran the turns */
   turnsHwmBytes: number;
   loadMs: number;
@@ -46,19 +50,37 @@ export interface HistoryResult {
   small: SessionRun;
 }
 
+/** CPU time (user + system) of a process so far, in ms (/proc/<pid>/stat, clock ticks of 10 ms) */
+function cpuMs(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 async function runSession(install: BenchInstall, plan: HistoryPlan, mb: number): Promise<SessionRun> {
   const cwd = await mkdtemp(join(tmpdir(), "zcode-acp-bench-history-"));
   const turnMs: number[] = [];
+  const bridgeCpuMs: number[] = [];
+  const hostCpuMs: number[] = [];
   const first = BridgeClient.start({ env: install.env });
   const sampler = new MemorySampler(() => first.pid);
   let sessionId: string;
   try {
     await first.initialize();
     sessionId = await first.newSession(cwd);
+    const hostPid = childPids(first.pid)[0];
     for (let turn = 1; turn <= plan.turns; turn += 1) {
+      const [bridgeBefore, hostBefore] = [cpuMs(first.pid), cpuMs(hostPid)];
       const started = performance.now();
       const response = await first.prompt(sessionId, `sim:big-read mb=${mb} path=f${turn}.log`);
       turnMs.push(performance.now() - started);
+      bridgeCpuMs.push(cpuMs(first.pid) - bridgeBefore);
+      hostCpuMs.push(cpuMs(hostPid) - hostBefore);
       if (response.stopReason !== "end_turn") throw new Error(`turn ${turn} ended ${response.stopReason}`);
     }
   } finally {
@@ -78,13 +100,15 @@ async function runSession(install: BenchInstall, plan: HistoryPlan, mb: number):
     await second.prompt(sessionId, "after the load");
     const afterLoadMs = performance.now() - promptStarted;
     loadSampler.stop();
-    const early = turnMs.slice(1, 1 + plan.window);
-    const late = turnMs.slice(-plan.window);
+    const early = <T>(values: T[]): T[] => values.slice(1, 1 + plan.window);
+    const late = <T>(values: T[]): T[] => values.slice(-plan.window);
     return {
       mb,
       turnMs,
-      earlyMs: median(early),
-      lateMs: median(late),
+      earlyMs: median(early(turnMs)),
+      lateMs: median(late(turnMs)),
+      bridgeCpu: { early: median(early(bridgeCpuMs)), late: median(late(bridgeCpuMs)) },
+      hostCpu: { early: median(early(hostCpuMs)), late: median(late(hostCpuMs)) },
       turnsHwmBytes: sampler.hwmBytes,
       loadMs,
       loadUpdates,
@@ -112,7 +136,8 @@ export function historySection(result: HistoryResult): string {
   const ratio = historyRatio(result);
   const rssRatio = Math.max(large.turnsHwmBytes, large.loadHwmBytes) / Math.max(small.turnsHwmBytes, small.loadHwmBytes);
   const row = (run: SessionRun, label: string): string =>
-    `| ${label} | ${fmt(run.earlyMs, 0)} | ${fmt(run.lateMs, 0)} | ${fmt(run.lateMs / run.earlyMs, 2)} | ${mib(run.turnsHwmBytes)} | ` +
+    `| ${label} | ${fmt(run.earlyMs, 0)} | ${fmt(run.lateMs, 0)} | ${fmt(run.lateMs / run.earlyMs, 2)} | ` +
+    `${fmt(run.bridgeCpu.early, 0)} → ${fmt(run.bridgeCpu.late, 0)} | ${fmt(run.hostCpu.early, 0)} → ${fmt(run.hostCpu.late, 0)} | ${mib(run.turnsHwmBytes)} | ` +
     `${fmt(run.loadMs, 0)} (${run.loadUpdates} updates) | ${mib(run.loadHwmBytes)} | ${fmt(run.afterLoadMs, 0)} |`;
   return [
     "## History — turn time and memory against the session's history (issue 20)",
@@ -122,8 +147,8 @@ export function historySection(result: HistoryResult): string {
       `Turn = prompt sent → response (the bridge reads the session's state at the end of each turn). Early = median of turns 2–${plan.window + 1}, ` +
       `late = median of the last ${plan.window}. Peak RSS = VmHWM of the bridge process (the one that ran the turns; the one that loaded).`,
     "",
-    "| session | early turn ms | late turn ms | late / early | bridge peak RSS, turns | load ms | bridge peak RSS, load | prompt after load ms |",
-    "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    "| session | early turn ms | late turn ms | late / early | bridge CPU ms per turn, early → late | host CPU ms per turn, early → late | bridge peak RSS, turns | load ms | bridge peak RSS, load | prompt after load ms |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     row(large, `${plan.turns} × ${plan.mb} MB`),
     row(small, `${plan.turns} × ${plan.smallMb} MB`),
     "",
@@ -132,6 +157,8 @@ export function historySection(result: HistoryResult): string {
       `${rssRatio <= 1.25 ? "**met**" : "**missed**"}. Every snapshot the host returns is reduced in the Electron process ` +
       "(its messages dropped), every event bounded (≤ 1 MiB, 256 KiB per string), and the load's history crosses the channel in " +
       "pieces of ≤ 1 MiB that the bridge writes to the client before it asks for the next (docs/history.md).",
+    `- CPU per turn (medians; /proc, 10 ms ticks) separates the work from the shared machine's noise: bridge ` +
+      `${fmt(large.bridgeCpu.early, 0)} → ${fmt(large.bridgeCpu.late, 0)} ms, host process ${fmt(large.hostCpu.early, 0)} → ${fmt(large.hostCpu.late, 0)} ms.`,
     `- Turn times (ms), long session: ${large.turnMs.map((ms) => fmt(ms, 0)).join(", ")}.`,
   ].join("\n");
 }
