@@ -87,7 +87,6 @@ async function runSession(install: BenchInstall, plan: HistoryPlan, mb: number):
     sampler.stop();
     await first.close();
   }
-  let loadUpdates = 0;
   const second = BridgeClient.start({ env: install.env });
   const loadSampler = new MemorySampler(() => second.pid);
   try {
@@ -95,7 +94,7 @@ async function runSession(install: BenchInstall, plan: HistoryPlan, mb: number):
     const started = performance.now();
     await second.agent.request(acp.methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
     const loadMs = performance.now() - started;
-    loadUpdates = second.updates;
+    const loadUpdates = second.updates;
     const promptStarted = performance.now();
     await second.prompt(sessionId, "after the load");
     const afterLoadMs = performance.now() - promptStarted;
@@ -137,7 +136,8 @@ export function historySection(result: HistoryResult): string {
   const rssRatio = Math.max(large.turnsHwmBytes, large.loadHwmBytes) / Math.max(small.turnsHwmBytes, small.loadHwmBytes);
   const row = (run: SessionRun, label: string): string =>
     `| ${label} | ${fmt(run.earlyMs, 0)} | ${fmt(run.lateMs, 0)} | ${fmt(run.lateMs / run.earlyMs, 2)} | ` +
-    `${fmt(run.bridgeCpu.early, 0)} → ${fmt(run.bridgeCpu.late, 0)} | ${fmt(run.hostCpu.early, 0)} → ${fmt(run.hostCpu.late, 0)} | ${mib(run.turnsHwmBytes)} | ` +
+    `${fmt(run.bridgeCpu.early, 0)} → ${fmt(run.bridgeCpu.late, 0)} | ${fmt(run.hostCpu.early, 0)} → ${fmt(run.hostCpu.late, 0)} | ` +
+    `${mib(run.turnsHwmBytes)} | ` +
     `${fmt(run.loadMs, 0)} (${run.loadUpdates} updates) | ${mib(run.loadHwmBytes)} | ${fmt(run.afterLoadMs, 0)} |`;
   return [
     "## History — turn time and memory against the session's history (issue 20)",
@@ -147,7 +147,8 @@ export function historySection(result: HistoryResult): string {
       `Turn = prompt sent → response (the bridge reads the session's state at the end of each turn). Early = median of turns 2–${plan.window + 1}, ` +
       `late = median of the last ${plan.window}. Peak RSS = VmHWM of the bridge process (the one that ran the turns; the one that loaded).`,
     "",
-    "| session | early turn ms | late turn ms | late / early | bridge CPU ms per turn, early → late | host CPU ms per turn, early → late | bridge peak RSS, turns | load ms | bridge peak RSS, load | prompt after load ms |",
+    "| session | early turn ms | late turn ms | late / early | bridge CPU ms per turn, early → late | " +
+      "host CPU ms per turn, early → late | bridge peak RSS, turns | load ms | bridge peak RSS, load | prompt after load ms |",
     "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     row(large, `${plan.turns} × ${plan.mb} MB`),
     row(small, `${plan.turns} × ${plan.smallMb} MB`),
