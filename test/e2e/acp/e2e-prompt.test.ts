@@ -109,7 +109,7 @@ describe("e2e: prompt turns against the simulated host", () => {
     );
     // bounded inside the Electron process (docs/history.md): its head, then how much was left out
     const large = updates.find((u) => u.status === "completed" && u.content?.[0]?.content?.text?.includes("more not shown]"));
-    expect(large?.content[0].content.text).toMatch(/^0123456789abcdef[\s\S]*\n… \[zcode-acp: 2\.7 MB more not shown\]$/);
+    expect(large?.content[0].content.text).toMatch(/^```\n0123456789abcdef[\s\S]*\n… \[zcode-acp: 2\.7 MB more not shown\]/);
     client.expectValid();
   });
 
