@@ -191,6 +191,37 @@ describe("HostConnection", () => {
     expect(sink.ended).toBeUndefined();
   });
 
+  it("answers snapshots without their messages and holds a history read for paging (__history next / close)", async () => {
+    const c = connect();
+    const sessionId = await newSession(c);
+    const sink = new EventCollector();
+    await c.host.subscribe({ ...W, sessionId, deliveryKind: "desktop-continuous" }, sink);
+    for (const text of ["one", "two"]) {
+      await c.host.call("agent", "sendPrompt", { ...W, sessionId, content: [{ type: "text", text }] });
+      await sink.until((s) => s.sessionEventTypes().filter((t) => t === "turn.completed").length === (text === "one" ? 1 : 2));
+    }
+    const ref = { ...W, sessionId };
+    for (const method of ["resumeSession", "readSession", "setMode"]) {
+      const params = method === "setMode" ? { ...ref, mode: "edit" } : ref;
+      const snapshot = await c.host.call<{ messages: unknown[]; session: { sessionId: string } }>("agent", method, params);
+      expect([method, snapshot.session.sessionId, snapshot.messages]).toEqual([method, sessionId, []]);
+    }
+    const handle = await c.host.call<{ historyId: string; total: number }>("agent", "readSessionMessages", ref);
+    expect(handle).toEqual({ historyId: expect.stringMatching(/^h\d+$/), total: 4 });
+    const piece = (await c.host.history(handle.historyId, "next")) as { messages: Array<{ info: { role: string } }>; done: boolean };
+    expect(piece.messages.map((m) => m.info.role)).toEqual(["user", "assistant", "user", "assistant"]);
+    expect(piece.done).toBe(true);
+    // released after its last piece; a second read is released by close
+    await expect(c.host.history(handle.historyId, "next")).rejects.toMatchObject({
+      code: "HOST_CALL_FAILED",
+      message: expect.stringContaining("no longer held"),
+    });
+    const again = await c.host.call<{ historyId: string }>("agent", "readSessionMessages", ref);
+    await expect(c.host.history(again.historyId, "close")).resolves.toBeNull();
+    await expect(c.host.history(again.historyId, "close")).rejects.toMatchObject({ code: "HOST_CALL_FAILED" });
+    await expect(c.host.history("not-an-id", "next")).rejects.toMatchObject({ code: "CHANNEL_PROTOCOL" });
+  });
+
   it("delivers subscription events in order and ends the subscription with null on dispose", async () => {
     const c = connect();
     const sessionId = await newSession(c);
