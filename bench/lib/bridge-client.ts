@@ -74,6 +74,8 @@ export class BridgeClient {
   readonly exited: Promise<number | null>;
   /** performance.now() right before the spawn */
   readonly spawnedAt: number;
+  /** session/update notifications received */
+  updates = 0;
   private readonly connection: acp.ClientConnection;
 
   private constructor(
@@ -89,6 +91,7 @@ export class BridgeClient {
     this.connection = acp
       .client({ name: "zcode-acp-bench" })
       .onNotification(acp.methods.client.session.update, ({ params }) => {
+        this.updates += 1;
         const update = params.update;
         if (onText && update.sessionUpdate === "agent_message_chunk" && update.content.type === "text") onText(update.content.text);
       })

@@ -114,6 +114,11 @@ export class ChannelConnection {
     return this.routes.size;
   }
 
+  /** the largest frame received so far, in bytes (diagnostics) */
+  get largestInboundFrameBytes(): number {
+    return this.decoder.largestFrameBytes;
+  }
+
   /** event deliveries whose consumer promise is unsettled (diagnostics) */
   get pendingDeliveries(): number {
     return this.deliveries;

@@ -2,7 +2,7 @@
  * Frames of the internal NDJSON channel between the bridge and the bootstrap (docs/runtime-contract.md §4).
  * The channel knows these frame shapes; it never knows ZCode service or method names.
  *
- * bridge → bootstrap: requests   {"id":n,"method":"__call"|"__subscribe"|"__unsubscribe","params":{…}}
+ * bridge → bootstrap: requests   {"id":n,"method":"__call"|"__subscribe"|"__unsubscribe"|"__history","params":{…}}
  * bootstrap → bridge: responses  {"id":n,"result":…} | {"id":n,"error":{"code","message","data"?}}
  *                     notifications {"method":"event"|"subscription-end"|"ready"|"host-exit","params":{…}}
  *
@@ -10,7 +10,7 @@
  */
 import { BridgeError, type ErrorCode } from "../util/errors.js";
 
-export type RequestMethod = "__call" | "__subscribe" | "__unsubscribe";
+export type RequestMethod = "__call" | "__subscribe" | "__unsubscribe" | "__history";
 
 export interface RequestFrame {
   id: number;

@@ -25,6 +25,9 @@ export class NdjsonDecoder {
     this.limitBytes = limitBytes;
   }
 
+  /** the largest frame decoded so far, in bytes (diagnostics: no frame may grow with a session's history) */
+  largestFrameBytes = 0;
+
   /** bytes buffered for the current, incomplete frame */
   get bufferedBytes(): number {
     return this.pendingBytes;
@@ -45,6 +48,7 @@ export class NdjsonDecoder {
       this.pending = [];
       this.pendingBytes = 0;
       start = nl + 1;
+      if (line.length > this.largestFrameBytes) this.largestFrameBytes = line.length;
       const value = this.parse(line);
       if (value !== SKIP) values.push(value);
     }

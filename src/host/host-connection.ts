@@ -58,6 +58,8 @@ export interface HostDiagnostics {
   pendingDeliveries: number;
   readingPaused: boolean;
   exitListeners: number;
+  /** the largest internal channel frame received from any host of this process, in bytes */
+  largestFrameBytes: number;
 }
 
 export class HostConnection implements HostClient {
@@ -72,6 +74,8 @@ export class HostConnection implements HostClient {
   private closed = false;
   /** the bridge is stopping: no launch from now on (a running host still serves the last calls) */
   private startsRefused = false;
+  /** the largest inbound frame of the incarnations that ended */
+  private largestFrameOfEnded = 0;
 
   constructor(options: HostConnectionOptions) {
     this.options = options;
@@ -101,6 +105,7 @@ export class HostConnection implements HostClient {
       pendingDeliveries: channel?.pendingDeliveries ?? 0,
       readingPaused: channel?.readingPaused ?? false,
       exitListeners: this.exitListeners.size,
+      largestFrameBytes: Math.max(this.largestFrameOfEnded, host?.channel.largestInboundFrameBytes ?? 0),
     };
   }
 
@@ -133,6 +138,15 @@ export class HostConnection implements HostClient {
     if (!descriptor)
       throw new BridgeError("METHOD_NOT_ALLOWED", `the protocol ${host.install.manifest.protocol.id} has no operation ${operation}`);
     return this.call<T>(descriptor.service, descriptor.method, { ...params, [descriptor.sessionKey]: sessionId }, options);
+  }
+
+  async history(historyId: string, op: "next" | "close", options: CallOptions = {}): Promise<unknown> {
+    const host = await this.ensureStarted();
+    return host.channel.request(
+      "__history",
+      { op, historyId },
+      { timeoutMs: timeoutFor(this.timeouts, options.timeout ?? "default"), label: `history.${op}` },
+    );
   }
 
   async protocolId(): Promise<string> {
@@ -298,6 +312,7 @@ export class HostConnection implements HostClient {
   }
 
   private onHostEnded(host: HostIncarnation, error: BridgeError): void {
+    this.largestFrameOfEnded = Math.max(this.largestFrameOfEnded, host.channel.largestInboundFrameBytes);
     this.logger.info("host incarnation ended", { incarnation: host.number, code: error.code });
     for (const listener of [...this.exitListeners]) {
       try {

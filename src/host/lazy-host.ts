@@ -93,6 +93,10 @@ export class LazyHostClient implements HostClient {
     return (await this.ready()).operate<T>(operation, sessionId, params, options);
   }
 
+  async history(historyId: string, op: "next" | "close", options?: CallOptions): Promise<unknown> {
+    return (await this.ready()).history(historyId, op, options);
+  }
+
   async protocolId(): Promise<string> {
     return (await this.ready()).protocolId();
   }

@@ -36,8 +36,10 @@ export const DEFAULT_TIMEOUTS_MS = Object.freeze({
   createSession: 120_000,
   resumeSession: 120_000,
   listSessions: DEFAULT_CALL_TIMEOUT_MS,
-  /** a session's whole history, for session/load */
+  /** a session's state (settings, runtime, usage), without its history */
   readSession: 60_000,
+  /** a session's whole history, read once by the bootstrap for session/load, and each of its pieces */
+  readHistory: 120_000,
   /** an acknowledgement only; the turn arrives as events (browser requests are answered at once) */
   sendPrompt: 60_000,
   closeSession: DEFAULT_CALL_TIMEOUT_MS,

@@ -66,6 +66,11 @@ export interface HostClient {
   operate<T = unknown>(operation: SemanticOperation, sessionId: string, params: Record<string, unknown>, options?: CallOptions): Promise<T>;
   /** The release line (`protocol.id`) of the verified install; starts the host lazily. */
   protocolId(): Promise<string>;
+  /**
+   * A held history (a read the bootstrap answered with `{historyId, total}`, docs/history.md):
+   * "next" answers its next bounded piece `{messages, done}`, "close" releases it.
+   */
+  history(historyId: string, op: "next" | "close", options?: CallOptions): Promise<unknown>;
   /** Subscribe to onDynamicSessionEvent. Resolves once the host acknowledged the subscription. */
   subscribe(target: SessionEventTarget, sink: HostEventSink): Promise<HostSubscription>;
   /** Listen for host exits (crash or stop) until the returned subscription is disposed. */

@@ -27,9 +27,30 @@ export interface ReleaseLine {
   requiredMethods: Readonly<Partial<Record<ChannelKey, readonly string[]>>>;
   /** the builtin provider config file must exist in the resources dir (docs/runtime-contract.md §4.1) */
   needsBuiltinProviderConfig: boolean;
-  /** host results the bootstrap reduces before they leave the Electron process, by `<channel>.<method>` */
-  projections: Readonly<Record<string, "model-selection-view">>;
+  /**
+   * host results and events the bootstrap reduces before they leave the Electron process, by
+   * `<channel>.<method>` or `<channel>.<event>` (src/runtime/projections.js, docs/history.md)
+   */
+  projections: Readonly<Record<string, Projection>>;
 }
+
+/** the reductions src/runtime/projections.js defines */
+export type Projection = "model-selection-view" | "session-state" | "session-event" | "history-pages";
+
+/**
+ * What every zcode-task line reduces (adr/0018): each snapshot-returning call loses its history,
+ * every session event is bounded, and the full history read is held in the bootstrap and paged.
+ */
+const SESSION_PROJECTIONS = {
+  "agent.createSession": "session-state",
+  "agent.resumeSession": "session-state",
+  "agent.readSession": "session-state",
+  "agent.setMode": "session-state",
+  "agent.setModel": "session-state",
+  "agent.setThoughtLevel": "session-state",
+  "agent.onDynamicSessionEvent": "session-event",
+  "agent.readSessionMessages": "history-pages",
+} as const satisfies Record<string, Projection>;
 
 const TASK_METHODS = ["stopGeneration", "respondPermission", "respondElicitation"] as const;
 const COMMON_AGENT_METHODS = [
@@ -69,7 +90,7 @@ export const RELEASE_LINES: readonly ReleaseLine[] = [
     events: { agent: ["onDynamicSessionEvent"], task: [] },
     requiredMethods: { agent: [...REQUIRED_AGENT_METHODS, "readWorkspaceState"], task: TASK_METHODS },
     needsBuiltinProviderConfig: false,
-    projections: {},
+    projections: SESSION_PROJECTIONS,
   },
   {
     id: "zcode-task-v2",
@@ -83,7 +104,7 @@ export const RELEASE_LINES: readonly ReleaseLine[] = [
     events: { agent: ["onDynamicSessionEvent"], task: [], modelSelection: [] },
     requiredMethods: { agent: [...REQUIRED_AGENT_METHODS, "readWorkspacePresentation"], task: TASK_METHODS, modelSelection: ["getView"] },
     needsBuiltinProviderConfig: true,
-    projections: { "modelSelection.getView": "model-selection-view" },
+    projections: { ...SESSION_PROJECTIONS, "modelSelection.getView": "model-selection-view" },
   },
 ];
 

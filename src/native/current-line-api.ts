@@ -4,7 +4,7 @@
  * case the install changed line meanwhile.
  */
 import type { HostClient, HostEventSink, HostSubscription } from "../host/types.js";
-import type { ModelRef, SessionSnapshot, TaskTokenUsage } from "../protocol/native-types.js";
+import type { ModelRef, SessionSnapshot, SnapshotMessage, TaskTokenUsage } from "../protocol/native-types.js";
 import type { Disposable } from "../util/disposable.js";
 import { createNativeApi } from "./index.js";
 import type {
@@ -67,6 +67,9 @@ export class CurrentLineApi implements NativeApi {
   }
   readSession(params: SessionRef): Promise<SessionSnapshot> {
     return this.with((api) => api.readSession(params));
+  }
+  async *readHistory(params: SessionRef): AsyncGenerator<SnapshotMessage[]> {
+    yield* await this.with((api) => Promise.resolve(api.readHistory(params)));
   }
   listSessions(workspacePath: string): Promise<NativeSessionEntry[]> {
     return this.with((api) => api.listSessions(workspacePath));

@@ -8,7 +8,7 @@
 import type { ExitListener, HostEventSink, HostSubscription } from "../host/types.js";
 import type { Disposable } from "../util/disposable.js";
 import { DEFAULT_FRAME_LIMIT_BYTES } from "../channel/limits.js";
-import type { ModelRef, SessionSnapshot, TaskTokenUsage } from "../protocol/native-types.js";
+import type { ModelRef, SessionSnapshot, SnapshotMessage, TaskTokenUsage } from "../protocol/native-types.js";
 
 /** a subscription to a session's events, and where its events go */
 export type NativeSubscription = HostSubscription;
@@ -66,7 +66,10 @@ export interface NativeApi {
   createSession(params: NewSession): Promise<SessionSnapshot>;
   /** throws SESSION_NOT_FOUND for a session the host does not have */
   resumeSession(params: ResumeSession): Promise<SessionSnapshot>;
+  /** the session's state (settings, runtime, usage, commands) without its history; needs the session resumed */
   readSession(params: SessionRef): Promise<SessionSnapshot>;
+  /** the session's history, oldest first, in bounded pieces (docs/history.md); needs the session resumed */
+  readHistory(params: SessionRef): AsyncIterable<SnapshotMessage[]>;
   listSessions(workspacePath: string): Promise<NativeSessionEntry[]>;
   closeSession(params: SessionRef & { persistence?: "immediate" | "deferred" }): Promise<void>;
   /** the host acknowledged the prompt; the turn arrives as events */

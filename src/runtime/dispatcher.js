@@ -2,12 +2,14 @@
 //   __call      {service, method, params}                   → {id, result} (undefined → null)
 //   __subscribe {subscriptionId, service, event, target}    → {id, result: {subscribed: true}}, then event frames
 //   __unsubscribe {subscriptionId}                          → {id, result: null}
+//   __history   {op: "next" | "close", historyId}           → a piece of a held history (history-pages.js)
 // Only the manifest's allowlisted methods and event names are served; anything else is refused
 // with METHOD_NOT_ALLOWED BEFORE the service is touched. A frame that is not one of these
 // requests is a protocol failure: the caller fails closed.
 import { project } from "./projections.js";
+import { createHistoryPages, HistoryError } from "./history-pages.js";
 
-const REQUEST_METHODS = new Set(["__call", "__subscribe", "__unsubscribe"]);
+const REQUEST_METHODS = new Set(["__call", "__subscribe", "__unsubscribe", "__history"]);
 const SUBSCRIPTION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const EVENT_NAME = /^onDynamic[A-Z]/;
 const EVENT_LIKE = /^on[A-Z]/;
@@ -48,6 +50,8 @@ function describeThrown(value) {
 export function createDispatcher(options) {
   const { config, send } = options;
   const subscriptions = new Map(); // subscriptionId → disposable
+  const history = createHistoryPages({ frameLimitBytes: config.frameLimitBytes });
+  const projectionContext = { frameLimitBytes: config.frameLimitBytes, history };
 
   const respond = (id, result) => {
     const outcome = send({ id, result: result === undefined ? null : result }, true);
@@ -100,8 +104,9 @@ export function createDispatcher(options) {
     const projection = config.projections[`${service}.${method}`];
     if (projection !== undefined) {
       try {
-        result = project(projection, result);
+        result = project(projection, result, projectionContext);
       } catch (error) {
+        if (error instanceof HistoryError) return refuse(id, error.code, error.message);
         return refuse(
           id,
           "HOST_CALL_FAILED",
@@ -127,6 +132,9 @@ export function createDispatcher(options) {
     if (subscriptions.has(subscriptionId)) return refuse(id, "CHANNEL_PROTOCOL", "subscriptionId already in use");
     if (subscriptions.size >= MAX_SUBSCRIPTIONS) return refuse(id, "CHANNEL_OVERFLOW", "too many subscriptions");
     const services = await options.services;
+    // events that could grow with the session (snapshots, tool results) are reduced before framing
+    const projection = config.projections[`${service}.${event}`];
+    const reduce = projection === undefined ? (payload) => payload : (payload) => project(projection, payload, projectionContext);
     // placeholder first: an event fired while subscribing is already routed
     subscriptions.set(subscriptionId, { dispose() {} });
     let disposable;
@@ -134,7 +142,17 @@ export function createDispatcher(options) {
       const subscribe = services[service][event](params.target);
       disposable = subscribe((payload) => {
         if (!subscriptions.has(subscriptionId)) return;
-        const outcome = send({ method: "event", params: { subscriptionId, event: payload === undefined ? null : payload } });
+        let event;
+        try {
+          event = payload === undefined ? null : reduce(payload);
+        } catch (error) {
+          endSubscription(subscriptionId, {
+            code: "CHANNEL_PROTOCOL",
+            message: `a host event cannot be reduced (${describeThrown(error).message})`,
+          });
+          return;
+        }
+        const outcome = send({ method: "event", params: { subscriptionId, event } });
         if (outcome === "ok") return;
         const error =
           outcome === "too-large"
@@ -176,6 +194,18 @@ export function createDispatcher(options) {
     respond(id, null);
   }
 
+  function handleHistory(id, params) {
+    if (!onlyKeys(params, ["op", "historyId"]) || (params.op !== "next" && params.op !== "close")) {
+      return refuse(id, "CHANNEL_PROTOCOL", "invalid __history");
+    }
+    try {
+      respond(id, params.op === "next" ? history.piece(params.historyId) : history.release(params.historyId));
+    } catch (error) {
+      if (error instanceof HistoryError) return refuse(id, error.code, error.message);
+      throw error;
+    }
+  }
+
   return {
     /** One decoded frame from the bridge. */
     handleFrame(frame) {
@@ -186,13 +216,21 @@ export function createDispatcher(options) {
       if (!Number.isSafeInteger(id) || id <= 0 || !REQUEST_METHODS.has(method) || !isRecord(params)) {
         return options.onProtocolFailure("CHANNEL_PROTOCOL", "unknown frame from the bridge");
       }
-      const run = method === "__call" ? handleCall : method === "__subscribe" ? handleSubscribe : handleUnsubscribe;
+      const run =
+        method === "__call"
+          ? handleCall
+          : method === "__subscribe"
+            ? handleSubscribe
+            : method === "__history"
+              ? handleHistory
+              : handleUnsubscribe;
       Promise.resolve()
         .then(() => run(id, params))
         .catch((error) => refuse(id, "HOST_CALL_FAILED", describeThrown(error).message));
     },
-    /** Dispose every host listener (shutdown). */
+    /** Dispose every host listener and release every held history (shutdown). */
     disposeAll() {
+      history.disposeAll();
       for (const disposable of subscriptions.values()) {
         try {
           disposable.dispose();

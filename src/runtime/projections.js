@@ -2,6 +2,11 @@
 // §4.1). `model-selection.getView` holds provider API keys and headers: only ids, names, context
 // windows and reasoning levels are copied out — by allow-list, field by field, so a new secret
 // field of a later release is never forwarded. Errors name the field, never a value.
+// Session snapshots, events and histories are reduced so that no frame grows with a session's
+// history (docs/history.md, adr/0018): `session-state` drops the messages of a snapshot,
+// `session-event` does that for snapshot events and bounds every event, `history-pages` holds a
+// full history here and answers a handle the bridge pages through (history-pages.js).
+import { boundValue, eventLimits } from "./bounds.js";
 
 const MAX_PROVIDERS = 64;
 const MAX_MODELS = 512;
@@ -82,12 +87,45 @@ function modelSelectionView(view) {
   return out;
 }
 
-const PROJECTIONS = { "model-selection-view": modelSelectionView };
+/**
+ * A session snapshot without its history: `messages` is emptied (the host sends every message of
+ * the session with createSession, resumeSession, setMode / setModel / setThoughtLevel and a
+ * subscription's snapshot event), and the rest is bounded like an event.
+ */
+function sessionState(snapshot, context) {
+  if (!isRecord(snapshot)) throw new Error("the snapshot is not an object");
+  const reduced = { ...snapshot, messages: [] };
+  return boundValue(reduced, eventLimits(context.frameLimitBytes)).value;
+}
+
+/** One subscription event: a snapshot event loses its history; every event is bounded. Never throws. */
+function sessionEvent(event, context) {
+  let value = event;
+  if (isRecord(event) && event.type === "snapshot" && isRecord(event.snapshot)) {
+    value = { ...event, snapshot: { ...event.snapshot, messages: [] } };
+  }
+  return boundValue(value, eventLimits(context.frameLimitBytes)).value;
+}
+
+/** A full history read: held in this process, answered as `{historyId, total}` (history-pages.js). */
+function historyPages(messages, context) {
+  return context.history.hold(messages);
+}
+
+const PROJECTIONS = {
+  "model-selection-view": modelSelectionView,
+  "session-state": sessionState,
+  "session-event": sessionEvent,
+  "history-pages": historyPages,
+};
 export const PROJECTION_NAMES = Object.freeze(Object.keys(PROJECTIONS));
 
-/** Apply the named projection (the config parser accepts only names defined here). */
-export function project(name, value) {
+/**
+ * Apply the named projection (the config parser accepts only names defined here).
+ * @param {{ frameLimitBytes: number, history: { hold(messages: unknown): unknown } }} context
+ */
+export function project(name, value, context) {
   const projection = PROJECTIONS[name];
   if (projection === undefined) throw new Error(`unknown projection ${name}`);
-  return projection(value);
+  return projection(value, context);
 }

@@ -1,12 +1,14 @@
 /**
  * `session/load` history replay (docs/acp.md §6): snapshot messages → user / agent / thought chunks
  * and tool calls with their final status. Part types without an ACP equivalent are skipped
- * (docs/zcode-host.md §7.2).
+ * (docs/zcode-host.md §7.2). The history arrives in pieces (SessionEngine.replay); each text, tool
+ * input and tool output is bounded (bounded-content.ts, docs/history.md).
  */
 import type { SessionUpdate, ToolCallContent, ToolCallStatus } from "@agentclientprotocol/sdk";
 import type { SnapshotMessage, SnapshotPart } from "../protocol/native-types.js";
 import type { Logger } from "../log/logger.js";
 import { resultText, textContent, toolDiffs, toolKind, toolLocations, toolTitle } from "./tool-presentation.js";
+import { boundStrings, boundText } from "./bounded-content.js";
 
 const STATUS_BY_NATIVE: Record<string, ToolCallStatus> = {
   pending: "pending",
@@ -31,7 +33,7 @@ function toolPart(part: SnapshotPart, cwd: string, logger: Logger): SessionUpdat
     return undefined;
   }
   const state = rec(part.state);
-  const input = state.input;
+  const input = boundStrings(state.input);
   const kind = toolKind(toolName);
   const update: SessionUpdate = {
     sessionUpdate: "tool_call",
@@ -51,12 +53,13 @@ function toolPart(part: SnapshotPart, cwd: string, logger: Logger): SessionUpdat
   const content: ToolCallContent[] = input !== undefined ? toolDiffs(toolName, input, cwd) : [];
   if (status === "failed") {
     const error = str(state.error) ?? str(rec(state.error).message);
-    if (error) content.push(textContent(error));
-    if (state.error !== undefined) update.rawOutput = state.error;
+    if (error) content.push(textContent(boundText(error)));
+    if (state.error !== undefined) update.rawOutput = boundStrings(state.error);
   } else if (state.output !== undefined) {
-    const text = resultText(state.output) ?? resultText({ content: state.output });
-    if (text) content.push(textContent(text, kind));
-    update.rawOutput = state.output;
+    const output = boundStrings(state.output);
+    const text = resultText(output) ?? resultText({ content: output });
+    if (text) content.push(textContent(boundText(text), kind));
+    update.rawOutput = output;
   }
   if (content.length > 0) update.content = content;
   return update;
@@ -71,20 +74,21 @@ export function replayMessages(messages: readonly SnapshotMessage[], cwd: string
     for (const part of message.parts) {
       switch (part.type) {
         case "text": {
-          const text = str(part.text);
+          const text = boundText(str(part.text) ?? "");
           if (!text) break;
           const sessionUpdate = role === "user" ? "user_message_chunk" : "agent_message_chunk";
           updates.push(withId({ sessionUpdate, content: { type: "text", text } }));
           break;
         }
         case "reasoning": {
-          const text = str(part.text);
+          const text = boundText(str(part.text) ?? "");
           if (text && role !== "user") updates.push(withId({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text } }));
           break;
         }
         case "file": {
           const uri = str(part.url);
-          if (!uri) break;
+          // an inlined image the bootstrap left out ("data:,") is not replayed
+          if (!uri || uri === "data:," || uri.length > 64 * 1024) break;
           const link = {
             type: "resource_link" as const,
             uri,

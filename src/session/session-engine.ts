@@ -144,16 +144,32 @@ export class SessionEngine {
     this.commandsAgainAtPrompt = commands !== undefined;
   }
 
-  /** session/load: replay the whole history (then title, plan, usage, commands) before answering. */
-  async replay(snapshot: SessionSnapshot): Promise<void> {
+  /**
+   * session/load: replay the whole history (then title, plan, usage, commands) before answering.
+   * The history comes in bounded pieces (docs/history.md); each piece's updates are written before
+   * the next is read, so neither side holds more than one piece.
+   */
+  async replay(): Promise<void> {
     this.publish();
-    this.state.apply(snapshot, { emit: false });
-    for (const update of replayMessages(snapshot.messages ?? [], this.workspacePath, this.logger)) this.post(update);
+    if (this.subscriptionLost) await this.makeResident();
+    for await (const messages of this.deps.native.readHistory(this.where)) {
+      for (const update of replayMessages(messages, this.workspacePath, this.logger)) this.post(update);
+      await this.updates.drain();
+    }
     for (const update of this.state.metadata()) this.post(update);
     const commands = this.state.commands();
     if (commands) this.post(commands);
     this.replayed = true;
     await this.updates.drain();
+  }
+
+  /** After a host restart: history reads need the session resumed and subscribed again. */
+  private async makeResident(): Promise<void> {
+    const resumed = await this.deps.native.resumeSession({ ...this.where, expectedMode: this.state.options.currentMode });
+    this.router.resetSeq(resumed.runtime?.eventSeq ?? -1);
+    this.subscriptionLost = false;
+    await this.attach();
+    this.applySnapshot(resumed, { emit: false });
   }
 
   /** The host went away (subscription ended or host exit). Idempotent. */

@@ -68,7 +68,7 @@ export class SessionService {
     const existing = this.sessions.get(params.sessionId);
     if (existing && !existing.isClosed) {
       if (existing.workspacePath !== params.cwd) throw this.wrongWorkspace(params.sessionId, existing.workspacePath, params.cwd);
-      if (params.replay) await existing.replay(await this.read(params.sessionId, params.cwd));
+      if (params.replay) await existing.replay();
       return this.opened(existing);
     }
     const resumed = this.checkWorkspace(
@@ -80,7 +80,7 @@ export class SessionService {
       params.cwd,
     );
     const engine = await this.open(resumed);
-    if (params.replay) await engine.replay(await this.read(params.sessionId, params.cwd));
+    if (params.replay) await engine.replay();
     return this.opened(engine);
   }
 
@@ -141,10 +141,6 @@ export class SessionService {
     await engine.attach();
     this.sessions.set(engine.sessionId, engine);
     return engine;
-  }
-
-  private async read(sessionId: string, workspacePath: string): Promise<SessionSnapshot> {
-    return this.checkWorkspace(await this.deps.native.readSession({ workspacePath, sessionId }), workspacePath);
   }
 
   private opened(engine: SessionEngine): OpenedSession {

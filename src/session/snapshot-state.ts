@@ -25,6 +25,7 @@ function usageKey(update: SessionUpdate | undefined): string | undefined {
 export class SnapshotState {
   readonly options = new SessionOptions();
   private readonly keys = new Map<Keyed, string>();
+  /** the latest snapshot's state, never its messages (the engine keeps no history; docs/history.md) */
   private latest: SessionSnapshot | undefined;
 
   modes(): SessionModeState {
@@ -36,7 +37,7 @@ export class SnapshotState {
   }
 
   apply(snapshot: SessionSnapshot, how: ApplyOptions): SessionUpdate[] {
-    this.latest = snapshot;
+    this.latest = snapshot.messages === undefined ? snapshot : { ...snapshot, messages: [] };
     const updates: SessionUpdate[] = [];
     const { modeChanged, optionsChanged } = this.options.apply(snapshot);
     if (how.emit) {

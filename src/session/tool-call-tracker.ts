@@ -25,6 +25,11 @@ interface ToolRecord {
 /** Above this size the result text is sent once (in content), not also inside rawOutput. */
 const RAW_OUTPUT_TEXT_LIMIT = 64 * 1024;
 
+/** the most of a tool's streamed input (tool_input_delta) kept to parse at its end */
+const MAX_STREAMED_INPUT_CHARS = 1024 * 1024;
+/** not JSON: an input past that bound is not parsed */
+const STREAMED_INPUT_DROPPED = "\u0000dropped";
+
 export class ToolCallTracker {
   private readonly tools = new Map<string, ToolRecord>();
 
@@ -65,7 +70,11 @@ export class ToolCallTracker {
 
   inputDelta(toolCallId: string, delta: string): SessionUpdate[] {
     const tool = this.ensure(toolCallId, undefined);
-    tool.inputText += delta;
+    // a streamed input is kept only while it is small: a larger one (a Write of many MB) also
+    // arrives whole with tool_call / tool.updated scheduled, bounded by the bootstrap
+    if (tool.inputText === STREAMED_INPUT_DROPPED) return this.announce(tool);
+    if (tool.inputText.length + delta.length <= MAX_STREAMED_INPUT_CHARS) tool.inputText += delta;
+    else tool.inputText = STREAMED_INPUT_DROPPED;
     return this.announce(tool);
   }
 

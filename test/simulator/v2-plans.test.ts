@@ -55,7 +55,8 @@ describe("planEnabled beside the editing modes (docs/runtime-contract.md §4.1)"
     const second = HostHarness.start(install, {});
     try {
       const conn = await second.connect();
-      expect((await conn.agent.readSession(ref)).settings.mode).toEqual({ current: "edit", planEnabled: true });
+      // a read needs the session resident: resume first (docs/history.md)
+      await expect(conn.agent.readSession(ref)).rejects.toMatchObject({ message: `Session is not active: ${first.sessionId}` });
       const resumed = await conn.agent.resumeSession(ref);
       expect(resumed.settings.mode).toEqual({ current: "edit", planEnabled: false });
       expect(resumed.session.planEnabled).toBe(false);

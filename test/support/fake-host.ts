@@ -173,6 +173,11 @@ export class FakeHost implements HostClient {
   private readonly answers: "sessions" | "null";
   private nextSessionId = 1;
   private nextSubscriptionId = 1;
+  /** histories held for paging (the bootstrap's `history-pages`): historyId → messages not yet handed over */
+  readonly heldHistories = new Map<string, unknown[]>();
+  /** messages per history piece */
+  historyPieceSize = 2;
+  private nextHistoryId = 1;
   closed = false;
 
   constructor(options: FakeHostOptions = {}) {
@@ -206,6 +211,19 @@ export class FakeHost implements HostClient {
     if (custom) return (await custom(params)) as T;
     if (this.answers === "null") return null as T;
     return (await this.builtin(method, params)) as T;
+  }
+
+  async history(historyId: string, op: "next" | "close"): Promise<unknown> {
+    this.records.push({ kind: "call", name: `history.${op}`, params: { historyId }, incarnation: this.incarnation });
+    const held = this.heldHistories.get(historyId);
+    if (!held) throw new BridgeError("HOST_CALL_FAILED", `the history ${historyId} is no longer held`);
+    if (op === "close") {
+      this.heldHistories.delete(historyId);
+      return null;
+    }
+    const messages = held.splice(0, this.historyPieceSize);
+    if (held.length === 0) this.heldHistories.delete(historyId);
+    return { messages, done: held.length === 0 };
   }
 
   /** the release line the fake host plays */
@@ -292,6 +310,14 @@ export class FakeHost implements HostClient {
         const session = this.sessions.get(sessionId);
         if (!session) throw new Error(`Session not found: ${sessionId}`);
         return structuredClone(session.snapshot);
+      }
+      case "readSessionMessages": {
+        const session = this.sessions.get(sessionId);
+        if (!session) throw new Error(`Session not found: ${sessionId}`);
+        const historyId = `h${this.nextHistoryId++}`;
+        const messages = structuredClone(session.snapshot.messages ?? []) as unknown[];
+        this.heldHistories.set(historyId, messages);
+        return { historyId, total: messages.length };
       }
       case "listSessions":
         return [...this.sessions.values()].map((s) => ({

@@ -5,10 +5,11 @@
  * snapshots become the bridge's session model, model/mode setting and event normalisation.
  */
 import type { HostClient, HostEventSink, HostSubscription } from "../../host/types.js";
-import type { ModelRef, SessionListEntry, SessionSnapshot, TaskTokenUsage } from "../../protocol/native-types.js";
+import type { ModelRef, SessionListEntry, SessionSnapshot, SnapshotMessage, TaskTokenUsage } from "../../protocol/native-types.js";
 import type { Disposable } from "../../util/disposable.js";
 import { BridgeError, isBridgeError } from "../../util/errors.js";
 import { promptRefusal } from "./sign-in.js";
+import { historyPieces, parseHistoryHandle } from "./history-read.js";
 import type {
   ExitListener,
   NativeApi,
@@ -84,12 +85,21 @@ export abstract class TaskLineApi implements NativeApi {
   }
 
   async readSession(params: SessionRef): Promise<SessionSnapshot> {
+    // the state only: the newest message is the least the host accepts (0 is refused), and the
+    // bootstrap drops it too (projection session-state)
     const raw = await this.host
-      .call("agent", "readSession", { ...ref(params), deliveryKind: "desktop-continuous" }, { timeout: "readSession" })
+      .call("agent", "readSession", { ...ref(params), deliveryKind: "desktop-continuous", messageLimit: 1 }, { timeout: "readSession" })
       .catch((error: unknown) => {
         throw isSessionMissing(error) ? sessionNotFound(error, params.sessionId) : error;
       });
     return this.toSession(raw, "readSession");
+  }
+
+  async *readHistory(params: SessionRef): AsyncGenerator<SnapshotMessage[]> {
+    const raw = await this.host.call("agent", "readSessionMessages", ref(params), { timeout: "readHistory" }).catch((error: unknown) => {
+      throw isSessionMissing(error) ? sessionNotFound(error, params.sessionId) : error;
+    });
+    yield* historyPieces(this.host, parseHistoryHandle(raw));
   }
 
   async listSessions(workspacePath: string): Promise<NativeSessionEntry[]> {

@@ -60,8 +60,8 @@ describe("host faults", () => {
       if (how === "throw") expect(c.exits[0]?.error.message).toContain("simulated host crash");
       else expect(c.exits[0]?.error.details).toMatchObject({ reason: "worker-exit", exitCode: 1 });
       await until(() => !processAlive(firstPid), { timeoutMs: 5000, intervalMs: 50, what: "the crashed process to end" });
-      // relaunch: a fresh host, incarnation + 1, sessions kept on disk
-      const read = await c.host.call<{ session: { sessionId: string } }>("agent", "readSession", { ...W, sessionId });
+      // relaunch: a fresh host, incarnation + 1, sessions kept on disk (resumed: reads need a resident session)
+      const read = await c.host.call<{ session: { sessionId: string } }>("agent", "resumeSession", { ...W, sessionId });
       expect(read.session.sessionId).toBe(sessionId);
       expect(c.host.incarnation).toBe(2);
       expect(c.host.pid).not.toBe(firstPid);

@@ -1,0 +1,103 @@
+/**
+ * Long sessions and oversized events (docs/history.md, adr/0018): no frame of the internal channel
+ * grows with a session's history, and no single event ends a subscription. A session of 30 turns
+ * that each read 3 MB (≈ 90 MB of history) prompts, loads (its history streamed in bounded pieces)
+ * and resumes in new bridge processes; a 20 MB tool result, a 20 MB Write input asked for
+ * permission and a 20 MB answer each reach the client as their head and a marker, and the
+ * session prompts again. `_zcode/diagnostics` reports the largest frame the bridge received.
+ */
+import { describe, expect, it } from "vitest";
+import type { AcpTestClient } from "../../support/acp-test-client.js";
+import { e2e, forSession } from "../../support/e2e-harness.js";
+
+const t = e2e();
+const DIAGNOSTICS = { ZCODE_ACP_DIAGNOSTICS: "1" };
+/** what one frame may reach whatever the history: one reduced event (≤ 1 MiB of content) or piece */
+const FRAME_BOUND = 2 * 1024 * 1024;
+const TURNS = 30;
+
+async function largestFrame(client: AcpTestClient): Promise<number> {
+  const result = (await client.agent.request("_zcode/diagnostics" as never, {} as never)) as { host: { largestFrameBytes: number } };
+  return result.host.largestFrameBytes;
+}
+
+async function start(): Promise<AcpTestClient> {
+  const client = await t.start({ env: DIAGNOSTICS });
+  await client.initialize();
+  return client;
+}
+
+describe("e2e: a long session and oversized events", () => {
+  it(`${TURNS} turns that each read 3 MB (≈ 90 MB of history) prompt, load and resume in new processes`, { timeout: 240_000 }, async () => {
+    const first = await start();
+    const ws = await t.workspace();
+    const { sessionId } = await first.newSession(ws);
+    for (let turn = 1; turn <= TURNS; turn += 1) {
+      await expect(first.prompt(sessionId, `sim:big-read mb=3 path=f${turn}.log`)).resolves.toMatchObject({ stopReason: "end_turn" });
+    }
+    // the usage report still comes at the end of a late turn (it reads the state, not the history)
+    const usage = first.updates(sessionId).filter((u) => u.sessionUpdate === "usage_update");
+    expect(usage.length).toBeGreaterThanOrEqual(TURNS);
+    expect(await largestFrame(first)).toBeLessThan(FRAME_BOUND);
+    await first.close();
+
+    const second = await start();
+    const loaded = await second.agent.request("session/load", { sessionId, cwd: ws, mcpServers: [] });
+    expect(loaded.modes?.currentModeId).toBe("build");
+    const replayed = second.updates(sessionId);
+    const reads = replayed.filter((u) => u.sessionUpdate === "tool_call" && u.kind === "read");
+    expect(reads).toHaveLength(TURNS);
+    for (const read of reads) {
+      expect(read.status).toBe("completed");
+      // each replayed output keeps its head and says how much was left out
+      expect(read.content[0].content.text).toMatch(/^0123456789abcdef[\s\S]*\n… \[zcode-acp: 2\.9 MB more not shown\]$/);
+      expect(read.content[0].content.text.length).toBeLessThan(80 * 1024);
+    }
+    const asked = replayed.filter((u) => u.sessionUpdate === "user_message_chunk").map((u) => u.content.text);
+    expect(asked).toEqual(Array.from({ length: TURNS }, (_, i) => `sim:big-read mb=3 path=f${i + 1}.log`));
+    await expect(second.prompt(sessionId, "continue after load")).resolves.toMatchObject({ stopReason: "end_turn" });
+    expect(await largestFrame(second)).toBeLessThan(FRAME_BOUND);
+    await second.close();
+
+    const third = await start();
+    await third.agent.request("session/resume", { sessionId, cwd: ws });
+    await expect(third.prompt(sessionId, "continue after resume")).resolves.toMatchObject({ stopReason: "end_turn" });
+    expect(await largestFrame(third)).toBeLessThan(FRAME_BOUND);
+    await third.close();
+    // every state read asked for the newest message only, never the whole history
+    const reads2 = forSession(await t.calls("readSession"), sessionId);
+    expect(reads2.length).toBeGreaterThan(TURNS);
+    expect(reads2.every((c) => (c.params as { messageLimit?: number }).messageLimit === 1)).toBe(true);
+  });
+
+  it(
+    "a 20 MB tool result, a 20 MB Write asked for permission and a 20 MB answer: each reduced, the session goes on",
+    { timeout: 120_000 },
+    async () => {
+      const client = await start();
+      const { sessionId } = await client.newSession(await t.workspace());
+      await expect(client.prompt(sessionId, "sim:big-read mb=20")).resolves.toMatchObject({ stopReason: "end_turn" });
+      const result = client
+        .updates(sessionId)
+        .find((u) => u.status === "completed" && u.content?.[0]?.content?.text?.includes("zcode-acp"));
+      expect(result.content[0].content.text).toMatch(/^0123456789abcdef[\s\S]*\n… \[zcode-acp: 19\.7 MB more not shown\]$/);
+
+      await expect(client.prompt(sessionId, "sim:big-write mb=20 permission=1")).resolves.toMatchObject({ stopReason: "end_turn" });
+      const write = client.updates(sessionId).find((u) => u.rawInput?.file_path === "big.txt");
+      expect(write.rawInput.content).toMatch(/\n… \[zcode-acp: 19\.\d MB more not shown\]$/);
+      const asked = client.transcript
+        .agentMessages()
+        .find((m) => m.method === "session/request_permission" && m.params.sessionId === sessionId);
+      expect(JSON.stringify(asked.params.toolCall)).toContain("more not shown]");
+      expect(client.text(sessionId)).toContain("The write was not allowed.");
+
+      await expect(client.prompt(sessionId, "sim:big-text mb=20")).resolves.toMatchObject({ stopReason: "end_turn" });
+      expect(client.text(sessionId)).toMatch(/\n… \[zcode-acp: \d+\.\d MB more not shown\]/);
+
+      await expect(client.prompt(sessionId, "still here")).resolves.toMatchObject({ stopReason: "end_turn" });
+      expect(client.text(sessionId)).toContain("still here");
+      expect(await largestFrame(client)).toBeLessThan(FRAME_BOUND);
+      client.expectValid();
+    },
+  );
+});
