@@ -65,6 +65,7 @@ export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
     mergeDeltas: config.mergeDeltas,
     defaultCwd: process.cwd(),
     tracker: wire,
+    reportsWrites: true,
   });
   if (config.diagnostics) registerDiagnostics(agent.app, { sessions: () => agent.diagnostics(), host: () => host.diagnostics() });
 
@@ -90,7 +91,11 @@ export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
     return false;
   };
   // our writer (one string write per message, same bytes, far less garbage) and our reader
-  const writable = stdoutMessages(process.stdout, { intercept, observe: (message) => wire.outgoing(message) });
+  const writable = stdoutMessages(process.stdout, {
+    intercept,
+    observe: (message) => wire.outgoing(message),
+    responseWritten: (message) => agent.responseWritten(message),
+  });
   const replies = writable.getWriter();
   let inputFailure: Error | undefined;
   const readable = incomingMessages({

@@ -27,6 +27,8 @@ export interface StdoutMessageOptions {
   intercept?: (message: AnyMessage) => boolean;
   /** sees every message right before it is written (the wire-order tracker) */
   observe?: (message: AnyMessage) => void;
+  /** told of each response (a message with an id and no method) once stdout has flushed it */
+  responseWritten?: (message: AnyMessage) => void;
 }
 
 /** Write one message; undefined when stdout took it, else a promise settled on drain / close / error. */
@@ -34,7 +36,10 @@ function writeMessage(out: Writable, message: AnyMessage, options: StdoutMessage
   if (options.intercept?.(message)) return undefined;
   options.observe?.(message);
   if (out.destroyed || !out.writable) throw new Error("stdout is closed");
-  if (out.write(`${JSON.stringify(message)}\n`)) return undefined;
+  const written = options.responseWritten;
+  const line = `${JSON.stringify(message)}\n`;
+  const flushed = written !== undefined && "id" in message && !("method" in message) ? () => written(message) : undefined;
+  if (flushed ? out.write(line, (error) => error || flushed()) : out.write(line)) return undefined;
   return new Promise<undefined>((resolve, reject) => {
     const settle = (error?: Error): void => {
       out.off("drain", onDrain);
