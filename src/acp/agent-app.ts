@@ -25,6 +25,8 @@ export interface ZcodeAgentOptions {
   cancelGraceMs: number;
   /** merge text chunks while the client is behind (ZCODE_ACP_MERGE_DELTAS=0: off, the benchmark's baseline) */
   mergeDeltas: boolean;
+  /** how long ZCode may take to confirm a session's event subscription with its first snapshot */
+  subscribeConfirmMs?: number;
   /** the workspace where ACP gives none (session/list without cwd, authenticate): the process's working directory */
   defaultCwd: string;
   /** told about every interaction request sent to the client (wire order, ./wire-order.ts) */
@@ -102,6 +104,7 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
         logger: options.logger.child("session"),
         cancelGraceMs: options.cancelGraceMs,
         mergeDeltas: options.mergeDeltas,
+        ...(options.subscribeConfirmMs !== undefined ? { subscribeConfirmMs: options.subscribeConfirmMs } : {}),
         defaultCwd: options.defaultCwd,
       });
       void connection.closed.then(shutdown, shutdown);

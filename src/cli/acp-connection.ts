@@ -14,6 +14,7 @@ import { createZcodeAgent } from "../acp/agent-app.js";
 import { incomingMessages } from "../acp/incoming-messages.js";
 import { WireOrder } from "../acp/wire-order.js";
 import type { LazyHostClient } from "../host/lazy-host.js";
+import { DEFAULT_TIMEOUTS_MS } from "../host/timeouts.js";
 import { CurrentLineApi } from "../native/current-line-api.js";
 import { registerDiagnostics } from "../acp/diagnostics.js";
 import type { Logger } from "../log/logger.js";
@@ -62,6 +63,7 @@ export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
     logger,
     createBroker: (brokerLogger) => createInteractionBroker({ logger: brokerLogger }),
     cancelGraceMs: config.cancelGraceMs,
+    subscribeConfirmMs: config.timeouts.subscribe ?? DEFAULT_TIMEOUTS_MS.subscribe,
     mergeDeltas: config.mergeDeltas,
     defaultCwd: process.cwd(),
     tracker: wire,

@@ -34,6 +34,9 @@ const HOST_GONE = new Set(["HOST_EXITED", "CHANNEL_CLOSED", "HOST_START_FAILED"]
 /** sendPrompt failed without saying whether ZCode started the turn */
 const OUTCOME_UNKNOWN = new Set(["HOST_TIMEOUT", "CHANNEL_OVERFLOW", "FRAME_TOO_LARGE"]);
 
+/** how long ZCode may take to confirm a subscription with its first snapshot (SessionDeps.subscribeConfirmMs) */
+export const DEFAULT_SUBSCRIBE_CONFIRM_MS = 30_000;
+
 export type CloseReason = "close" | "disconnect" | "release";
 
 function toBridgeError(error: unknown, code: "HOST_CALL_FAILED" | "INTERNAL" = "HOST_CALL_FAILED"): BridgeError {
@@ -146,10 +149,14 @@ export class SessionEngine {
   /** Subscribe to the session's events. Paired with `detach`: a subscription that arrives after a close is disposed at once. */
   private async attach(signal: AbortSignal): Promise<void> {
     const generation = ++this.subscriptionGeneration;
+    let confirmed = false;
+    let confirm: (() => void) | undefined;
     const subscription = await this.deps.native.subscribe(
       { workspacePath: this.workspacePath, sessionId: this.sessionId },
       {
         onEvent: (event) => {
+          confirmed = true;
+          confirm?.();
           if (!this.lifecycle.ended && generation === this.subscriptionGeneration) this.router.receive(event);
           // while the client is behind, the host channel is held back (backpressure)
           return this.updates.pressure();
@@ -161,10 +168,35 @@ export class SessionEngine {
         },
       },
     );
-    if (signal.aborted || generation !== this.subscriptionGeneration) {
-      // closed (or the host went away) while subscribing: nothing may outlive this engine
+    // ZCode confirms a subscription with its first event, the snapshot; a host that could not
+    // subscribe natively only logs it (docs/zcode-history.md §4.4): no snapshot, no subscription
+    const confirmMs = this.deps.subscribeConfirmMs ?? DEFAULT_SUBSCRIBE_CONFIRM_MS;
+    if (!confirmed && !signal.aborted && generation === this.subscriptionGeneration) {
+      confirmed = await new Promise<boolean>((resolve) => {
+        const finish = (value: boolean): void => {
+          clearTimeout(timer);
+          signal.removeEventListener("abort", aborted);
+          confirm = undefined;
+          resolve(value);
+        };
+        const aborted = (): void => finish(false);
+        const timer = setTimeout(() => finish(false), confirmMs);
+        signal.addEventListener("abort", aborted, { once: true });
+        confirm = () => finish(true);
+      });
+    }
+    if (signal.aborted || generation !== this.subscriptionGeneration || !confirmed) {
+      // closed (or the host went away, or ZCode never confirmed) while subscribing: nothing may outlive this engine
+      const unconfirmed = generation === this.subscriptionGeneration;
+      if (unconfirmed) this.subscriptionGeneration++; // its end is ours, not a lost subscription
       await subscription.dispose().catch((e) => this.logger.warn("unsubscribe failed", { error: describeError(e) }));
       if (signal.aborted) throw this.lifecycle.closedError();
+      if (unconfirmed) {
+        throw new BridgeError(
+          "HOST_TIMEOUT",
+          `ZCode did not confirm the event subscription of session ${this.sessionId} within ${confirmMs} ms (no first snapshot).`,
+        );
+      }
       return;
     }
     this.subscription = subscription;
@@ -340,8 +372,10 @@ export class SessionEngine {
     const turn = new ActiveTurn();
     this.turn = turn;
     this.lifecycle.touch();
-    try {
-      await this.lifecycle.run(async (signal) => {
+    // the prompt answers when its turn settles, not when the operation ends: a cancel during the
+    // resync answers at once while the resync's host call finishes in the background
+    void this.lifecycle
+      .run(async (signal) => {
         if (turn.settled) return;
         if (this.lifecycle.state === "detached" || this.needsResync || this.router.hasForeignTurns()) await this.resync(signal, turn);
         if (turn.settled) return;
@@ -356,10 +390,10 @@ export class SessionEngine {
         turn.sendIssued = true;
         this.prompted = true;
         await this.send(turn, input);
+      })
+      .catch((error: unknown) => {
+        if (!turn.settled) this.endTurn(turn, turn.cancelRequested ? { stopReason: "cancelled" } : { error: toBridgeError(error) }, false);
       });
-    } catch (error) {
-      if (!turn.settled) this.endTurn(turn, turn.cancelRequested ? { stopReason: "cancelled" } : { error: toBridgeError(error) }, false);
-    }
     return turn.result;
   }
 
@@ -511,9 +545,13 @@ export class SessionEngine {
       const failure = toBridgeError(error);
       if (signal.aborted || failure.code === "SESSION_BUSY") throw failure;
       this.logger.warn("resynchronisation failed", { code: failure.code, message: failure.message });
-      throw new BridgeError(failure.code, `Could not resynchronise session ${this.sessionId} with ZCode: ${failure.message} Send the prompt again to retry.`, {
-        cause: error,
-      });
+      throw new BridgeError(
+        failure.code,
+        `Could not resynchronise session ${this.sessionId} with ZCode: ${failure.message} Send the prompt again to retry.`,
+        {
+          cause: error,
+        },
+      );
     } finally {
       if (!this.lifecycle.ended) this.lifecycle.to(this.subscription ? "attached" : "detached");
     }

@@ -99,7 +99,10 @@ export class SessionService {
       params.cwd,
     );
     const engine = this.register(created.session.sessionId, params.cwd, params.mcpServers, false);
-    await this.opened(engine, engine.open(() => Promise.resolve(created)));
+    await this.opened(
+      engine,
+      engine.open(() => Promise.resolve(created)),
+    );
     return this.answer(engine);
   }
 
@@ -125,7 +128,12 @@ export class SessionService {
     return opened;
   }
 
-  private async open(params: { sessionId: string; cwd: string; mcpServers?: McpServer[] | undefined; replay: boolean }): Promise<OpenedSession> {
+  private async open(params: {
+    sessionId: string;
+    cwd: string;
+    mcpServers?: McpServer[] | undefined;
+    replay: boolean;
+  }): Promise<OpenedSession> {
     const { sessionId, cwd } = params;
     let engine = this.sessions.get(sessionId);
     if (engine && !engine.isClosed) {
@@ -147,7 +155,11 @@ export class SessionService {
         opening.open(async () => {
           await this.ensureSignedIn(cwd);
           return this.checkWorkspace(
-            await this.deps.native.resumeSession({ workspacePath: cwd, sessionId, ...(params.mcpServers ? { mcpServers: params.mcpServers } : {}) }),
+            await this.deps.native.resumeSession({
+              workspacePath: cwd,
+              sessionId,
+              ...(params.mcpServers ? { mcpServers: params.mcpServers } : {}),
+            }),
             cwd,
           );
         }),
@@ -239,17 +251,20 @@ export class SessionService {
     this.released.delete(sessionId);
     const engine = this.register(sessionId, record.workspacePath, record.mcpServers, record.prompted);
     const where = { workspacePath: record.workspacePath, sessionId };
-    const opening = engine.open(async () => {
-      await record.closed;
-      await this.ensureSignedIn(record.workspacePath);
-      const mcp = record.mcpServers ? { mcpServers: record.mcpServers } : {};
-      if (record.prompted) return this.checkWorkspace(await this.deps.native.resumeSession({ ...where, ...mcp }), record.workspacePath);
-      // a deferred session released before its first prompt left no trace in ZCode: the same id again
-      return this.checkWorkspace(
-        await this.deps.native.createSession({ ...where, mcpServers: record.mcpServers ?? [], persistence: "deferred" }),
-        record.workspacePath,
-      );
-    }, record.prompted ? {} : record.configValues);
+    const opening = engine.open(
+      async () => {
+        await record.closed;
+        await this.ensureSignedIn(record.workspacePath);
+        const mcp = record.mcpServers ? { mcpServers: record.mcpServers } : {};
+        if (record.prompted) return this.checkWorkspace(await this.deps.native.resumeSession({ ...where, ...mcp }), record.workspacePath);
+        // a deferred session released before its first prompt left no trace in ZCode: the same id again
+        return this.checkWorkspace(
+          await this.deps.native.createSession({ ...where, mcpServers: record.mcpServers ?? [], persistence: "deferred" }),
+          record.workspacePath,
+        );
+      },
+      record.prompted ? {} : record.configValues,
+    );
     this.deps.logger.debug("reopening a released session", { sessionId, prompted: record.prompted });
     void this.opened(engine, opening).catch((e) =>
       this.deps.logger.warn("reopening a released session failed", { sessionId, error: describeError(e) }),
