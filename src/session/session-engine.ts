@@ -73,7 +73,7 @@ export class SessionEngine {
   constructor(
     ref: SessionRef,
     private readonly deps: SessionDeps,
-    options: { prompted: boolean },
+    options: { prompted: boolean; reopened?: boolean },
   ) {
     this.sessionId = ref.sessionId;
     this.workspacePath = ref.workspacePath;
@@ -86,6 +86,8 @@ export class SessionEngine {
       merge: deps.mergeDeltas,
     });
     this.router = new EventRouter(this.routedSession(), deps, this.state, -1);
+    // a released session opened again: the client has known its id all along
+    if (options.reopened) this.publish();
   }
 
   /** What the event router may do with this session: a narrow view over the private members. */

@@ -225,8 +225,14 @@ export class SessionService {
   }
 
   /** A new engine for the session, registered at once (before anything is awaited). */
-  private register(sessionId: string, workspacePath: string, mcpServers: McpServer[] | undefined, prompted: boolean): SessionEngine {
-    const engine = new SessionEngine({ sessionId, workspacePath }, this.deps, { prompted });
+  private register(
+    sessionId: string,
+    workspacePath: string,
+    mcpServers: McpServer[] | undefined,
+    prompted: boolean,
+    reopened = false,
+  ): SessionEngine {
+    const engine = new SessionEngine({ sessionId, workspacePath }, this.deps, { prompted, reopened });
     this.sessions.set(sessionId, engine);
     this.mcpServers.set(sessionId, mcpServers);
     return engine;
@@ -249,7 +255,7 @@ export class SessionService {
     const record = this.released.get(sessionId);
     if (!record) return undefined;
     this.released.delete(sessionId);
-    const engine = this.register(sessionId, record.workspacePath, record.mcpServers, record.prompted);
+    const engine = this.register(sessionId, record.workspacePath, record.mcpServers, record.prompted, true);
     const where = { workspacePath: record.workspacePath, sessionId };
     const opening = engine.open(
       async () => {
