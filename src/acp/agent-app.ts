@@ -165,7 +165,11 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     )
     .onRequest(acp.methods.agent.session.setMode, ({ params }) =>
       answer(async () => {
-        await (await sessions().acquire(params.sessionId)).setMode(params.modeId);
+        await (
+          sessions().ready(params.sessionId) ??
+          sessions().ready(params.sessionId) ??
+          (await sessions().acquire(params.sessionId))
+        ).setMode(params.modeId);
         return {};
       }),
     )
@@ -174,14 +178,14 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
         if (typeof params.value !== "string") {
           throw invalidParams(`Config option "${params.configId}" takes one of its listed values, not a boolean.`);
         }
-        const engine = await sessions().acquire(params.sessionId);
+        const engine = sessions().ready(params.sessionId) ?? (await sessions().acquire(params.sessionId));
         return { configOptions: await engine.setConfigOption(params.configId, params.value) };
       }),
     )
     .onRequest(acp.methods.agent.session.prompt, ({ params, signal }) =>
       // a failure is also explained in the session (clients that show String(error)): adr/0010
       answerPrompt({ sessionUpdate: (n) => port!.sessionUpdate(n) }, params.sessionId, logger, async () => {
-        const engine = await sessions().acquire(params.sessionId);
+        const engine = sessions().ready(params.sessionId) ?? (await sessions().acquire(params.sessionId));
         const onAbort = (): void => engine.cancel();
         signal.addEventListener("abort", onAbort, { once: true });
         try {

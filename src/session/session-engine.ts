@@ -58,6 +58,8 @@ export class SessionEngine {
   private turn: ActiveTurn | undefined;
   private needsResync = false;
   private opening: Promise<void> | undefined;
+  /** the open succeeded (the snapshot is applied) */
+  private opened = false;
   private closing: Promise<void> | undefined;
   private nativeClose: Promise<void> | undefined;
   /** the last stopGeneration on its way; close waits for it before the host may be stopped */
@@ -132,6 +134,7 @@ export class SessionEngine {
       this.router.resetSeq(snapshot.runtime?.eventSeq ?? -1);
       await this.attach(signal);
       this.lifecycle.to(this.subscription ? "attached" : "detached");
+      this.opened = true;
       // a re-created session gets the option values it had (mode, model, thought level)
       for (const [configId, value] of Object.entries(restore)) {
         if (signal.aborted || this.configValues()[configId] === value) continue;
@@ -348,6 +351,11 @@ export class SessionEngine {
 
   get isClosed(): boolean {
     return this.lifecycle.ended;
+  }
+
+  /** opened and not closing: operations may start without waiting */
+  get isOpen(): boolean {
+    return this.opened && !this.lifecycle.ended;
   }
 
   /** Nothing runs: no turn, no pending interaction, no operation (a release candidate). */

@@ -73,6 +73,17 @@ export class SessionService {
     return engine;
   }
 
+  /**
+   * The open session's engine, synchronously (so a request keeps its place before a later close),
+   * or undefined when it must be opened first (`acquire`).
+   */
+  ready(sessionId: string): SessionEngine | undefined {
+    const engine = this.sessions.get(sessionId);
+    if (!engine?.isOpen) return undefined;
+    engine.lifecycle.touch();
+    return engine;
+  }
+
   /** The session's engine once it is open: a released session is reopened first (prompt, mode, options). */
   async acquire(sessionId: string): Promise<SessionEngine> {
     const engine = this.sessions.get(sessionId) ?? this.reopen(sessionId);
