@@ -165,11 +165,8 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     )
     .onRequest(acp.methods.agent.session.setMode, ({ params }) =>
       answer(async () => {
-        await (
-          sessions().ready(params.sessionId) ??
-          sessions().ready(params.sessionId) ??
-          (await sessions().acquire(params.sessionId))
-        ).setMode(params.modeId);
+        const engine = sessions().ready(params.sessionId) ?? (await sessions().acquire(params.sessionId));
+        await engine.setMode(params.modeId);
         return {};
       }),
     )
