@@ -284,8 +284,10 @@ export class SessionEngine {
    */
   private lostSubscription(error: BridgeError, hostGone: boolean): void {
     if (this.lifecycle.ended) return;
+    const wasResident = this.resident;
     if (hostGone) this.resident = false;
-    if (this.subscription === undefined && !hostGone) return;
+    // idempotent: the subscription's end and the host's exit report the same loss
+    if (this.subscription === undefined && !(hostGone && wasResident)) return;
     this.logger.warn(hostGone ? "host connection lost" : "subscription ended while the host runs", { code: error.code });
     this.subscription = undefined;
     this.subscriptionGeneration++;
