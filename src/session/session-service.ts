@@ -52,7 +52,7 @@ export class SessionService {
   private readonly sessions = new Map<string, SessionEngine>();
   private readonly released = new Map<string, ReleasedSession>();
   /** session/load requests in flight, by session */
-  private readonly loading = new Map<string, Promise<OpenedSession>>();
+  private readonly loading = new Map<string, { cwd: string; opened: Promise<OpenedSession> }>();
   /** MCP servers each open session was opened with (kept for a release) */
   private readonly mcpServers = new Map<string, McpServer[] | undefined>();
   /** workspace → host incarnation in which the sign-in check passed */
@@ -125,16 +125,14 @@ export class SessionService {
     replay: boolean;
   }): Promise<OpenedSession> {
     const { sessionId, cwd } = params;
-    // a load while a load of the same session is in flight gets that load's result (one replay)
+    // a load while a load of the same session (and workspace) is in flight gets that load's result (one replay)
     const loading = params.replay ? this.loading.get(sessionId) : undefined;
-    if (loading) return loading;
+    if (loading && loading.cwd === cwd) return loading.opened;
     const opened = this.open(params);
-    if (params.replay) {
-      this.loading.set(sessionId, opened);
-      void opened.then(
-        () => this.loading.delete(sessionId),
-        () => this.loading.delete(sessionId),
-      );
+    if (params.replay && !loading) {
+      this.loading.set(sessionId, { cwd, opened });
+      const done = (): void => void this.loading.delete(sessionId);
+      void opened.then(done, done);
     }
     return opened;
   }

@@ -57,7 +57,7 @@ async function expectNothingLeft(client: RawAcpClient, sessionId: string): Promi
 
 describe("faults: one owner per session", () => {
   for (const second of ["session/load", "session/resume"] as const) {
-    it(`a load and a ${second} of one session in one write share one engine and one subscription; the client is asked; nothing is left after close`, async () => {
+    it(`a load and a ${second} of one session in one write share one engine and one subscription; the client is asked; nothing left after close`, async () => {
       const { sessionId, ws } = await keptSession();
       const before = (await t.sim().readCallLog()).length;
       const client = RawAcpClient.start({ env: { ...t.sim().env, ...DIAGNOSTICS } });

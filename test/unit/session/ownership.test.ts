@@ -47,7 +47,7 @@ describe("session ownership", () => {
     expect(h.service.diagnostics()).toMatchObject({ sessions: 0, subscriptions: 0 });
   });
 
-  it("close while the open's subscription is in flight: the subscription is disposed when it arrives, the session closed natively after its resume", async () => {
+  it("close while the open's subscription is in flight: the subscription is disposed when it arrives, closed natively after its resume", async () => {
     const h = setup();
     h.host.addSession(makeSnapshot("old1", CWD));
     const held = gate();
