@@ -36,9 +36,9 @@ function writeMessage(out: Writable, message: AnyMessage, options: StdoutMessage
   if (options.intercept?.(message)) return undefined;
   options.observe?.(message);
   if (out.destroyed || !out.writable) throw new Error("stdout is closed");
-  const written = options.responseWritten;
+  const report = options.responseWritten;
   const line = `${JSON.stringify(message)}\n`;
-  const flushed = written !== undefined && "id" in message && !("method" in message) ? () => written(message) : undefined;
+  const flushed = report !== undefined && "id" in message && !("method" in message) ? () => report(message) : undefined;
   if (flushed ? out.write(line, (error) => error || flushed()) : out.write(line)) return undefined;
   return new Promise<undefined>((resolve, reject) => {
     const settle = (error?: Error): void => {
