@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { makeSnapshot } from "../../support/fake-host.js";
 import type { HostEventSink, HostSubscription, SessionEventTarget } from "../../../src/host/types.js";
 import { BridgeError } from "../../../src/util/errors.js";
-import { MAX_ATTACHED_SESSIONS } from "../../../src/session/session-service.js";
+import { MAX_ATTACHED_SESSIONS, MAX_RELEASED_SESSIONS } from "../../../src/session/session-service.js";
 import { until } from "../../support/until.js";
 import { CWD, openSession, setup } from "./harness.js";
 
@@ -189,5 +189,23 @@ describe("session ownership", () => {
     expect(h.service.get(first.opened.sessionId)).toBe(first.engine);
     h.host.session(first.opened.sessionId).complete();
     await expect(turn).resolves.toMatchObject({ stopReason: "end_turn" });
+  });
+});
+
+describe("the bound on released sessions", () => {
+  it(`refuses one more session past ${MAX_RELEASED_SESSIONS} released ones, with what to do`, { timeout: 60_000 }, async () => {
+    const h = setup();
+    const first = await h.service.newSession({ cwd: CWD, mcpServers: [] });
+    for (let i = 1; i < MAX_RELEASED_SESSIONS + MAX_ATTACHED_SESSIONS; i++) await h.service.newSession({ cwd: CWD, mcpServers: [] });
+    await until(() => h.service.diagnostics().releasedSessions === MAX_RELEASED_SESSIONS, { timeoutMs: 10_000 });
+    await expect(h.service.newSession({ cwd: CWD, mcpServers: [] })).rejects.toMatchObject({
+      code: "SESSION_BUSY",
+      message: expect.stringMatching(/already has 10032 open sessions.*session\/close.*restart the agent/),
+    });
+    // closing a released one (no host call) makes room
+    const closes = h.host.callsOf("closeSession").length;
+    await h.service.closeSession(first.sessionId);
+    expect(h.host.callsOf("closeSession")).toHaveLength(closes);
+    await expect(h.service.newSession({ cwd: CWD, mcpServers: [] })).resolves.toMatchObject({ sessionId: expect.any(String) });
   });
 });
