@@ -400,7 +400,6 @@ export class SessionEngine {
           if (commands) this.post(commands);
         }
         turn.sendIssued = true;
-        this.prompted = true;
         await this.send(turn, input);
       })
       .catch((error: unknown) => {
@@ -414,9 +413,11 @@ export class SessionEngine {
     this.logger.debug("sendPrompt", { turn: turn.number, attachments: input.attachments.length });
     try {
       await this.deps.native.sendPrompt({ ...this.where, content: input.content, attachments: input.attachments });
+      this.prompted = true; // ZCode keeps the session from its first accepted prompt (deferred persistence)
     } catch (error) {
-      if (turn.settled) return;
       const failure = toBridgeError(error);
+      if (OUTCOME_UNKNOWN.has(failure.code)) this.prompted = true; // it may have been accepted
+      if (turn.settled) return;
       this.needsResync = true;
       // the bridge gives up on a turn ZCode may have started: stop it rather than let it run unseen
       if (OUTCOME_UNKNOWN.has(failure.code)) this.requestStop(turn);
