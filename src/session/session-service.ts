@@ -335,11 +335,17 @@ export class SessionService {
   }
 
   private answer(engine: SessionEngine): OpenedSession {
+    // once per opening: a load that joined another load shares its answer and announces nothing after its response
+    let announced = false;
     return {
       sessionId: engine.sessionId,
       modes: engine.modes(),
       configOptions: engine.configOptions(),
-      afterResponse: () => engine.announceCommands(),
+      afterResponse: () => {
+        if (announced) return;
+        announced = true;
+        engine.announceCommands();
+      },
     };
   }
 

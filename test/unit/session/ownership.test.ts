@@ -5,7 +5,7 @@ import type { HostEventSink, HostSubscription, SessionEventTarget } from "../../
 import { BridgeError } from "../../../src/util/errors.js";
 import { MAX_ATTACHED_SESSIONS, MAX_RELEASED_SESSIONS } from "../../../src/session/session-service.js";
 import { until } from "../../support/until.js";
-import { CWD, openSession, setup } from "./harness.js";
+import { CWD, openSession, setup, updatesWritten } from "./harness.js";
 
 function gate(): { promise: Promise<void>; open: () => void } {
   let open!: () => void;
@@ -28,8 +28,13 @@ describe("session ownership", () => {
     expect([loaded.sessionId, resumed.sessionId, again.sessionId]).toEqual(["old1", "old1", "old1"]);
     expect(h.host.callsOf("resumeSession")).toHaveLength(1);
     expect(h.host.session("old1").sinks.size).toBe(1);
-    // the two loads in flight together replayed once
+    // the two loads in flight together replayed once, and announce nothing after their responses
     expect(h.host.callsOf("readSession")).toHaveLength(1);
+    expect(again).toBe(loaded);
+    loaded.afterResponse();
+    again.afterResponse();
+    await updatesWritten(h);
+    expect(h.client.kinds("old1").filter((k) => k === "available_commands_update")).toHaveLength(1);
     expect(h.service.diagnostics()).toMatchObject({ sessions: 1, subscriptions: 1 });
     await h.service.closeSession("old1");
     expect(h.host.session("old1").sinks.size).toBe(0);
