@@ -27,12 +27,20 @@ export interface ZcodeAgentOptions {
   cancelGraceMs: number;
   /** merge text chunks while the client is behind (ZCODE_ACP_MERGE_DELTAS=0: off, the benchmark's baseline) */
   mergeDeltas: boolean;
+  /** how long ZCode may take to confirm a session's event subscription with its first snapshot */
+  subscribeConfirmMs?: number;
   /** the workspace where ACP gives none (session/list without cwd, authenticate): the process's working directory */
   defaultCwd: string;
   /** told about every interaction request sent to the client (wire order, ./wire-order.ts) */
   tracker?: InteractionTracker;
   /** the warning-level advisories of the release the sessions run on (adr/0021); absent: none */
   releaseNotices?: () => readonly ReleaseNotice[];
+  /**
+   * The transport reports each response once it is written (`responseWritten`): a session's
+   * opening updates then wait for it. Without it (in-process clients) the next turn of the event
+   * loop after the handler stands for "written".
+   */
+  reportsWrites?: boolean;
 }
 
 export interface ZcodeAgent {
@@ -43,16 +51,8 @@ export interface ZcodeAgent {
   diagnostics(): Record<string, number>;
   /** session/cancel as soon as the transport reads it (./wire-order.ts); unknown sessions are ignored */
   cancelSession(sessionId: string): void;
-}
-
-/** Queue work to run once the response of the current request has been written. */
-function afterResponse(opened: OpenedSession, then?: () => void): void {
-  // The SDK enqueues the response in the microtasks after the handler resolves; setImmediate
-  // runs after them, so these notifications follow the response on the wire.
-  setImmediate(() => {
-    opened.afterResponse();
-    then?.();
-  });
+  /** the transport wrote this message to the client (with `reportsWrites`) */
+  responseWritten(message: object): void;
 }
 
 export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
@@ -82,12 +82,37 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
       throw onboardingOffered ? asOnboardingRequired(error) : error;
     });
 
+  /** opening updates waiting for their response to be written, by JSON-RPC request id */
+  const waitingForWrite = new Map<unknown, () => void>();
+  /**
+   * A session's opening updates (slash commands, …) go out once its response was written, in a
+   * later turn of the event loop, so a client that learns the session id from the response has
+   * handled it first (adr/0017).
+   */
+  const afterResponse = (requestId: acp.JsonRpcId, opened: OpenedSession, then?: () => void): void => {
+    const publish = (): void =>
+      void setImmediate(() => {
+        opened.afterResponse();
+        then?.();
+      });
+    if (options.reportsWrites) waitingForWrite.set(requestId, publish);
+    else publish();
+  };
+  const responseWritten = (message: object): void => {
+    if (waitingForWrite.size === 0 || !("id" in message)) return;
+    const publish = waitingForWrite.get(message.id);
+    if (!publish) return;
+    waitingForWrite.delete(message.id);
+    publish();
+  };
+
   const sessions = (): SessionService => {
     if (!service) throw new Error("no ACP connection");
     return service;
   };
 
   const shutdown = (): Promise<void> => {
+    waitingForWrite.clear();
     shutdownPromise ??= (service?.shutdown() ?? Promise.resolve()).catch((e) =>
       logger.warn("shutdown failed", { error: describeError(e) }),
     );
@@ -107,6 +132,7 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
         logger: options.logger.child("session"),
         cancelGraceMs: options.cancelGraceMs,
         mergeDeltas: options.mergeDeltas,
+        ...(options.subscribeConfirmMs !== undefined ? { subscribeConfirmMs: options.subscribeConfirmMs } : {}),
         defaultCwd: options.defaultCwd,
       });
       void connection.closed.then(shutdown, shutdown);
@@ -126,22 +152,22 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
         return {};
       }),
     )
-    .onRequest(acp.methods.agent.session.new, ({ params }) =>
+    .onRequest(acp.methods.agent.session.new, ({ params, requestId }) =>
       opening(async () => {
         const opened = await sessions().newSession({ cwd: await workspaceDirectory(params.cwd), mcpServers: params.mcpServers });
-        afterResponse(opened, () => sendReleaseNotices(opened.sessionId));
+        afterResponse(requestId, opened, () => sendReleaseNotices(opened.sessionId));
         return { sessionId: opened.sessionId, modes: opened.modes, configOptions: opened.configOptions };
       }),
     )
-    .onRequest(acp.methods.agent.session.load, ({ params }) =>
+    .onRequest(acp.methods.agent.session.load, ({ params, requestId }) =>
       opening(async () => {
         const cwd = await workspaceDirectory(params.cwd);
         const opened = await sessions().resumeSession({ sessionId: params.sessionId, cwd, mcpServers: params.mcpServers, replay: true });
-        afterResponse(opened);
+        afterResponse(requestId, opened);
         return { modes: opened.modes, configOptions: opened.configOptions };
       }),
     )
-    .onRequest(acp.methods.agent.session.resume, ({ params }) =>
+    .onRequest(acp.methods.agent.session.resume, ({ params, requestId }) =>
       opening(async () => {
         const cwd = await workspaceDirectory(params.cwd);
         const opened = await sessions().resumeSession({
@@ -150,7 +176,7 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
           mcpServers: params.mcpServers ?? undefined,
           replay: false,
         });
-        afterResponse(opened);
+        afterResponse(requestId, opened);
         return { modes: opened.modes, configOptions: opened.configOptions };
       }),
     )
@@ -170,7 +196,8 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     )
     .onRequest(acp.methods.agent.session.setMode, ({ params }) =>
       answer(async () => {
-        await sessions().get(params.sessionId).setMode(params.modeId);
+        const engine = sessions().ready(params.sessionId) ?? (await sessions().acquire(params.sessionId));
+        await engine.setMode(params.modeId);
         return {};
       }),
     )
@@ -179,13 +206,14 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
         if (typeof params.value !== "string") {
           throw invalidParams(`Config option "${params.configId}" takes one of its listed values, not a boolean.`);
         }
-        return { configOptions: await sessions().get(params.sessionId).setConfigOption(params.configId, params.value) };
+        const engine = sessions().ready(params.sessionId) ?? (await sessions().acquire(params.sessionId));
+        return { configOptions: await engine.setConfigOption(params.configId, params.value) };
       }),
     )
     .onRequest(acp.methods.agent.session.prompt, ({ params, signal }) =>
       // a failure is also explained in the session (clients that show String(error)): adr/0010
       answerPrompt({ sessionUpdate: (n) => port!.sessionUpdate(n) }, params.sessionId, logger, async () => {
-        const engine = sessions().get(params.sessionId);
+        const engine = sessions().ready(params.sessionId) ?? (await sessions().acquire(params.sessionId));
         const onAbort = (): void => engine.cancel();
         signal.addEventListener("abort", onAbort, { once: true });
         try {
@@ -209,5 +237,5 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     }
   }
 
-  return { app, shutdown, diagnostics, cancelSession };
+  return { app, shutdown, diagnostics, cancelSession, responseWritten };
 }

@@ -17,6 +17,7 @@ import { incomingMessages } from "../acp/incoming-messages.js";
 import { WireOrder } from "../acp/wire-order.js";
 import type { ReleaseNotice } from "../acp/release-notices.js";
 import type { LazyHostClient } from "../host/lazy-host.js";
+import { DEFAULT_TIMEOUTS_MS } from "../host/timeouts.js";
 import { CurrentLineApi } from "../native/current-line-api.js";
 import { registerDiagnostics } from "../acp/diagnostics.js";
 import type { Logger } from "../log/logger.js";
@@ -69,10 +70,12 @@ export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
     logger,
     createBroker: (brokerLogger) => createInteractionBroker({ logger: brokerLogger }),
     cancelGraceMs: config.cancelGraceMs,
+    subscribeConfirmMs: config.timeouts.subscribe ?? DEFAULT_TIMEOUTS_MS.subscribe,
     mergeDeltas: config.mergeDeltas,
     defaultCwd: process.cwd(),
     tracker: wire,
     ...(options.releaseNotices ? { releaseNotices: options.releaseNotices } : {}),
+    reportsWrites: true,
   });
   if (config.diagnostics) registerDiagnostics(agent.app, { sessions: () => agent.diagnostics(), host: () => host.diagnostics() });
 
@@ -113,7 +116,11 @@ export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
     return false;
   };
   // our writer (one string write per message, same bytes, far less garbage) and our reader
-  const writable = stdoutMessages(process.stdout, { intercept, observe: (message) => wire.outgoing(message) });
+  const writable = stdoutMessages(process.stdout, {
+    intercept,
+    observe: (message) => wire.outgoing(message),
+    responseWritten: (message) => agent.responseWritten(message),
+  });
   const replies = writable.getWriter();
   let inputFailure: Error | undefined;
   const readable = incomingMessages({

@@ -27,6 +27,8 @@ export interface StdoutMessageOptions {
   intercept?: (message: AnyMessage) => boolean;
   /** sees every message right before it is written (the wire-order tracker); what it returns is written instead */
   observe?: (message: AnyMessage) => AnyMessage | undefined;
+  /** told of each response (a message with an id and no method) once stdout has flushed it */
+  responseWritten?: (message: AnyMessage) => void;
 }
 
 /** Write one message; undefined when stdout took it, else a promise settled on drain / close / error. */
@@ -34,7 +36,10 @@ function writeMessage(out: Writable, message: AnyMessage, options: StdoutMessage
   if (options.intercept?.(message)) return undefined;
   const written = options.observe?.(message) ?? message;
   if (out.destroyed || !out.writable) throw new Error("stdout is closed");
-  if (out.write(`${JSON.stringify(written)}\n`)) return undefined;
+  const report = options.responseWritten;
+  const line = `${JSON.stringify(written)}\n`;
+  const flushed = report !== undefined && "id" in written && !("method" in written) ? () => report(written) : undefined;
+  if (flushed ? out.write(line, (error) => error || flushed()) : out.write(line)) return undefined;
   return new Promise<undefined>((resolve, reject) => {
     const settle = (error?: Error): void => {
       out.off("drain", onDrain);

@@ -27,6 +27,8 @@ export interface NewSession {
   mcpServers: readonly unknown[];
   /** "deferred": nothing is persisted until the first prompt */
   persistence: "immediate" | "deferred";
+  /** the id to give the session (re-creating a released session that was never prompted); else ZCode picks one */
+  sessionId?: string;
 }
 
 export interface ResumeSession extends SessionRef {

@@ -25,6 +25,7 @@ import type { TurnOutcome } from "./stop-reason.js";
 import type { Logger } from "../log/logger.js";
 import type { SnapshotState } from "./snapshot-state.js";
 import { StreamTranslator } from "./stream-translator.js";
+import { abortableDelay } from "./session-lifecycle.js";
 import { completedOutcome, failedOutcome } from "./stop-reason.js";
 
 const NOT_USER_TURNS = new Set(["background_task", "subagent"]);
@@ -150,16 +151,11 @@ export class EventRouter {
     this.lastSeq = Math.max(this.lastSeq, seq);
   }
 
-  /** Resolves on the next event of this session, or after `ms`. */
-  nextActivity(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        this.activityWaiters.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.activityWaiters.add(done);
+  /** Resolves on the next event of this session, after `ms`, or when one of `signals` aborts. */
+  nextActivity(ms: number, signals: readonly AbortSignal[] = []): Promise<void> {
+    return abortableDelay(ms, signals, (wake) => {
+      this.activityWaiters.add(wake);
+      return () => void this.activityWaiters.delete(wake);
     });
   }
 

@@ -12,6 +12,8 @@ export interface SessionDeps {
   logger: Logger;
   /** how long a cancelled turn may take to end natively before the prompt resolves anyway */
   cancelGraceMs: number;
+  /** how long ZCode may take to confirm a subscription with its first snapshot (default 30 s; the host timeout table's `subscribe`) */
+  subscribeConfirmMs?: number;
   /** merge text chunks while the client is behind (off only for the benchmark's baseline) */
   mergeDeltas: boolean;
   /** the workspace used where ACP gives none (session/list without cwd, authenticate): the process's */

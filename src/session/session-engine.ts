@@ -1,11 +1,13 @@
 /**
  * One ACP session bound to one native ZCode session: the host event subscription, turn state,
- * event → update translation, cancellation and resynchronisation (adr/0004). The engine talks
- * to the ACP client only through `ClientPort` and to the host only through `NativeApi`.
+ * event → update translation, cancellation and resynchronisation (adr/0004). Every operation
+ * that changes the session passes through its lifecycle, one at a time (session-lifecycle.ts,
+ * adr/0017). The engine talks to the ACP client only through `ClientPort` and to the host only
+ * through `NativeApi`.
  */
 import type { ContentBlock, SessionConfigOption, SessionModeState, SessionUpdate } from "@agentclientprotocol/sdk";
 import type { Logger } from "../log/logger.js";
-import type { NativeSubscription } from "../native/native-api.js";
+import type { NativeSubscription, SessionRef } from "../native/native-api.js";
 import type { SessionDeps } from "./session-deps.js";
 import type { SessionSnapshot } from "../protocol/native-types.js";
 import { BridgeError, describeError, isBridgeError } from "../util/errors.js";
@@ -18,12 +20,24 @@ import { EventRouter, type RoutedSession } from "./event-router.js";
 import { UpdateCoalescer } from "./update-coalescer.js";
 import { setSessionConfigOption, setSessionMode, type SettingsContext } from "./session-settings.js";
 import type { TurnOutcome } from "./stop-reason.js";
+import { SessionLifecycle } from "./session-lifecycle.js";
 
 const RUNNING_STATUSES = new Set(["running", "waiting"]);
 
 function isRunning(snapshot: SessionSnapshot): boolean {
   return RUNNING_STATUSES.has(String(snapshot.session.status)) || Boolean(snapshot.runtime?.activeTurnId);
 }
+
+/** a subscription that ended with one of these ended with the host (the drop path); any other end leaves the host running */
+const HOST_GONE = new Set(["HOST_EXITED", "CHANNEL_CLOSED", "HOST_START_FAILED"]);
+
+/** sendPrompt failed without saying whether ZCode started the turn */
+const OUTCOME_UNKNOWN = new Set(["HOST_TIMEOUT", "CHANNEL_OVERFLOW", "FRAME_TOO_LARGE"]);
+
+/** how long ZCode may take to confirm a subscription with its first snapshot (SessionDeps.subscribeConfirmMs) */
+export const DEFAULT_SUBSCRIBE_CONFIRM_MS = 30_000;
+
+export type CloseReason = "close" | "disconnect" | "release";
 
 function toBridgeError(error: unknown, code: "HOST_CALL_FAILED" | "INTERNAL" = "HOST_CALL_FAILED"): BridgeError {
   return isBridgeError(error) ? error : new BridgeError(code, describeError(error), { cause: error });
@@ -32,15 +46,22 @@ function toBridgeError(error: unknown, code: "HOST_CALL_FAILED" | "INTERNAL" = "
 export class SessionEngine {
   readonly sessionId: string;
   readonly workspacePath: string;
+  /** state and the one-at-a-time queue of this session's operations */
+  readonly lifecycle: SessionLifecycle;
   private readonly logger: Logger;
   private readonly state = new SnapshotState();
   private readonly router: EventRouter;
   private subscription: NativeSubscription | undefined;
   private subscriptionGeneration = 0;
-  private subscriptionLost = false;
+  /** ZCode holds the session resident for us (created or resumed in the current host incarnation) */
+  private resident = false;
   private turn: ActiveTurn | undefined;
   private needsResync = false;
-  private closed = false;
+  private opening: Promise<void> | undefined;
+  /** the open succeeded (the snapshot is applied) */
+  private opened = false;
+  private closing: Promise<void> | undefined;
+  private nativeClose: Promise<void> | undefined;
   /** the last stopGeneration on its way; close waits for it before the host may be stopped */
   private stopCall: Promise<void> | undefined;
   private readonly updates: UpdateCoalescer;
@@ -48,21 +69,27 @@ export class SessionEngine {
   private commandsAgainAtPrompt = false;
   /** this engine was opened by session/load (its commands went out before the response) */
   private replayed = false;
+  /** a prompt was sent: ZCode keeps the session (a deferred session leaves no trace before it) */
+  prompted: boolean;
 
   constructor(
-    snapshot: SessionSnapshot,
+    ref: SessionRef,
     private readonly deps: SessionDeps,
+    options: { prompted: boolean; reopened?: boolean },
   ) {
-    this.sessionId = snapshot.session.sessionId;
-    this.workspacePath = snapshot.session.workspace.workspacePath;
+    this.sessionId = ref.sessionId;
+    this.workspacePath = ref.workspacePath;
+    this.prompted = options.prompted;
+    this.lifecycle = new SessionLifecycle(this.sessionId);
     this.logger = deps.logger.child(`session.${this.sessionId}`);
     this.updates = new UpdateCoalescer({
       send: (update) => this.deps.client.sessionUpdate({ sessionId: this.sessionId, update }),
       onError: (e) => this.logger.warn("session/update not delivered", { error: describeError(e) }),
       merge: deps.mergeDeltas,
     });
-    this.state.apply(snapshot, { emit: false });
-    this.router = new EventRouter(this.routedSession(), deps, this.state, snapshot.runtime?.eventSeq ?? -1);
+    this.router = new EventRouter(this.routedSession(), deps, this.state, -1);
+    // a released session opened again: the client has known its id all along
+    if (options.reopened) this.publish();
   }
 
   /** What the event router may do with this session: a narrow view over the private members. */
@@ -94,22 +121,98 @@ export class SessionEngine {
 
   // ---- lifecycle ----
 
-  /** Subscribe to the session's events. Call before answering session/new, load or resume. */
-  async attach(): Promise<void> {
+  /**
+   * Open the session: `load` creates or resumes it natively (the snapshot it answers is checked by
+   * `check`), then the engine subscribes to its events. Idempotent: a second call joins the first.
+   */
+  open(load: () => Promise<SessionSnapshot>, restore: Record<string, string> = {}): Promise<void> {
+    this.opening ??= this.lifecycle.run(async (signal) => {
+      const snapshot = await load();
+      this.resident = true;
+      if (signal.aborted) throw this.lifecycle.closedError(); // closed meanwhile: the close work closes it natively
+      this.state.apply(snapshot, { emit: false });
+      this.router.resetSeq(snapshot.runtime?.eventSeq ?? -1);
+      await this.attach(signal);
+      this.lifecycle.to(this.subscription ? "attached" : "detached");
+      this.opened = true;
+      // a re-created session gets the option values it had (mode, model, thought level)
+      for (const [configId, value] of Object.entries(restore)) {
+        if (signal.aborted || this.configValues()[configId] === value) continue;
+        await setSessionConfigOption(this.settingsContext(), configId, value).catch((e) =>
+          this.logger.warn("an option of a re-created session was not set again", { configId, error: describeError(e) }),
+        );
+      }
+    });
+    return this.opening;
+  }
+
+  /** Resolves when the open (started by whoever registered the engine) is done; rejects as it did. */
+  whenOpen(): Promise<void> {
+    return this.opening ?? Promise.reject(new BridgeError("INTERNAL", `session ${this.sessionId} was never opened`));
+  }
+
+  /** Subscribe to the session's events. Paired with `detach`: a subscription that arrives after a close is disposed at once. */
+  private async attach(signal: AbortSignal): Promise<void> {
     const generation = ++this.subscriptionGeneration;
-    this.subscription = await this.deps.native.subscribe(
+    let confirmed = false;
+    let confirm: (() => void) | undefined;
+    const subscription = await this.deps.native.subscribe(
       { workspacePath: this.workspacePath, sessionId: this.sessionId },
       {
         onEvent: (event) => {
-          if (!this.closed && generation === this.subscriptionGeneration) this.router.receive(event);
+          confirmed = true;
+          confirm?.();
+          if (!this.lifecycle.ended && generation === this.subscriptionGeneration) this.router.receive(event);
           // while the client is behind, the host channel is held back (backpressure)
           return this.updates.pressure();
         },
         onEnd: (error) => {
-          if (generation === this.subscriptionGeneration) this.lostHost(error ?? new BridgeError("HOST_EXITED", "The ZCode host stopped."));
+          if (generation !== this.subscriptionGeneration) return;
+          const ended = error ?? new BridgeError("HOST_EXITED", "The ZCode host stopped.");
+          this.lostSubscription(ended, HOST_GONE.has(ended.code));
         },
       },
     );
+    // ZCode confirms a subscription with its first event, the snapshot; a host that could not
+    // subscribe natively only logs it (docs/zcode-history.md §4.4): no snapshot, no subscription
+    const confirmMs = this.deps.subscribeConfirmMs ?? DEFAULT_SUBSCRIBE_CONFIRM_MS;
+    if (!confirmed && !signal.aborted && generation === this.subscriptionGeneration) {
+      confirmed = await new Promise<boolean>((resolve) => {
+        const finish = (value: boolean): void => {
+          clearTimeout(timer);
+          signal.removeEventListener("abort", aborted);
+          confirm = undefined;
+          resolve(value);
+        };
+        const aborted = (): void => finish(false);
+        const timer = setTimeout(() => finish(false), confirmMs);
+        signal.addEventListener("abort", aborted, { once: true });
+        confirm = () => finish(true);
+      });
+    }
+    if (signal.aborted || generation !== this.subscriptionGeneration || !confirmed) {
+      // closed (or the host went away, or ZCode never confirmed) while subscribing: nothing may outlive this engine
+      const unconfirmed = generation === this.subscriptionGeneration;
+      if (unconfirmed) this.subscriptionGeneration++; // its end is ours, not a lost subscription
+      await subscription.dispose().catch((e) => this.logger.warn("unsubscribe failed", { error: describeError(e) }));
+      if (signal.aborted) throw this.lifecycle.closedError();
+      if (unconfirmed) {
+        throw new BridgeError(
+          "HOST_TIMEOUT",
+          `ZCode did not confirm the event subscription of session ${this.sessionId} within ${confirmMs} ms (no first snapshot).`,
+        );
+      }
+      return;
+    }
+    this.subscription = subscription;
+  }
+
+  /** End the subscription (the pair of `attach`). */
+  private async detach(): Promise<void> {
+    const subscription = this.subscription;
+    this.subscription = undefined;
+    this.subscriptionGeneration++;
+    await subscription?.dispose().catch((e) => this.logger.warn("unsubscribe failed", { error: describeError(e) }));
   }
 
   /** Let queued updates reach the client (after the client knows the session id). */
@@ -129,12 +232,20 @@ export class SessionEngine {
     return this.state.configOptions();
   }
 
+  /** The current value of each config option (kept while the session is released). */
+  configValues(): Record<string, string> {
+    const values: Record<string, string> = {};
+    for (const option of this.state.configOptions()) if (typeof option.currentValue === "string") values[option.id] = option.currentValue;
+    return values;
+  }
+
   /** Send the slash commands; call once the session/new, load or resume response is out. */
   announceCommands(): void {
     this.publish();
     if (this.replayed) {
       // a loaded session had them before its response; a later resume of it announces them again
       this.replayed = false;
+      this.commandsAgainAtPrompt = this.state.commands() !== undefined;
       return;
     }
     const commands = this.state.commands();
@@ -145,13 +256,23 @@ export class SessionEngine {
   }
 
   /**
-   * session/load: replay the whole history (then title, plan, usage, commands) before answering.
+   * session/load: replay the whole history (then title, plan, usage, commands) before answering,
+   * in turn with the other operations of the session. A session whose subscription ended (a host
+   * restart) is resumed first: history reads need it resident.
+   */
+  replay(): Promise<void> {
+    return this.lifecycle.run(async (signal) => {
+      await this.ready(signal);
+      await this.replayHistory();
+    });
+  }
+
+  /**
    * The history comes in bounded pieces (docs/history.md); each piece's updates are written before
    * the next is read, so neither side holds more than one piece.
    */
-  async replay(): Promise<void> {
+  private async replayHistory(): Promise<void> {
     this.publish();
-    if (this.subscriptionLost) await this.makeResident();
     for await (const messages of this.deps.native.readHistory(this.where)) {
       for (const update of replayMessages(messages, this.workspacePath, this.logger)) this.post(update);
       await this.updates.drain();
@@ -163,51 +284,73 @@ export class SessionEngine {
     await this.updates.drain();
   }
 
-  /** After a host restart: history reads need the session resumed and subscribed again. */
-  private async makeResident(): Promise<void> {
-    const resumed = await this.deps.native.resumeSession({ ...this.where, expectedMode: this.state.options.currentMode });
-    this.router.resetSeq(resumed.runtime?.eventSeq ?? -1);
-    this.subscriptionLost = false;
-    await this.attach();
-    this.applySnapshot(resumed, { emit: false });
+  /** The host exited (the service is told of every exit). Idempotent. */
+  lostHost(error: BridgeError): void {
+    this.lostSubscription(error, true);
   }
 
-  /** The host went away (subscription ended or host exit). Idempotent. */
-  lostHost(error: BridgeError): void {
-    if (this.closed || this.subscriptionLost) return;
-    this.logger.warn("host connection lost", { code: error.code });
-    this.subscriptionLost = true;
+  /**
+   * The subscription ended. With the host (`hostGone`): the drop path, nothing to stop. While the
+   * host lives: ZCode's turn may run on unseen, so it is stopped. Either way the turn ends and the
+   * next operation resyncs.
+   */
+  private lostSubscription(error: BridgeError, hostGone: boolean): void {
+    if (this.lifecycle.ended) return;
+    const wasResident = this.resident;
+    if (hostGone) this.resident = false;
+    // idempotent: the subscription's end and the host's exit report the same loss
+    if (this.subscription === undefined && !(hostGone && wasResident)) return;
+    this.logger.warn(hostGone ? "host connection lost" : "subscription ended while the host runs", { code: error.code });
     this.subscription = undefined;
     this.subscriptionGeneration++;
+    if (this.lifecycle.state === "attached") this.lifecycle.to("detached");
     void this.deps.broker
       .withdrawAll(this.sessionId, "host-exit")
       .catch((e) => this.logger.warn("withdrawAll failed", { error: describeError(e) }));
     const turn = this.turn;
-    if (turn && !turn.settled) this.endTurn(turn, turn.cancelRequested ? { stopReason: "cancelled" } : { error }, false);
+    if (turn && !turn.settled) {
+      if (!hostGone && turn.sendIssued) this.requestStop(turn);
+      this.endTurn(turn, turn.cancelRequested ? { stopReason: "cancelled" } : { error }, false);
+    }
   }
 
-  /** session/close: cancel, withdraw interactions, close natively, unsubscribe. */
-  async close(reason: "close" | "disconnect"): Promise<void> {
-    if (this.closed) return;
+  /**
+   * session/close ("close"), the client going away ("disconnect"), or an idle session let go to
+   * keep the host's resident sessions bounded ("release": unsubscribed and closed natively, resumed
+   * at its next use). The bridge side ends at once; the native side after the running operation
+   * (aborted). Resolves when the native side is done, or at once while an operation still runs.
+   */
+  close(reason: CloseReason): Promise<void> {
+    if (this.closing) return this.closing;
+    const busy = this.lifecycle.busy;
     const turn = this.turn;
     if (turn && !turn.settled) {
       turn.cancelRequested = true;
       if (turn.sendIssued) this.requestStop(turn);
       this.endTurn(turn, { stopReason: "cancelled" }, false);
     }
-    this.closed = true;
     this.publish();
-    await this.deps.broker
-      .withdrawAll(this.sessionId, reason)
+    const withdrawn = this.deps.broker
+      .withdrawAll(this.sessionId, reason === "disconnect" ? "disconnect" : "close")
       .catch((e) => this.logger.warn("withdrawAll failed", { error: describeError(e) }));
-    await this.stopCall;
-    const subscription = this.subscription;
-    this.subscription = undefined;
-    this.subscriptionGeneration++;
-    if (reason === "close" && !this.subscriptionLost) {
-      await this.deps.native.closeSession(this.where).catch((e) => this.logger.warn("closeSession failed", { error: describeError(e) }));
-    }
-    await subscription?.dispose().catch((e) => this.logger.warn("unsubscribe failed", { error: describeError(e) }));
+    const done = this.lifecycle.close(async () => {
+      await withdrawn;
+      await this.stopCall;
+      await this.detach();
+      if (reason !== "disconnect" && this.resident) {
+        this.resident = false;
+        await this.deps.native.closeSession(this.where).catch((e) => this.logger.warn("closeSession failed", { error: describeError(e) }));
+      }
+    });
+    this.nativeClose = done;
+    this.closing = busy ? Promise.resolve() : done;
+    if (busy) void done.catch((e) => this.logger.warn("close failed", { error: describeError(e) }));
+    return this.closing;
+  }
+
+  /** Resolves when the native side of a close is done (a released session is reopened only after it). */
+  whenClosed(): Promise<void> {
+    return (this.nativeClose ?? Promise.resolve()).catch(() => undefined);
   }
 
   /** Counts for leak checks (`_zcode/diagnostics`). */
@@ -221,13 +364,28 @@ export class SessionEngine {
   }
 
   get isClosed(): boolean {
-    return this.closed;
+    return this.lifecycle.ended;
+  }
+
+  /** opened and not closing: operations may start without waiting */
+  get isOpen(): boolean {
+    return this.opened && !this.lifecycle.ended;
+  }
+
+  /** Nothing runs: no turn, no pending interaction, no operation (a release candidate). */
+  get idle(): boolean {
+    return (
+      this.lifecycle.state === "attached" &&
+      !this.lifecycle.busy &&
+      this.turn === undefined &&
+      this.deps.broker.pendingCount(this.sessionId) === 0
+    );
   }
 
   // ---- prompt turn ----
 
   async prompt(blocks: readonly ContentBlock[]): Promise<TurnResult> {
-    if (this.closed) throw new BridgeError("SESSION_NOT_FOUND", `Session ${this.sessionId} is closed.`);
+    if (this.lifecycle.ended) throw this.lifecycle.closedError();
     if (this.turn) {
       throw new BridgeError(
         "SESSION_BUSY",
@@ -237,41 +395,56 @@ export class SessionEngine {
     const input = convertPrompt(blocks, this.workspacePath);
     const turn = new ActiveTurn();
     this.turn = turn;
-    try {
-      if (this.subscriptionLost || this.needsResync || this.router.hasForeignTurns()) await this.resync(turn);
-    } catch (error) {
-      if (!turn.settled) {
-        turn.settle({ error: toBridgeError(error) });
-        if (this.turn === turn) this.turn = undefined;
-        throw toBridgeError(error);
-      }
-    }
-    if (turn.settled) return turn.result;
-    if (this.commandsAgainAtPrompt) {
-      this.commandsAgainAtPrompt = false;
-      const commands = this.state.commands();
-      if (commands) this.post(commands);
-    }
-    turn.sendIssued = true;
-    this.logger.debug("sendPrompt", { turn: turn.number, attachments: input.attachments.length });
-    try {
-      await this.deps.native.sendPrompt({ ...this.where, content: input.content, attachments: input.attachments });
-    } catch (error) {
-      if (!turn.settled) {
-        this.needsResync = true;
-        this.endTurn(turn, turn.cancelRequested ? { stopReason: "cancelled" } : { error: toBridgeError(error) }, false);
-      }
-    }
+    this.lifecycle.touch();
+    // the prompt answers when its turn settles, not when the operation ends: a cancel during the
+    // resync answers at once while the resync's host call finishes in the background
+    void this.lifecycle
+      .run(async (signal) => {
+        if (turn.settled) return;
+        if (this.lifecycle.state === "detached" || this.needsResync || this.router.hasForeignTurns()) await this.resync(signal, turn);
+        if (turn.settled) return;
+        if (!this.subscription) {
+          throw new BridgeError("HOST_CALL_FAILED", `Session ${this.sessionId} has no event subscription; send the prompt again to retry.`);
+        }
+        if (this.commandsAgainAtPrompt) {
+          this.commandsAgainAtPrompt = false;
+          const commands = this.state.commands();
+          if (commands) this.post(commands);
+        }
+        turn.sendIssued = true;
+        await this.send(turn, input);
+      })
+      .catch((error: unknown) => {
+        if (!turn.settled) this.endTurn(turn, turn.cancelRequested ? { stopReason: "cancelled" } : { error: toBridgeError(error) }, false);
+      });
     return turn.result;
   }
 
-  /** session/cancel: stop generation once, withdraw interactions, resolve `cancelled`. */
+  /** Hand the prompt to ZCode; the turn arrives as events. */
+  private async send(turn: ActiveTurn, input: ReturnType<typeof convertPrompt>): Promise<void> {
+    this.logger.debug("sendPrompt", { turn: turn.number, attachments: input.attachments.length });
+    try {
+      await this.deps.native.sendPrompt({ ...this.where, content: input.content, attachments: input.attachments });
+      this.prompted = true; // ZCode keeps the session from its first accepted prompt (deferred persistence)
+    } catch (error) {
+      const failure = toBridgeError(error);
+      if (OUTCOME_UNKNOWN.has(failure.code)) this.prompted = true; // it may have been accepted
+      if (turn.settled) return;
+      this.needsResync = true;
+      // the bridge gives up on a turn ZCode may have started: stop it rather than let it run unseen
+      if (OUTCOME_UNKNOWN.has(failure.code)) this.requestStop(turn);
+      this.endTurn(turn, turn.cancelRequested ? { stopReason: "cancelled" } : { error: failure }, false);
+    }
+  }
+
+  /** session/cancel: stop generation once, withdraw interactions, resolve `cancelled`. Not queued: answered at once in every state. */
   cancel(): void {
     const turn = this.turn;
     if (!turn || turn.settled || turn.cancelRequested) return;
     turn.cancelRequested = true;
     turn.abortSignal("cancel");
     if (!turn.sendIssued) {
+      // still queued or resynchronising: the resync's waits end with the turn's signal
       this.endTurn(turn, { stopReason: "cancelled" }, false);
       return;
     }
@@ -357,42 +530,79 @@ export class SessionEngine {
     return { workspacePath: this.workspacePath, sessionId: this.sessionId };
   }
 
-  /** Before a prompt after a lost host, an unfinished cancel, a protocol error or a background turn. */
-  private async resync(turn: ActiveTurn): Promise<void> {
-    this.logger.info("resynchronising the session", { subscriptionLost: this.subscriptionLost });
-    if (this.subscriptionLost) {
-      const resumed = await this.deps.native.resumeSession({ ...this.where, expectedMode: this.state.options.currentMode });
-      this.router.resetSeq(resumed.runtime?.eventSeq ?? -1);
-      this.subscriptionLost = false;
-      await this.attach();
-    }
-    let snapshot = await this.readSnapshot();
-    const deadline = Date.now() + this.deps.cancelGraceMs;
-    while (isRunning(snapshot)) {
-      const active = snapshot.runtime?.activeTurnId;
-      if (active) this.router.turnEnded(active);
-      const remaining = deadline - Date.now();
-      if (remaining <= 0) {
-        throw new BridgeError("SESSION_BUSY", "ZCode is still finishing the previous turn of this session. Try again in a moment.");
+  /**
+   * Before an operation after a lost subscription, an unfinished cancel, a protocol error or a
+   * background turn. Ends early when the session closes or the turn it runs for settles; a failure
+   * leaves the session marked (the next operation resyncs again) and says so.
+   */
+  private async resync(signal: AbortSignal, turn?: ActiveTurn): Promise<void> {
+    const stopped = (): boolean => signal.aborted || turn?.settled === true;
+    this.logger.info("resynchronising the session", { subscribed: this.subscription !== undefined });
+    this.lifecycle.to("resyncing");
+    try {
+      if (!this.subscription) {
+        const resumed = await this.deps.native.resumeSession({ ...this.where, expectedMode: this.state.options.currentMode });
+        this.resident = true;
+        if (stopped()) return;
+        this.router.resetSeq(resumed.runtime?.eventSeq ?? -1);
+        await this.attach(signal);
+        if (stopped()) return;
       }
-      await this.router.nextActivity(remaining);
-      if (turn.settled) return;
-      snapshot = await this.readSnapshot();
+      let snapshot = await this.readSnapshot();
+      const deadline = Date.now() + this.deps.cancelGraceMs;
+      while (isRunning(snapshot)) {
+        const active = snapshot.runtime?.activeTurnId;
+        if (active) this.router.turnEnded(active);
+        const remaining = deadline - Date.now();
+        if (remaining <= 0) {
+          throw new BridgeError("SESSION_BUSY", "ZCode is still finishing the previous turn of this session. Try again in a moment.");
+        }
+        await this.router.nextActivity(remaining, turn ? [signal, turn.signal] : [signal]);
+        if (stopped()) return;
+        snapshot = await this.readSnapshot();
+      }
+      if (stopped()) return;
+      this.router.raiseSeq(snapshot.runtime?.eventSeq ?? -1);
+      this.applySnapshot(snapshot, { emit: true });
+      this.router.clearForeignTurns();
+      this.needsResync = false;
+    } catch (error) {
+      const failure = toBridgeError(error);
+      if (signal.aborted || failure.code === "SESSION_BUSY") throw failure;
+      this.logger.warn("resynchronisation failed", { code: failure.code, message: failure.message });
+      throw new BridgeError(
+        failure.code,
+        `Could not resynchronise session ${this.sessionId} with ZCode: ${failure.message} Send the prompt again to retry.`,
+        {
+          cause: error,
+        },
+      );
+    } finally {
+      if (!this.lifecycle.ended) this.lifecycle.to(this.subscription ? "attached" : "detached");
     }
-    this.router.raiseSeq(snapshot.runtime?.eventSeq ?? -1);
-    this.applySnapshot(snapshot, { emit: true });
-    this.router.clearForeignTurns();
-    this.needsResync = false;
+  }
+
+  /** Before a setting change: a session whose subscription ended resyncs first. */
+  private async ready(signal: AbortSignal): Promise<void> {
+    if (this.lifecycle.state === "detached") await this.resync(signal);
   }
 
   // ---- settings (adr/0005) ----
 
   setMode(modeId: string): Promise<void> {
-    return setSessionMode(this.settingsContext(), modeId);
+    this.lifecycle.touch();
+    return this.lifecycle.run(async (signal) => {
+      await this.ready(signal);
+      await setSessionMode(this.settingsContext(), modeId);
+    });
   }
 
   setConfigOption(configId: string, value: string): Promise<SessionConfigOption[]> {
-    return setSessionConfigOption(this.settingsContext(), configId, value);
+    this.lifecycle.touch();
+    return this.lifecycle.run(async (signal) => {
+      await this.ready(signal);
+      return setSessionConfigOption(this.settingsContext(), configId, value);
+    });
   }
 
   private settingsContext(): SettingsContext {

@@ -1,6 +1,9 @@
 /**
  * All ACP sessions of one client connection: creating, loading, resuming, listing and closing
- * native sessions, the sign-in check, and host exits. One `SessionEngine` per open session.
+ * native sessions, the sign-in check, and host exits. One `SessionEngine` per open session,
+ * registered before its first await, so a second load or resume of the same session joins the
+ * first (adr/0017). Idle sessions above `MAX_ATTACHED_SESSIONS` are released (unsubscribed and
+ * closed natively) and reopened at their next use.
  */
 import type { McpServer, SessionConfigOption, SessionInfo, SessionModeState } from "@agentclientprotocol/sdk";
 import type { SessionSnapshot } from "../protocol/native-types.js";
@@ -9,16 +12,49 @@ import { SessionEngine } from "./session-engine.js";
 import type { SessionDeps } from "./session-deps.js";
 import type { Disposable } from "../util/disposable.js";
 
+/**
+ * How many sessions keep a host subscription at once. Each legacy subscription also keeps the
+ * session resident in ZCode's agent process until `closeSession` (docs/zcode-history.md §7), and
+ * the bootstrap serves at most 256 subscriptions: above this bound the least recently used idle
+ * session is released (adr/0017). 32 covers the threads one person works in at a time.
+ */
+export const MAX_ATTACHED_SESSIONS = 32;
+
+/**
+ * How many released sessions the bridge remembers (a small record each: id, workspace, MCP
+ * servers, option values). Reached only by a client that opens this many sessions in one
+ * connection without closing any; then opening another is refused with a message saying what to do.
+ */
+export const MAX_RELEASED_SESSIONS = 10_000;
+
+/** What the bridge keeps of a released session to reopen it at its next use. */
+interface ReleasedSession {
+  sessionId: string;
+  workspacePath: string;
+  /** ZCode persisted it (it had a prompt): reopened with resumeSession; else created again with the same id */
+  prompted: boolean;
+  mcpServers: McpServer[] | undefined;
+  /** config option values (mode, model, thought level) to apply again to a re-created session */
+  configValues: Record<string, string>;
+  /** the engine's native close; a reopen waits for it */
+  closed: Promise<void>;
+}
+
 export interface OpenedSession {
   sessionId: string;
   modes: SessionModeState;
   configOptions: SessionConfigOption[];
-  /** call right after the ACP response is sent: publishes queued updates and the slash commands */
+  /** call once the ACP response is out: publishes queued updates and the slash commands */
   afterResponse(): void;
 }
 
 export class SessionService {
   private readonly sessions = new Map<string, SessionEngine>();
+  private readonly released = new Map<string, ReleasedSession>();
+  /** session/load requests in flight, by session */
+  private readonly loading = new Map<string, { cwd: string; opened: Promise<OpenedSession> }>();
+  /** MCP servers each open session was opened with (kept for a release) */
+  private readonly mcpServers = new Map<string, McpServer[] | undefined>();
   /** workspace → host incarnation in which the sign-in check passed */
   private readonly signedIn = new Map<string, number>();
   private readonly hostExits: Disposable;
@@ -30,9 +66,30 @@ export class SessionService {
     });
   }
 
+  /** The open session's engine (no reopen): for cancel. Released and unknown sessions throw SESSION_NOT_FOUND. */
   get(sessionId: string): SessionEngine {
     const engine = this.sessions.get(sessionId);
-    if (!engine || engine.isClosed) throw new BridgeError("SESSION_NOT_FOUND", `Unknown session ${sessionId}.`, { details: { sessionId } });
+    if (!engine || engine.isClosed) throw this.unknown(sessionId);
+    return engine;
+  }
+
+  /**
+   * The open session's engine, synchronously (so a request keeps its place before a later close),
+   * or undefined when it must be opened first (`acquire`).
+   */
+  ready(sessionId: string): SessionEngine | undefined {
+    const engine = this.sessions.get(sessionId);
+    if (!engine?.isOpen) return undefined;
+    engine.lifecycle.touch();
+    return engine;
+  }
+
+  /** The session's engine once it is open: a released session is reopened first (prompt, mode, options). */
+  async acquire(sessionId: string): Promise<SessionEngine> {
+    const engine = this.sessions.get(sessionId) ?? this.reopen(sessionId);
+    if (!engine || engine.isClosed) throw this.unknown(sessionId);
+    engine.lifecycle.touch();
+    await engine.whenOpen();
     return engine;
   }
 
@@ -45,43 +102,80 @@ export class SessionService {
   }
 
   async newSession(params: { cwd: string; mcpServers: McpServer[] }): Promise<OpenedSession> {
+    this.checkRoom();
     await this.ensureSignedIn(params.cwd);
     // deferred: a session that never gets a prompt (a Paseo probe) leaves no trace in ZCode
-    const created = await this.deps.native.createSession({
-      workspacePath: params.cwd,
-      mcpServers: params.mcpServers,
-      persistence: "deferred",
-    });
-    const snapshot = this.checkWorkspace(created, params.cwd);
-    const engine = await this.open(snapshot);
-    return this.opened(engine);
+    const created = this.checkWorkspace(
+      await this.deps.native.createSession({ workspacePath: params.cwd, mcpServers: params.mcpServers, persistence: "deferred" }),
+      params.cwd,
+    );
+    const engine = this.register(created.session.sessionId, params.cwd, params.mcpServers, false);
+    await this.opened(
+      engine,
+      engine.open(() => Promise.resolve(created)),
+    );
+    return this.answer(engine);
   }
 
-  /** session/load (replay = true) and session/resume (replay = false). */
+  /** session/load (replay = true) and session/resume (replay = false); a second one of the same session joins the first. */
   async resumeSession(params: {
     sessionId: string;
     cwd: string;
     mcpServers?: McpServer[] | undefined;
     replay: boolean;
   }): Promise<OpenedSession> {
-    await this.ensureSignedIn(params.cwd);
-    const existing = this.sessions.get(params.sessionId);
-    if (existing && !existing.isClosed) {
-      if (existing.workspacePath !== params.cwd) throw this.wrongWorkspace(params.sessionId, existing.workspacePath, params.cwd);
-      if (params.replay) await existing.replay();
-      return this.opened(existing);
+    const { sessionId, cwd } = params;
+    // a load while a load of the same session (and workspace) is in flight gets that load's result (one replay)
+    const loading = params.replay ? this.loading.get(sessionId) : undefined;
+    if (loading && loading.cwd === cwd) return loading.opened;
+    const opened = this.open(params);
+    if (params.replay && !loading) {
+      this.loading.set(sessionId, { cwd, opened });
+      const done = (): void => void this.loading.delete(sessionId);
+      void opened.then(done, done);
     }
-    const resumed = this.checkWorkspace(
-      await this.deps.native.resumeSession({
-        workspacePath: params.cwd,
-        sessionId: params.sessionId,
-        ...(params.mcpServers ? { mcpServers: params.mcpServers } : {}),
-      }),
-      params.cwd,
-    );
-    const engine = await this.open(resumed);
+    return opened;
+  }
+
+  private async open(params: {
+    sessionId: string;
+    cwd: string;
+    mcpServers?: McpServer[] | undefined;
+    replay: boolean;
+  }): Promise<OpenedSession> {
+    const { sessionId, cwd } = params;
+    let engine = this.sessions.get(sessionId);
+    if (engine && !engine.isClosed) {
+      if (engine.workspacePath !== cwd) throw this.wrongWorkspace(sessionId, engine.workspacePath, cwd);
+      engine.lifecycle.touch();
+      await engine.whenOpen();
+    } else if (this.released.has(sessionId)) {
+      const record = this.released.get(sessionId)!;
+      if (record.workspacePath !== cwd) throw this.wrongWorkspace(sessionId, record.workspacePath, cwd);
+      engine = this.reopen(sessionId)!;
+      await engine.whenOpen();
+    } else {
+      this.checkRoom();
+      // registered before the first await: a load and a resume of this session in flight together share one engine
+      const opening = this.register(sessionId, cwd, params.mcpServers, true);
+      engine = opening;
+      await this.opened(
+        opening,
+        opening.open(async () => {
+          await this.ensureSignedIn(cwd);
+          return this.checkWorkspace(
+            await this.deps.native.resumeSession({
+              workspacePath: cwd,
+              sessionId,
+              ...(params.mcpServers ? { mcpServers: params.mcpServers } : {}),
+            }),
+            cwd,
+          );
+        }),
+      );
+    }
     if (params.replay) await engine.replay();
-    return this.opened(engine);
+    return this.answer(engine);
   }
 
   async listSessions(cwd: string | undefined): Promise<SessionInfo[]> {
@@ -99,8 +193,9 @@ export class SessionService {
   }
 
   async closeSession(sessionId: string): Promise<void> {
+    if (this.released.delete(sessionId)) return; // closed natively when it was released
     const engine = this.get(sessionId);
-    this.sessions.delete(sessionId);
+    this.forget(sessionId, engine);
     await engine.close("close");
   }
 
@@ -108,6 +203,7 @@ export class SessionService {
   diagnostics(): Record<string, number> {
     const totals = {
       sessions: this.sessions.size,
+      releasedSessions: this.released.size,
       turns: 0,
       subscriptions: 0,
       queuedUpdates: 0,
@@ -129,6 +225,7 @@ export class SessionService {
     this.hostExits.dispose();
     const engines = [...this.sessions.values()];
     this.sessions.clear();
+    this.released.clear();
     await Promise.all(
       engines.map((engine) =>
         engine.close("disconnect").catch((e) => this.deps.logger.warn("session shutdown failed", { error: describeError(e) })),
@@ -136,19 +233,116 @@ export class SessionService {
     );
   }
 
-  private async open(snapshot: SessionSnapshot): Promise<SessionEngine> {
-    const engine = new SessionEngine(snapshot, this.deps);
-    await engine.attach();
-    this.sessions.set(engine.sessionId, engine);
+  /** A new engine for the session, registered at once (before anything is awaited). */
+  private register(
+    sessionId: string,
+    workspacePath: string,
+    mcpServers: McpServer[] | undefined,
+    prompted: boolean,
+    reopened = false,
+  ): SessionEngine {
+    const engine = new SessionEngine({ sessionId, workspacePath }, this.deps, { prompted, reopened });
+    this.sessions.set(sessionId, engine);
+    this.mcpServers.set(sessionId, mcpServers);
     return engine;
   }
 
-  private opened(engine: SessionEngine): OpenedSession {
+  /** Wait for an engine's open; a failed open unregisters it (and closes what was opened natively). */
+  private async opened(engine: SessionEngine, opening: Promise<void>): Promise<void> {
+    try {
+      await opening;
+    } catch (error) {
+      if (this.sessions.get(engine.sessionId) === engine) this.forget(engine.sessionId, engine);
+      await engine.close("close");
+      throw error;
+    }
+    this.releaseIdle(engine);
+  }
+
+  /** Reopen a released session: resumed if ZCode kept it, else created again with the same id and options. */
+  private reopen(sessionId: string): SessionEngine | undefined {
+    const record = this.released.get(sessionId);
+    if (!record) return undefined;
+    this.released.delete(sessionId);
+    const engine = this.register(sessionId, record.workspacePath, record.mcpServers, record.prompted, true);
+    const where = { workspacePath: record.workspacePath, sessionId };
+    const opening = engine.open(
+      async () => {
+        await record.closed;
+        await this.ensureSignedIn(record.workspacePath);
+        const mcp = record.mcpServers ? { mcpServers: record.mcpServers } : {};
+        if (record.prompted) return this.checkWorkspace(await this.deps.native.resumeSession({ ...where, ...mcp }), record.workspacePath);
+        // a deferred session released before its first prompt left no trace in ZCode: the same id again
+        return this.checkWorkspace(
+          await this.deps.native.createSession({ ...where, mcpServers: record.mcpServers ?? [], persistence: "deferred" }),
+          record.workspacePath,
+        );
+      },
+      record.prompted ? {} : record.configValues,
+    );
+    this.deps.logger.debug("reopening a released session", { sessionId, prompted: record.prompted });
+    void this.opened(engine, opening).catch((e) =>
+      this.deps.logger.warn("reopening a released session failed", { sessionId, error: describeError(e) }),
+    );
+    return engine;
+  }
+
+  /**
+   * Above `MAX_ATTACHED_SESSIONS`, release the least recently used idle sessions (never `keep`):
+   * unsubscribe and close natively, keeping a small record to reopen them at their next use.
+   */
+  private releaseIdle(keep: SessionEngine): void {
+    if (this.sessions.size <= MAX_ATTACHED_SESSIONS) return;
+    const candidates = [...this.sessions.values()]
+      .filter((engine) => engine !== keep && engine.idle)
+      .sort((a, b) => a.lifecycle.lastUsed - b.lifecycle.lastUsed);
+    for (const engine of candidates) {
+      if (this.sessions.size <= MAX_ATTACHED_SESSIONS) break;
+      const record: ReleasedSession = {
+        sessionId: engine.sessionId,
+        workspacePath: engine.workspacePath,
+        prompted: engine.prompted,
+        mcpServers: this.mcpServers.get(engine.sessionId),
+        configValues: engine.configValues(),
+        closed: Promise.resolve(),
+      };
+      this.forget(engine.sessionId, engine);
+      void engine.close("release");
+      record.closed = engine.whenClosed();
+      this.released.set(engine.sessionId, record);
+      this.deps.logger.debug("idle session released", { sessionId: engine.sessionId, prompted: engine.prompted });
+    }
+  }
+
+  private forget(sessionId: string, engine: SessionEngine): void {
+    if (this.sessions.get(sessionId) !== engine) return;
+    this.sessions.delete(sessionId);
+    this.mcpServers.delete(sessionId);
+  }
+
+  /** Refuse to open one more session once the released records reached their bound. */
+  private checkRoom(): void {
+    if (this.released.size < MAX_RELEASED_SESSIONS) return;
+    throw new BridgeError(
+      "SESSION_BUSY",
+      `This connection already has ${this.sessions.size + this.released.size} open sessions, the most zcode-acp keeps. ` +
+        "Close sessions you no longer use (session/close), or restart the agent to start afresh; closed sessions stay in ZCode and can be loaded again.",
+    );
+  }
+
+
+  private answer(engine: SessionEngine): OpenedSession {
+    // once per opening: a load that joined another load shares its answer and announces nothing after its response
+    let announced = false;
     return {
       sessionId: engine.sessionId,
       modes: engine.modes(),
       configOptions: engine.configOptions(),
-      afterResponse: () => engine.announceCommands(),
+      afterResponse: () => {
+        if (announced) return;
+        announced = true;
+        engine.announceCommands();
+      },
     };
   }
 
@@ -156,6 +350,10 @@ export class SessionService {
     const actual = snapshot.session.workspace.workspacePath;
     if (actual !== cwd) throw this.wrongWorkspace(snapshot.session.sessionId, actual, cwd);
     return snapshot;
+  }
+
+  private unknown(sessionId: string): BridgeError {
+    return new BridgeError("SESSION_NOT_FOUND", `Unknown session ${sessionId}.`, { details: { sessionId } });
   }
 
   private wrongWorkspace(sessionId: string, actual: string, cwd: string): BridgeError {

@@ -302,7 +302,7 @@ export class FakeHost implements HostClient {
           modelCatalog: { providers: [{ providerId: "builtin:zai-coding-plan" }] },
         };
       case "createSession": {
-        const id = `ses_${this.nextSessionId++}`;
+        const id = typeof params.sessionId === "string" ? params.sessionId : `ses_${this.nextSessionId++}`;
         return structuredClone(this.addSession(makeSnapshot(id, params.workspacePath as string)).snapshot);
       }
       case "resumeSession":

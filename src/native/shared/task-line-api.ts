@@ -69,7 +69,12 @@ export abstract class TaskLineApi implements NativeApi {
     const raw = await this.host.call(
       "agent",
       "createSession",
-      { workspacePath: params.workspacePath, mcpServers: params.mcpServers, persistence: params.persistence },
+      {
+        workspacePath: params.workspacePath,
+        mcpServers: params.mcpServers,
+        persistence: params.persistence,
+        ...(params.sessionId !== undefined ? { sessionId: params.sessionId } : {}),
+      },
       { timeout: "createSession" },
     );
     return this.toSession(raw, "createSession");
