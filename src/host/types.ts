@@ -66,6 +66,8 @@ export interface HostClient {
   operate<T = unknown>(operation: SemanticOperation, sessionId: string, params: Record<string, unknown>, options?: CallOptions): Promise<T>;
   /** The release line (`protocol.id`) of the verified install; starts the host lazily. */
   protocolId(): Promise<string>;
+  /** Does the verified install's manifest allowlist `service.method`? Starts the host lazily. */
+  allows(service: ServiceName, method: string): Promise<boolean>;
   /** Subscribe to onDynamicSessionEvent. Resolves once the host acknowledged the subscription. */
   subscribe(target: SessionEventTarget, sink: HostEventSink): Promise<HostSubscription>;
   /** Listen for host exits (crash or stop) until the returned subscription is disposed. */
