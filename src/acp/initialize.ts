@@ -19,6 +19,8 @@ export function initializeResponse(): InitializeResponse {
       promptCapabilities: { image: true, audio: true, embeddedContext: true },
       mcpCapabilities: { http: true, sse: true },
       sessionCapabilities: { list: {}, resume: {}, close: {} },
+      // a session/prompt sent while a turn runs waits in ZCode's queue (claude-agent-acp's key; adr/0022)
+      _meta: { claudeCode: { promptQueueing: true } },
     },
     authMethods: [
       {
@@ -28,5 +30,7 @@ export function initializeResponse(): InitializeResponse {
       },
     ],
     agentInfo: { name: "zcode-acp", title: "ZCode", version: PACKAGE_VERSION },
+    // mid-turn input (adr/0022): `_session/steering` as claude-agent-acp and codex-acp serve it
+    _meta: { steering: { supported: true } },
   };
 }

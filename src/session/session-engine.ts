@@ -14,6 +14,8 @@ import { promptUsage } from "./prompt-usage.js";
 import { convertPrompt } from "./prompt-content.js";
 import { replayMessages } from "./history-replay.js";
 import { SnapshotState, type ApplyOptions } from "./snapshot-state.js";
+import { PromptQueue } from "./prompt-queue.js";
+import { steerTurn, type SteeringOutcome, type IdleBehavior } from "./steering.js";
 import { EventRouter, type RoutedSession } from "./event-router.js";
 import { UpdateCoalescer } from "./update-coalescer.js";
 import { setSessionConfigOption, setSessionMode, type SettingsContext } from "./session-settings.js";
@@ -48,6 +50,8 @@ export class SessionEngine {
   private commandsAgainAtPrompt = false;
   /** this engine was opened by session/load (its commands went out before the response) */
   private replayed = false;
+  /** prompts waiting in ZCode's queue behind the running turn (adr/0022) */
+  private readonly queue: PromptQueue;
 
   constructor(
     snapshot: SessionSnapshot,
@@ -62,6 +66,12 @@ export class SessionEngine {
       merge: deps.mergeDeltas,
     });
     this.state.apply(snapshot, { emit: false });
+    this.queue = new PromptQueue({
+      native: deps.native,
+      where: this.where,
+      logger: this.logger,
+      failRunning: (turn, error) => this.endTurn(turn, { error }, false),
+    });
     this.router = new EventRouter(this.routedSession(), deps, this.state, snapshot.runtime?.eventSeq ?? -1);
   }
 
@@ -80,6 +90,7 @@ export class SessionEngine {
         return liveTurn();
       },
       endTurn: (turn, outcome, reportUsage) => this.endTurn(turn, outcome, reportUsage),
+      waitingInput: (inputId) => this.queue.has(inputId),
       failTurn: (turn, error) => this.failTurn(turn, error),
       markSuspect: () => {
         // a protocol error outside a live turn: resynchronise before the next prompt
@@ -166,6 +177,7 @@ export class SessionEngine {
     void this.deps.broker
       .withdrawAll(this.sessionId, "host-exit")
       .catch((e) => this.logger.warn("withdrawAll failed", { error: describeError(e) }));
+    this.queue.failAll(error);
     const turn = this.turn;
     if (turn && !turn.settled) this.endTurn(turn, turn.cancelRequested ? { stopReason: "cancelled" } : { error }, false);
   }
@@ -173,10 +185,11 @@ export class SessionEngine {
   /** session/close: cancel, withdraw interactions, close natively, unsubscribe. */
   async close(reason: "close" | "disconnect"): Promise<void> {
     if (this.closed) return;
+    const removals = this.queue.cancelAll();
     const turn = this.turn;
     if (turn && !turn.settled) {
       turn.cancelRequested = true;
-      if (turn.sendIssued) this.requestStop(turn);
+      if (turn.sendIssued) this.requestStop(turn, removals);
       this.endTurn(turn, { stopReason: "cancelled" }, false);
     }
     this.closed = true;
@@ -212,13 +225,18 @@ export class SessionEngine {
 
   async prompt(blocks: readonly ContentBlock[]): Promise<TurnResult> {
     if (this.closed) throw new BridgeError("SESSION_NOT_FOUND", `Session ${this.sessionId} is closed.`);
-    if (this.turn) {
-      throw new BridgeError(
-        "SESSION_BUSY",
-        `Session ${this.sessionId} is already running a prompt. Wait for it to finish or cancel it first.`,
-      );
-    }
     const input = convertPrompt(blocks, this.workspacePath);
+    const running = this.turn;
+    if (running && !running.settled) {
+      if (running.cancelRequested) {
+        throw new BridgeError(
+          "SESSION_BUSY",
+          `Session ${this.sessionId} is still stopping its previous prompt. Wait for that prompt's answer, then send this one.`,
+        );
+      }
+      // a second prompt waits in ZCode's queue and answers when its own turn ends (adr/0022)
+      return this.queue.add(input);
+    }
     const turn = new ActiveTurn();
     this.turn = turn;
     try {
@@ -239,7 +257,8 @@ export class SessionEngine {
     turn.sendIssued = true;
     this.logger.debug("sendPrompt", { turn: turn.number, attachments: input.attachments.length });
     try {
-      await this.deps.native.sendPrompt({ ...this.where, content: input.content, attachments: input.attachments });
+      const sent = await this.deps.native.sendPrompt({ ...this.where, content: input.content, attachments: input.attachments });
+      turn.inputId = sent.inputId;
     } catch (error) {
       if (!turn.settled) {
         this.needsResync = true;
@@ -251,6 +270,8 @@ export class SessionEngine {
 
   /** session/cancel: stop generation once, withdraw interactions, resolve `cancelled`. */
   cancel(): void {
+    // the waiting prompts first: out of ZCode's queue before the stop, so it stops only the running turn
+    const removals = this.queue.cancelAll();
     const turn = this.turn;
     if (!turn || turn.settled || turn.cancelRequested) return;
     turn.cancelRequested = true;
@@ -259,7 +280,7 @@ export class SessionEngine {
       this.endTurn(turn, { stopReason: "cancelled" }, false);
       return;
     }
-    this.requestStop(turn);
+    this.requestStop(turn, removals);
     void this.deps.broker
       .withdrawAll(this.sessionId, "cancel")
       .catch((e) => this.logger.warn("withdrawAll failed", { error: describeError(e) }));
@@ -268,6 +289,29 @@ export class SessionEngine {
       this.needsResync = true;
       this.endTurn(turn, { stopReason: "cancelled" }, false);
     });
+  }
+
+  /** `_session/steering`: the text joins the running turn as guided input, or (idle) see `idle`. */
+  steer(blocks: readonly ContentBlock[], idle: IdleBehavior): Promise<SteeringOutcome> {
+    if (this.closed) throw new BridgeError("SESSION_NOT_FOUND", `Session ${this.sessionId} is closed.`);
+    const running = this.liveTurn();
+    return steerTurn(
+      {
+        native: this.deps.native,
+        where: this.where,
+        running: running && !running.cancelRequested ? running : undefined,
+        prompt: (b) => this.prompt(b),
+        adopt: (sent) => {
+          const turn = this.queue.adopt(sent);
+          // ZCode started it at once: the running turn ended meanwhile
+          if (!this.turn || this.turn.settled) this.turn = this.queue.next();
+          return turn;
+        },
+        logger: this.logger,
+      },
+      blocks,
+      idle,
+    );
   }
 
   /** The current turn if it may receive native events (prompt sent, not settled). */
@@ -289,6 +333,8 @@ export class SessionEngine {
   private endTurn(turn: ActiveTurn, outcome: TurnOutcome, reportUsage: boolean): void {
     if (!turn.settle(outcome)) return;
     if (turn.turnId) this.router.turnEnded(turn.turnId);
+    // the oldest waiting prompt is ZCode's next turn: it receives the events from now on
+    if (this.turn === turn) this.turn = this.queue.next();
     // tools the client saw running get a final status before the prompt answers
     const early =
       "error" in outcome ? `Not finished: ${outcome.error.message}` : outcome.stopReason === "cancelled" ? "Cancelled." : undefined;
@@ -307,10 +353,10 @@ export class SessionEngine {
     turn.deliver();
   }
 
-  private requestStop(turn: ActiveTurn): void {
+  private requestStop(turn: ActiveTurn, after: Promise<void> = Promise.resolve()): void {
     if (turn.stopRequested) return;
     turn.stopRequested = true;
-    this.stopCall = this.deps.native.cancel(this.where).then(
+    this.stopCall = after.then(() => this.deps.native.cancel(this.where)).then(
       () => undefined,
       (e) => this.logger.warn("stopGeneration failed", { error: describeError(e) }),
     );

@@ -16,6 +16,8 @@ export interface E2E {
   workspace(): Promise<string>;
   /** native calls of `method` logged by the simulated host since the file started */
   calls(method: string): Promise<CallLogEntry[]>;
+  /** V4 commands of `type` (the envelopes of `sendConversationCommandV4` calls) since the file started; `params` is the envelope */
+  commands(type: string): Promise<CallLogEntry[]>;
 }
 
 export function e2e(): E2E {
@@ -53,7 +55,18 @@ export function e2e(): E2E {
       const log = await install!.readCallLog();
       return log.filter((e) => e.kind === "call" && e.method === method);
     },
+    async commands(type) {
+      return v4Commands(await install!.readCallLog(), type);
+    },
   };
+}
+
+/** The V4 command envelopes of `type` in a call log, each as an entry whose `params` is the envelope. */
+export function v4Commands(log: CallLogEntry[], type: string): CallLogEntry[] {
+  return log
+    .filter((e) => e.kind === "call" && e.method === "sendConversationCommandV4")
+    .map((e) => ({ ...e, params: (e.params as { envelope?: unknown } | undefined)?.envelope }))
+    .filter((e) => (e.params as { type?: unknown } | undefined)?.type === type);
 }
 
 /** Calls of `method` for one session (params.sessionId or params.taskId). */
