@@ -260,6 +260,17 @@ export function callsFor(log: CallLogEntry[], method: string, sessionId: string)
   return nativeCalls(log, method).filter((p) => p.taskId === sessionId || p.sessionId === sessionId);
 }
 
+/**
+ * The stops one session's turns got from the bridge: `zcode-task.stopGeneration` calls on a line
+ * without V4 input, V4 `stop` command envelopes where the install has it (adr/0022).
+ */
+export function stopsFor(log: CallLogEntry[], sessionId: string): Array<Record<string, unknown>> {
+  const v4 = nativeCalls(log, "sendConversationCommandV4")
+    .map((p) => p.envelope as Record<string, unknown> | undefined)
+    .filter((e): e is Record<string, unknown> => e?.type === "stop" && e.sessionId === sessionId);
+  return [...callsFor(log, "stopGeneration", sessionId), ...v4];
+}
+
 /** `fire` entries of a top-level event type for one session */
 export function firesFor(log: CallLogEntry[], type: string, sessionId: string): CallLogEntry[] {
   return log.filter((e) => e.kind === "fire" && e.type === type && e.sessionId === sessionId);

@@ -18,6 +18,8 @@ export interface E2E {
   calls(method: string): Promise<CallLogEntry[]>;
   /** V4 commands of `type` (the envelopes of `sendConversationCommandV4` calls) since the file started; `params` is the envelope */
   commands(type: string): Promise<CallLogEntry[]>;
+  /** the stops of one session's turns: stopGeneration calls, or V4 `stop` commands where the install has V4 input */
+  stops(sessionId: string): Promise<CallLogEntry[]>;
 }
 
 export function e2e(): E2E {
@@ -57,6 +59,11 @@ export function e2e(): E2E {
     },
     async commands(type) {
       return v4Commands(await install!.readCallLog(), type);
+    },
+    async stops(sessionId) {
+      const log = await install!.readCallLog();
+      const legacy = log.filter((e) => e.kind === "call" && e.method === "stopGeneration");
+      return forSession([...legacy, ...v4Commands(log, "stop")], sessionId);
     },
   };
 }

@@ -80,7 +80,7 @@ describe("faults: host start-up failures and hangs", () => {
       expect(outcome).toMatchObject({ data: { code: "SESSION_BUSY" } });
     }
     expect(outcome).toMatchObject({ stopReason: "end_turn" });
-    expect(forSession(await t.calls("stopGeneration"), sessionId)).toEqual([]); // never reached the (absent) task service
+    expect((await t.stops(sessionId))).toEqual([]); // never reached the (absent) task service
     client.expectValid();
   });
 });
