@@ -35,7 +35,7 @@ export interface ReleaseLine {
 
 const TASK_METHODS = ["stopGeneration", "respondPermission", "respondElicitation"] as const;
 /**
- * ZCode's V4 conversation input (docs/zcode-host.md §14, adr/0022): the handshake, command
+ * ZCode's V4 conversation input (docs/zcode-host.md §15, adr/0022): the handshake, command
  * envelopes and their query, and image uploads. Optional on both lines: a manifest whose release
  * has them allows them, and the line's API then sends every prompt through `sendText`.
  */

@@ -1,6 +1,6 @@
 /**
  * A UUID version 7 (RFC 9562): 48 bits of Unix milliseconds, then random bits. ZCode's V4 command
- * ids are of this kind (docs/zcode-host.md §14); their time prefix keeps them in issue order.
+ * ids are of this kind (docs/zcode-host.md §15); their time prefix keeps them in issue order.
  */
 import { randomBytes } from "node:crypto";
 

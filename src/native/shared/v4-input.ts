@@ -1,5 +1,5 @@
 /**
- * Prompt input through ZCode's V4 conversation commands (docs/zcode-host.md §14, adr/0022), for
+ * Prompt input through ZCode's V4 conversation commands (docs/zcode-host.md §15, adr/0022), for
  * a line whose manifest allows them: the handshake (hello, then one clientHello per host
  * incarnation with this bridge process's one client id), `sendText` in a command envelope with
  * its ack, image and file uploads through the `attachment*V4` calls, `stop`, and the removal of a
@@ -18,7 +18,7 @@ import { uuidV7 } from "../../util/uuid-v7.js";
 import { PACKAGE_VERSION } from "../../version.js";
 import type { InputDelivery, PromptInput, SentInput, SessionRef } from "../native-api.js";
 
-/** ZCode's upload limits (docs/zcode-host.md §14.5): bytes per file, bytes per chunk, chunks per file */
+/** ZCode's upload limits (docs/zcode-host.md §15.5): bytes per file, bytes per chunk, chunks per file */
 export const V4_ATTACHMENT_MAX_BYTES = 20 * 1024 * 1024;
 export const V4_ATTACHMENT_CHUNK_BYTES = 512 * 1024;
 export const V4_ATTACHMENT_MAX_CHUNKS = 64;
