@@ -356,10 +356,12 @@ export class SessionEngine {
   private requestStop(turn: ActiveTurn, after: Promise<void> = Promise.resolve()): void {
     if (turn.stopRequested) return;
     turn.stopRequested = true;
-    this.stopCall = after.then(() => this.deps.native.cancel(this.where)).then(
-      () => undefined,
-      (e) => this.logger.warn("stopGeneration failed", { error: describeError(e) }),
-    );
+    this.stopCall = after
+      .then(() => this.deps.native.cancel(this.where))
+      .then(
+        () => undefined,
+        (e) => this.logger.warn("stopGeneration failed", { error: describeError(e) }),
+      );
   }
 
   private async reportUsage(turn: ActiveTurn): Promise<void> {

@@ -19,7 +19,8 @@ export const STEERING_METHOD = "_session/steering";
 
 export type IdleBehavior = "promptRequired" | "startNewTurn";
 
-export type SteeringOutcome = { outcome: "injected" } | { outcome: "startedNewTurn" } | { outcome: "promptRequired"; reason: "noRunningTurn" };
+export type SteeringOutcome =
+  { outcome: "injected" } | { outcome: "startedNewTurn" } | { outcome: "promptRequired"; reason: "noRunningTurn" };
 
 export interface SteeringContext {
   native: NativeApi;

@@ -142,7 +142,9 @@ for (const release of ["3.11.2", "3.12.3"] as const) {
       await expect(rig.conn.agent.attachmentChunkV4({ ...target, uploadId: "up-1", chunkIndex: 1, dataBase64: "" })).rejects.toMatchObject({
         data: "fault.attachment.chunkOutOfOrder",
       });
-      expect(await rig.conn.agent.attachmentChunkV4({ ...target, uploadId: "up-1", chunkIndex: 0, dataBase64: bytes.toString("base64") })).toEqual({
+      expect(
+        await rig.conn.agent.attachmentChunkV4({ ...target, uploadId: "up-1", chunkIndex: 0, dataBase64: bytes.toString("base64") }),
+      ).toEqual({
         uploadId: "up-1",
         nextChunkIndex: 1,
       });
@@ -153,9 +155,15 @@ for (const release of ["3.11.2", "3.12.3"] as const) {
       await expect(rig.conn.agent.attachmentCommitV4({ ...target, uploadId: "up-2" })).rejects.toMatchObject({
         data: "fault.attachment.checksumMismatch",
       });
-      const unknown = await command(rig, "sendText", { text: "see", attachments: [{ ref: "att_nope", fileName: "x", mime: "image/png", bytes: 1 }] });
+      const unknown = await command(rig, "sendText", {
+        text: "see",
+        attachments: [{ ref: "att_nope", fileName: "x", mime: "image/png", bytes: 1 }],
+      });
       expect(unknown).toMatchObject({ status: "rejected", reasonCode: "proto.attachmentUnknown" });
-      const sent = await command(rig, "sendText", { text: "see", attachments: [{ ref, fileName: "a.png", mime: "image/png", bytes: bytes.length }] });
+      const sent = await command(rig, "sendText", {
+        text: "see",
+        attachments: [{ ref, fileName: "a.png", mime: "image/png", bytes: bytes.length }],
+      });
       expect(sent.status).toBe("accepted");
       await rig.events.terminal(1);
       expect(started(rig)[0].payload.attachments).toEqual([{ ref, fileName: "a.png", mime: "image/png", bytes: bytes.length }]);

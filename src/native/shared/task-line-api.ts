@@ -135,9 +135,11 @@ export abstract class TaskLineApi implements NativeApi {
   async sendPrompt(params: SessionRef & PromptInput & { delivery?: InputDelivery }): Promise<SentInput> {
     const delivery = params.delivery ?? "startNow";
     if (await this.takesLiveInput()) {
-      return this.v4Input().sendText(ref(params), params, delivery).catch((error: unknown) => {
-        throw promptRefusal(error);
-      });
+      return this.v4Input()
+        .sendText(ref(params), params, delivery)
+        .catch((error: unknown) => {
+          throw promptRefusal(error);
+        });
     }
     if (delivery !== "startNow") throw noLiveInput();
     const native: Record<string, unknown> = { ...ref(params), content: params.content };

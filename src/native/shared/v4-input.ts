@@ -83,9 +83,13 @@ export class V4Input {
     }
     const admitted = DELIVERIES.has(result.delivery as InputDelivery) ? (result.delivery as InputDelivery) : undefined;
     if (!admitted)
-      throw new BridgeError("NATIVE_PROTOCOL_ERROR", `ZCode admitted the prompt with an unknown delivery ${JSON.stringify(result.delivery)}.`, {
-        details: { commandId },
-      });
+      throw new BridgeError(
+        "NATIVE_PROTOCOL_ERROR",
+        `ZCode admitted the prompt with an unknown delivery ${JSON.stringify(result.delivery)}.`,
+        {
+          details: { commandId },
+        },
+      );
     const sent: SentInput = { inputId: commandId, delivery: admitted };
     if (admitted === "queue") sent.queueItemId = typeof result.queueItemId === "string" ? result.queueItemId : `queue_${commandId}`;
     return sent;
@@ -285,7 +289,8 @@ export class V4Input {
           { timeout: "uploadAttachment" },
         );
         const wanted = isRecord(answer) && Number.isSafeInteger(answer.nextChunkIndex) ? (answer.nextChunkIndex as number) : next + 1;
-        if (wanted <= next) throw new BridgeError("NATIVE_PROTOCOL_ERROR", `ZCode did not take chunk ${next} of the attachment ${fileName}.`);
+        if (wanted <= next)
+          throw new BridgeError("NATIVE_PROTOCOL_ERROR", `ZCode did not take chunk ${next} of the attachment ${fileName}.`);
         next = wanted;
       }
       return done(await this.host.call<unknown>("agent", "attachmentCommitV4", { ...target, uploadId }, { timeout: "uploadAttachment" }));
@@ -317,7 +322,8 @@ function parseAck(raw: unknown, commandId: string, type: string): CommandAck {
   const ack: CommandAck = { commandId, status: raw.status };
   if (typeof raw.reasonCode === "string") ack.reasonCode = raw.reasonCode;
   if (typeof raw.message === "string") ack.message = raw.message.slice(0, 500);
-  if (typeof raw.revisionAtDecision === "number" && Number.isSafeInteger(raw.revisionAtDecision)) ack.revisionAtDecision = raw.revisionAtDecision;
+  if (typeof raw.revisionAtDecision === "number" && Number.isSafeInteger(raw.revisionAtDecision))
+    ack.revisionAtDecision = raw.revisionAtDecision;
   if (isRecord(raw.result)) ack.result = raw.result;
   return ack;
 }

@@ -181,7 +181,7 @@ describe("e2e: prompt turns against the simulated host", () => {
     await expect(client.prompt(sessionId, "still alive?")).resolves.toMatchObject({ stopReason: "end_turn" });
     // each failure stops the native turn once; the stop is not awaited by the failed prompt, but
     // the next prompt travels the same ordered channel, so every stop is logged by now
-    expect((await t.stops(sessionId))).toHaveLength(5);
+    expect(await t.stops(sessionId)).toHaveLength(5);
     expect(client.text(sessionId)).toContain("You said: still alive?");
     client.expectValid();
   });

@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { e2e, forSession } from "../../support/e2e-harness.js";
+import { e2e } from "../../support/e2e-harness.js";
 import { processesMentioning } from "../../support/processes.js";
 import { until } from "../../support/until.js";
 

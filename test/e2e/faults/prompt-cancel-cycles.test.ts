@@ -7,7 +7,7 @@
  * process listener.
  */
 import { describe, expect, it } from "vitest";
-import { e2e, forSession } from "../../support/e2e-harness.js";
+import { e2e } from "../../support/e2e-harness.js";
 import type { AcpTestClient } from "../../support/acp-test-client.js";
 
 const t = e2e();

@@ -65,7 +65,9 @@ describe("image blocks", () => {
     expect(ok.result).toMatchObject({ stopReason: "end_turn" });
     const sent = (await sendPrompts()).at(-1)!;
     const bytes = Buffer.from(PNG_1X1, "base64");
-    expect(sent.attachments).toEqual([{ ref: expect.stringMatching(/^att_/), fileName: "image-1.png", mime: "image/png", bytes: bytes.length }]);
+    expect(sent.attachments).toEqual([
+      { ref: expect.stringMatching(/^att_/), fileName: "image-1.png", mime: "image/png", bytes: bytes.length },
+    ]);
     const chunks = callsFor(await sim.readCallLog(), "attachmentChunkV4", sessionId);
     expect(Buffer.from(String(chunks.at(-1)!.dataBase64), "base64").equals(bytes)).toBe(true);
   });

@@ -12,7 +12,8 @@ import type { SimInstall } from "../../../fixtures/sim-install.js";
 import {
   type BridgeProcess,
   NO_ELICITATION_CLIENT,
-  callsFor, stopsFor,
+  callsFor,
+  stopsFor,
   choose,
   holdPermission,
   useBridge,

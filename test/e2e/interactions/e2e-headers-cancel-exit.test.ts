@@ -9,7 +9,8 @@ import {
   BridgeProcess,
   FORM_CLIENT,
   NO_ELICITATION_CLIENT,
-  callsFor, stopsFor,
+  callsFor,
+  stopsFor,
   holdPermission,
   nativeCalls,
   useBridge,
@@ -50,7 +51,9 @@ describe.each([
     // a V4 command is named by its envelope's type (the stop is one where the install takes V4 input)
     const order = log
       .filter((e) => e.kind === "call")
-      .map((e) => (e.method === "sendConversationCommandV4" ? `v4.${(e.params as { envelope: { type: string } }).envelope.type}` : e.method));
+      .map((e) =>
+        e.method === "sendConversationCommandV4" ? `v4.${(e.params as { envelope: { type: string } }).envelope.type}` : e.method,
+      );
     const stop = Math.max(order.lastIndexOf("stopGeneration"), order.lastIndexOf("v4.stop"));
     expect(order.indexOf("respondProviderRuntimeHeaders")).toBeLessThan(stop);
     expect((await bridge.promptOutcome(sessionId, "hello again")).response?.stopReason).toBe("end_turn");

@@ -78,7 +78,9 @@ describe("e2e: prompt input through V4 conversation commands", () => {
     expect(forSession(await t.calls("attachmentCommitV4"), sessionId)).toHaveLength(1);
     const [sent] = await envelopes("sendText", sessionId);
     expect(sent!.payload).toMatchObject({ text: "what is this", requestedDelivery: "startNow" });
-    expect(sent!.payload.attachments).toEqual([{ ref: expect.stringMatching(/^att_/), fileName: "image-1.png", mime: "image/png", bytes: 16 }]);
+    expect(sent!.payload.attachments).toEqual([
+      { ref: expect.stringMatching(/^att_/), fileName: "image-1.png", mime: "image/png", bytes: 16 },
+    ]);
     expect(forSession(await t.calls("sendPrompt"), sessionId)).toEqual([]);
     client.expectValid();
   });
@@ -87,9 +89,9 @@ describe("e2e: prompt input through V4 conversation commands", () => {
     const { client, sessionId } = await session();
     const first = client.prompt(sessionId, "sim:steerable wait=15000");
     await client.waitForUpdate(sessionId, (u) => u.sessionUpdate === "agent_message_chunk");
-    await expect(
-      client.agent.request(STEERING, { sessionId, prompt: [{ type: "text", text: "use tabs please" }] }),
-    ).resolves.toEqual({ outcome: "injected" });
+    await expect(client.agent.request(STEERING, { sessionId, prompt: [{ type: "text", text: "use tabs please" }] })).resolves.toEqual({
+      outcome: "injected",
+    });
     await expect(first).resolves.toMatchObject({ stopReason: "end_turn" });
     expect(client.text(sessionId)).toContain("Steered by: use tabs please");
     // the model's answer to the steering is part of the turn: it comes before the prompt's answer
@@ -192,9 +194,7 @@ describe("e2e: prompt input through V4 conversation commands", () => {
     const sent = await envelopes("sendText", sessionId);
     expect(sent).toHaveLength(1);
     const queries = await t.calls("queryConversationCommandsV4");
-    expect(queries.map((q) => q.params)).toEqual([
-      expect.objectContaining({ commands: [{ sessionId, commandId: sent[0]!.commandId }] }),
-    ]);
+    expect(queries.map((q) => q.params)).toEqual([expect.objectContaining({ commands: [{ sessionId, commandId: sent[0]!.commandId }] })]);
     client.expectValid();
   });
 });

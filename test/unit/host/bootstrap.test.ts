@@ -72,7 +72,11 @@ describe("bootstrap", () => {
     const b = start();
     await b.waitFor((f) => f.method === "ready");
     const command = (id: number, envelope: unknown) =>
-      b.send({ id, method: "__call", params: { service: "agent", method: "sendConversationCommandV4", params: { workspacePath: "/w", envelope } } });
+      b.send({
+        id,
+        method: "__call",
+        params: { service: "agent", method: "sendConversationCommandV4", params: { workspacePath: "/w", envelope } },
+      });
     command(1, { commandId: "c1", clientId: "x", sessionId: "s", type: "deleteSession", payload: {} });
     command(2, { commandId: "c2", clientId: "x", sessionId: "s", type: "resolveInteraction", payload: {} });
     command(3, "not an envelope");

@@ -38,7 +38,10 @@ describe("V4 input", () => {
     const hellos = fake.callsOf("initializeConversationV4").map((c) => c.params.clientId);
     expect(hellos).toHaveLength(2);
     expect(hellos[0]).toBe(hellos[1]);
-    expect(sent).toEqual({ inputId: (fake.callsOf("sendConversationCommandV4").at(-1)!.params.envelope as Envelope).commandId, delivery: "startNow" });
+    expect(sent).toEqual({
+      inputId: (fake.callsOf("sendConversationCommandV4").at(-1)!.params.envelope as Envelope).commandId,
+      delivery: "startNow",
+    });
   });
 
   it("asks about an input whose ack was lost, takes the host's ack, and never sends it twice", async () => {
@@ -63,7 +66,10 @@ describe("V4 input", () => {
     });
     fake.handlers.set("agent.queryConversationCommandsV4", () => ({ results: [{ key: {}, result: "unknown" }] }));
     const error = await new V4Input(fake, "zcode-task-v1", [3]).sendText(REF, TEXT, "startNow").catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: "HOST_CALL_FAILED", message: expect.stringMatching(/could not say whether it received it\. It was not sent again/) });
+    expect(error).toMatchObject({
+      code: "HOST_CALL_FAILED",
+      message: expect.stringMatching(/could not say whether it received it\. It was not sent again/),
+    });
     expect(fake.callsOf("sendConversationCommandV4")).toHaveLength(1);
   });
 
@@ -71,15 +77,24 @@ describe("V4 input", () => {
     const fake = host(() => {
       throw new BridgeError("HOST_CALL_FAILED", "Invalid params");
     });
-    await expect(new V4Input(fake, "zcode-task-v1", [3]).sendText(REF, TEXT, "startNow")).rejects.toMatchObject({ code: "HOST_CALL_FAILED" });
+    await expect(new V4Input(fake, "zcode-task-v1", [3]).sendText(REF, TEXT, "startNow")).rejects.toMatchObject({
+      code: "HOST_CALL_FAILED",
+    });
     expect(fake.callsOf("queryConversationCommandsV4")).toEqual([]);
   });
 
   it("refuses an accepted ack that is not this command's input, and an ack of another shape", async () => {
-    const other = host((envelope) => ({ ...accepted(envelope), result: { type: "inputAccepted", delivery: "startNow", inputId: "someone-else" } }));
-    await expect(new V4Input(other, "zcode-task-v1", [3]).sendText(REF, TEXT, "startNow")).rejects.toMatchObject({ code: "NATIVE_PROTOCOL_ERROR" });
+    const other = host((envelope) => ({
+      ...accepted(envelope),
+      result: { type: "inputAccepted", delivery: "startNow", inputId: "someone-else" },
+    }));
+    await expect(new V4Input(other, "zcode-task-v1", [3]).sendText(REF, TEXT, "startNow")).rejects.toMatchObject({
+      code: "NATIVE_PROTOCOL_ERROR",
+    });
     const odd = host(() => ({ status: "maybe" }));
-    await expect(new V4Input(odd, "zcode-task-v1", [3]).sendText(REF, TEXT, "startNow")).rejects.toMatchObject({ code: "NATIVE_PROTOCOL_ERROR" });
+    await expect(new V4Input(odd, "zcode-task-v1", [3]).sendText(REF, TEXT, "startNow")).rejects.toMatchObject({
+      code: "NATIVE_PROTOCOL_ERROR",
+    });
   });
 
   it("retries a stale deleteQueueItem with a new command id at the revision ZCode decided at", async () => {
