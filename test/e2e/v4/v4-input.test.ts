@@ -104,7 +104,7 @@ describe("e2e: prompt input through V4 conversation commands", () => {
     client.expectValid();
   });
 
-  it("answers promptRequired to steering while idle when the client asks for it, and sends nothing", async () => {
+  it("answers promptRequired to steering while idle when the client asks for it (nothing sent), else starts a turn", async () => {
     const { client, sessionId } = await session();
     await client.prompt(sessionId, "hi");
     await expect(
@@ -116,6 +116,15 @@ describe("e2e: prompt input through V4 conversation commands", () => {
     ).resolves.toEqual({ outcome: "promptRequired", reason: "noRunningTurn" });
     expect((await envelopes("sendText", sessionId)).map((e) => e.payload.text)).toEqual(["hi"]);
     await expect(client.agent.request(STEERING, { sessionId, prompt: [] })).rejects.toMatchObject({ code: -32602 });
+    // without the opt-in, idle steering starts a turn of its own, as both adapters do
+    await expect(
+      client.agent.request(STEERING, { sessionId, prompt: [{ type: "text", text: "sim:plain chunks=1 go on" }] }),
+    ).resolves.toEqual({
+      outcome: "startedNewTurn",
+    });
+    await client.waitForUpdate(sessionId, (u) => u.content?.text === "You said: go on");
+    expect((await envelopes("sendText", sessionId)).map((e) => e.payload.requestedDelivery)).toEqual(["startNow", "startNow"]);
+    await expect(client.prompt(sessionId, "still fine")).resolves.toMatchObject({ stopReason: "end_turn" });
     client.expectValid();
   });
 
