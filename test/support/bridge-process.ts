@@ -296,6 +296,10 @@ export function useBridge(
   afterAll(async () => {
     expect(bridge?.transcript.problems).toEqual([]);
     expect(bridge?.transcript.unanswered("agent")).toEqual([]);
+    // an install whose manifest allows V4 input never gets a legacy sendPrompt (adr/0022)
+    if (sim?.manifest.protocol.allowlist.agent.includes("sendConversationCommandV4")) {
+      expect(nativeCalls(await sim.readCallLog(), "sendPrompt"), "sendPrompt calls on a V4 install").toEqual([]);
+    }
     await bridge?.stop();
     await sim?.cleanup();
   });

@@ -4,7 +4,7 @@
  */
 import { mkdtemp } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { afterAll, afterEach, beforeAll, onTestFailed } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, onTestFailed } from "vitest";
 import { createSimulatedInstall, type CallLogEntry, type SimInstall } from "../../fixtures/sim-install.js";
 import { AcpTestClient, type AcpTestClientOptions } from "./acp-test-client.js";
 
@@ -37,7 +37,15 @@ export function e2e(): E2E {
     );
   });
   afterAll(async () => {
-    await install?.cleanup();
+    try {
+      // an install whose manifest allows V4 input never gets a legacy sendPrompt (adr/0022)
+      if (install?.manifest.protocol.allowlist.agent.includes("sendConversationCommandV4")) {
+        const log = await install.readCallLog();
+        expect(log.filter((e) => e.kind === "call" && e.method === "sendPrompt").length, "sendPrompt calls on a V4 install").toBe(0);
+      }
+    } finally {
+      await install?.cleanup();
+    }
   });
   return {
     sim: () => install!,
