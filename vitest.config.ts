@@ -6,7 +6,7 @@ import { defineConfig } from "vitest/config";
  * (simulated ZCode 3.12.3). The suites read the release from ZCODE_ACP_SIM_RELEASE
  * (fixtures/sim-install.ts). test/README.md describes the folders.
  */
-const E2E = ["test/e2e/{acp,conformance,faults,hardening,interactions}/**/*.test.ts"];
+const E2E = ["test/e2e/{acp,conformance,faults,hardening,interactions,v4}/**/*.test.ts"];
 
 export default defineConfig({
   test: {

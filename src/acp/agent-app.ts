@@ -16,6 +16,8 @@ import { ONBOARD_AUTH_METHOD_ID, terminalAuthOf } from "./onboarding-auth.js";
 import { acceptsNotices, noticeNotification, type ReleaseNotice } from "./release-notices.js";
 import { decodeCursor, listPage } from "./session-list-page.js";
 import { listFilterDirectory, workspaceDirectory } from "./session-params.js";
+import { parseSteeringRequest } from "./steering-request.js";
+import { STEERING_METHOD } from "../session/steering.js";
 import type { InteractionTracker } from "./wire-order.js";
 
 export interface ZcodeAgentOptions {
@@ -225,6 +227,17 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     )
     // usually a no-op: the transport already cancelled when it read the line (cancelSession)
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => cancelSession(params.sessionId));
+
+  // `_session/steering` (adr/0022): text for the running turn, answered injected / startedNewTurn / promptRequired
+  app.onRequest(
+    STEERING_METHOD,
+    (params: unknown) => params,
+    ({ params }) =>
+      answer(async () => {
+        const request = parseSteeringRequest(params);
+        return sessions().get(request.sessionId).steer(request.prompt, request.idleBehavior);
+      }),
+  );
 
   const diagnostics = (): Record<string, number> =>
     service ? { ...service.diagnostics(), clientRequests: broker?.clientRequestCount() ?? 0 } : {};

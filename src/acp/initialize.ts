@@ -22,6 +22,8 @@ export function initializeResponse(clientCapabilities?: unknown): InitializeResp
       promptCapabilities: { image: true, audio: true, embeddedContext: true },
       mcpCapabilities: { http: true, sse: true },
       sessionCapabilities: { list: {}, resume: {}, close: {} },
+      // a session/prompt sent while a turn runs waits in ZCode's queue (claude-agent-acp's key; adr/0022)
+      _meta: { claudeCode: { promptQueueing: true } },
     },
     authMethods: [
       {
@@ -32,5 +34,7 @@ export function initializeResponse(clientCapabilities?: unknown): InitializeResp
       ...(terminalAuth ? [onboardAuthMethod(terminalAuth)] : []),
     ],
     agentInfo: { name: "zcode-acp", title: "ZCode", version: PACKAGE_VERSION },
+    // mid-turn input (adr/0022): `_session/steering` as claude-agent-acp and codex-acp serve it
+    _meta: { steering: { supported: true } },
   };
 }

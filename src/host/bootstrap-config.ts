@@ -6,7 +6,7 @@
  */
 import type { InstallPaths } from "../install/types.js";
 import type { Manifest, RpcExports } from "../manifest/types.js";
-import { findLine } from "../manifest/release-lines.js";
+import { findLine, V4_COMMAND_TYPES } from "../manifest/release-lines.js";
 import { BridgeError } from "../util/errors.js";
 
 export const CHANNEL_FD = 3;
@@ -24,6 +24,8 @@ export interface BootstrapConfig {
   events: Record<string, string[]>;
   initLocal: Record<string, string>;
   projections: Record<string, string>;
+  /** by `<channel>.<method>`: the command envelope types the bootstrap lets through (any other is refused) */
+  envelopeTypes: Record<string, string[]>;
   agentSpawnFallbackCwd: string;
   frameLimitBytes: number;
   disposeTimeoutMs: number;
@@ -74,6 +76,9 @@ export function buildBootstrapConfig(
     allowlist[key] = [...(protocol.allowlist[key] ?? [])];
     events[key] = [...(protocol.events[key] ?? [])];
   }
+  // a V4 command envelope passes only with a type the bridge sends (adr/0022)
+  const envelopeTypes: Record<string, string[]> = {};
+  if (allowlist.agent?.includes("sendConversationCommandV4")) envelopeTypes["agent.sendConversationCommandV4"] = [...V4_COMMAND_TYPES];
   const initLocal: Record<string, string> = {};
   if (options.builtinProviderConfig !== undefined) initLocal.zcodeBuiltinProviderConfigFilePath = options.builtinProviderConfig;
   return {
@@ -87,6 +92,7 @@ export function buildBootstrapConfig(
     events,
     initLocal,
     projections: { ...line.projections },
+    envelopeTypes,
     agentSpawnFallbackCwd: paths.resourcesDir,
     frameLimitBytes: options.frameLimitBytes,
     disposeTimeoutMs: Math.round(options.disposeTimeoutMs),

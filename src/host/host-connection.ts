@@ -153,6 +153,11 @@ export class HostConnection implements HostClient {
     return (await this.ensureStarted()).install.manifest.protocol.id;
   }
 
+  async allows(service: ServiceName, method: string): Promise<boolean> {
+    const { protocol } = (await this.ensureStarted()).install.manifest;
+    return protocol.channels[service] !== undefined && (protocol.allowlist[service] ?? []).includes(method);
+  }
+
   async subscribe(target: SessionEventTarget, sink: HostEventSink): Promise<HostSubscription> {
     const host = await this.ensureStarted();
     if (!host.install.manifest.protocol.events.agent.includes(SESSION_EVENT)) {

@@ -101,6 +101,10 @@ export class LazyHostClient implements HostClient {
     return (await this.ready()).protocolId();
   }
 
+  async allows(service: ServiceName, method: string): Promise<boolean> {
+    return (await this.ready()).allows(service, method);
+  }
+
   async subscribe(target: SessionEventTarget, sink: HostEventSink): Promise<HostSubscription> {
     return (await this.ready()).subscribe(target, sink);
   }

@@ -51,6 +51,15 @@ export const DEFAULT_TIMEOUTS_MS = Object.freeze({
   answerPermission: DEFAULT_ACK_TIMEOUT_MS,
   answerQuestion: DEFAULT_ACK_TIMEOUT_MS,
   answerProviderHeaders: DEFAULT_ACK_TIMEOUT_MS,
+  // V4 conversation input (src/native/shared/v4-input.ts); the prompt's own ack uses `sendPrompt`, the stop `cancel`
+  /** hello + clientHello, once per host incarnation */
+  v4Handshake: DEFAULT_CALL_TIMEOUT_MS,
+  /** the question "did you get this command?" after an ack was lost */
+  queryCommands: DEFAULT_ACK_TIMEOUT_MS,
+  /** one step (begin, chunk, commit, abort) of an image upload */
+  uploadAttachment: DEFAULT_CALL_TIMEOUT_MS,
+  /** removing a queued prompt from ZCode's queue (session/cancel) */
+  deleteQueuedInput: DEFAULT_ACK_TIMEOUT_MS,
 } satisfies Record<string, number>);
 
 export type TimeoutTable = Readonly<Record<string, number>>;

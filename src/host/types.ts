@@ -71,6 +71,8 @@ export interface HostClient {
    * "next" answers its next bounded piece `{messages, done}`, "close" releases it.
    */
   history(historyId: string, op: "next" | "close", options?: CallOptions): Promise<unknown>;
+  /** Does the verified install's manifest allowlist `service.method`? Starts the host lazily. */
+  allows(service: ServiceName, method: string): Promise<boolean>;
   /** Subscribe to onDynamicSessionEvent. Resolves once the host acknowledged the subscription. */
   subscribe(target: SessionEventTarget, sink: HostEventSink): Promise<HostSubscription>;
   /** Listen for host exits (crash or stop) until the returned subscription is disposed. */

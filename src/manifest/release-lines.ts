@@ -32,6 +32,8 @@ export interface ReleaseLine {
    * `<channel>.<method>` or `<channel>.<event>` (src/runtime/projections.js, docs/history.md)
    */
   projections: Readonly<Record<string, Projection>>;
+  /** the V4 wire protocol versions (the hello's `protocolVersion`) the line speaks; a hello with any other fails closed */
+  v4WireVersions: readonly number[];
 }
 
 /** the reductions src/runtime/projections.js defines */
@@ -53,6 +55,23 @@ const SESSION_PROJECTIONS = {
 } as const satisfies Record<string, Projection>;
 
 const TASK_METHODS = ["stopGeneration", "respondPermission", "respondElicitation"] as const;
+/**
+ * ZCode's V4 conversation input (docs/zcode-host.md §15, adr/0022): the handshake, command
+ * envelopes and their query, and image uploads. Optional on both lines: a manifest whose release
+ * has them allows them, and the line's API then sends every prompt through `sendText`.
+ */
+export const V4_INPUT_METHODS = [
+  "helloConversationV4",
+  "initializeConversationV4",
+  "sendConversationCommandV4",
+  "queryConversationCommandsV4",
+  "attachmentBeginV4",
+  "attachmentChunkV4",
+  "attachmentCommitV4",
+  "attachmentAbortV4",
+] as const;
+/** the command types the bridge sends in a V4 envelope (the bootstrap refuses any other) */
+export const V4_COMMAND_TYPES = ["sendText", "stop", "deleteQueueItem"] as const;
 const COMMON_AGENT_METHODS = [
   "initialize",
   "createSession",
@@ -69,6 +88,7 @@ const COMMON_AGENT_METHODS = [
   "getTaskTokenUsage",
   "respondProviderRuntimeHeaders",
   "disposeWorkspace",
+  ...V4_INPUT_METHODS,
 ] as const;
 const REQUIRED_AGENT_METHODS = [
   "initialize",
@@ -91,6 +111,7 @@ export const RELEASE_LINES: readonly ReleaseLine[] = [
     requiredMethods: { agent: [...REQUIRED_AGENT_METHODS, "readWorkspaceState"], task: TASK_METHODS },
     needsBuiltinProviderConfig: false,
     projections: SESSION_PROJECTIONS,
+    v4WireVersions: [3],
   },
   {
     id: "zcode-task-v2",
@@ -105,6 +126,7 @@ export const RELEASE_LINES: readonly ReleaseLine[] = [
     requiredMethods: { agent: [...REQUIRED_AGENT_METHODS, "readWorkspacePresentation"], task: TASK_METHODS, modelSelection: ["getView"] },
     needsBuiltinProviderConfig: true,
     projections: { ...SESSION_PROJECTIONS, "modelSelection.getView": "model-selection-view" },
+    v4WireVersions: [3],
   },
 ];
 

@@ -9,12 +9,14 @@ import type { Disposable } from "../util/disposable.js";
 import { createNativeApi } from "./index.js";
 import type {
   ExitListener,
+  InputDelivery,
   NativeApi,
   NativeSessionEntry,
   NewSession,
   PromptInput,
   QuestionAnswer,
   ResumeSession,
+  SentInput,
   SessionRef,
 } from "./native-api.js";
 
@@ -77,8 +79,14 @@ export class CurrentLineApi implements NativeApi {
   closeSession(params: SessionRef & { persistence?: "immediate" | "deferred" }): Promise<void> {
     return this.with((api) => api.closeSession(params));
   }
-  sendPrompt(params: SessionRef & PromptInput): Promise<void> {
+  sendPrompt(params: SessionRef & PromptInput & { delivery?: InputDelivery }): Promise<SentInput> {
     return this.with((api) => api.sendPrompt(params));
+  }
+  takesLiveInput(): Promise<boolean> {
+    return this.with((api) => api.takesLiveInput());
+  }
+  cancelQueuedInput(params: SessionRef & { queueItemId: string }): Promise<void> {
+    return this.with((api) => api.cancelQueuedInput(params));
   }
   setMode(params: SessionRef & { mode: string }): Promise<SessionSnapshot> {
     return this.with((api) => api.setMode(params));

@@ -51,6 +51,19 @@ export interface PromptInput {
   attachments: readonly object[];
 }
 
+/** how ZCode should take an input: start a turn (idle), join the running turn (guide), or run after it (queue) */
+export type InputDelivery = "startNow" | "guide" | "queue";
+
+/** what ZCode did with a prompt it acknowledged */
+export interface SentInput {
+  /** the input's id: the turn it starts carries it (`turn.started` / `turn.completed` `inputId`); unknown on the legacy path */
+  inputId: string | undefined;
+  /** how ZCode admitted it (a guide may fall back to the queue, a queued input may start at once) */
+  delivery: InputDelivery;
+  /** the queue item that removes it before it runs, for a queued input */
+  queueItemId?: string;
+}
+
 export type QuestionAnswer = { action: "accept"; content: unknown } | { action: "decline" | "cancel" };
 
 export type { ExitListener } from "../host/types.js";
@@ -74,8 +87,15 @@ export interface NativeApi {
   readHistory(params: SessionRef): AsyncIterable<SnapshotMessage[]>;
   listSessions(workspacePath: string): Promise<NativeSessionEntry[]>;
   closeSession(params: SessionRef & { persistence?: "immediate" | "deferred" }): Promise<void>;
-  /** the host acknowledged the prompt; the turn arrives as events */
-  sendPrompt(params: SessionRef & PromptInput): Promise<void>;
+  /**
+   * the host acknowledged the prompt; the turn arrives as events. Through V4 `sendText` where the
+   * install allows it (`delivery`, default startNow); else the legacy `sendPrompt` (startNow only).
+   */
+  sendPrompt(params: SessionRef & PromptInput & { delivery?: InputDelivery }): Promise<SentInput>;
+  /** does this install take input while a turn runs (guide / queue)? Starts the host lazily. */
+  takesLiveInput(): Promise<boolean>;
+  /** remove a queued input before it runs (session/cancel of a queued prompt) */
+  cancelQueuedInput(params: SessionRef & { queueItemId: string }): Promise<void>;
   setMode(params: SessionRef & { mode: string }): Promise<SessionSnapshot>;
   setModel(params: SessionRef & { model: ModelRef; thoughtLevel?: string | undefined }): Promise<SessionSnapshot>;
   setThoughtLevel(params: SessionRef & { thoughtLevel: string }): Promise<SessionSnapshot>;

@@ -63,7 +63,8 @@ function stringLists(value, name, services) {
  * @returns {{ hostIndex: string, rpcModule: string, exports: {protocol: string, client: string, service: string},
  *   channels: Record<string, string>, services: readonly string[], allowlist: Record<string, readonly string[]>,
  *   events: Record<string, readonly string[]>, expectedSha256: {hostIndex: string, rpcModule: string},
- *   initLocal: Record<string, string>, projections: Record<string, string>, agentSpawnFallbackCwd: string,
+ *   initLocal: Record<string, string>, projections: Record<string, string>,
+ *   envelopeTypes: Record<string, readonly string[]>, agentSpawnFallbackCwd: string,
  *   frameLimitBytes: number, disposeTimeoutMs: number, channelFd: number }}
  */
 export function parseBootstrapConfig(raw) {
@@ -86,6 +87,14 @@ export function parseBootstrapConfig(raw) {
   const initLocal = value.initLocal ?? {};
   if (!isRecord(initLocal) || !Object.values(initLocal).every((v) => typeof v === "string" && v !== ""))
     fail("initLocal must map field names to strings");
+  const envelopeTypes = value.envelopeTypes ?? {};
+  if (
+    !isRecord(envelopeTypes) ||
+    !Object.entries(envelopeTypes).every(
+      ([key, list]) => /^[A-Za-z]+\.[A-Za-z0-9]+$/.test(key) && Array.isArray(list) && list.every((t) => typeof t === "string" && t !== ""),
+    )
+  )
+    fail("envelopeTypes must map <channel>.<method> to lists of command types");
   const projections = value.projections ?? {};
   if (!isRecord(projections) || !Object.values(projections).every((v) => PROJECTION_NAMES.includes(v)))
     fail("projections must name known projections");
@@ -104,6 +113,7 @@ export function parseBootstrapConfig(raw) {
     expectedSha256: Object.freeze({ hostIndex: expected.hostIndex, rpcModule: expected.rpcModule }),
     initLocal: Object.freeze({ ...initLocal }),
     projections: Object.freeze({ ...projections }),
+    envelopeTypes: Object.freeze(Object.fromEntries(Object.entries(envelopeTypes).map(([key, list]) => [key, Object.freeze([...list])]))),
     agentSpawnFallbackCwd: absolutePath(value.agentSpawnFallbackCwd, "agentSpawnFallbackCwd"),
     frameLimitBytes: positiveInteger(value.frameLimitBytes, "frameLimitBytes"),
     disposeTimeoutMs: positiveInteger(value.disposeTimeoutMs, "disposeTimeoutMs"),

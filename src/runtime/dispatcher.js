@@ -3,8 +3,9 @@
 //   __subscribe {subscriptionId, service, event, target}    → {id, result: {subscribed: true}}, then event frames
 //   __unsubscribe {subscriptionId}                          → {id, result: null}
 //   __history   {op: "next" | "close", historyId}           → a piece of a held history (history-pages.js)
-// Only the manifest's allowlisted methods and event names are served; anything else is refused
-// with METHOD_NOT_ALLOWED BEFORE the service is touched. A frame that is not one of these
+// Only the manifest's allowlisted methods and event names are served, and through a command
+// method (envelopeTypes) only the listed command types; anything else is refused with
+// METHOD_NOT_ALLOWED BEFORE the service is touched. A frame that is not one of these
 // requests is a protocol failure: the caller fails closed.
 import { project } from "./projections.js";
 import { createHistoryPages, HistoryError } from "./history-pages.js";
@@ -90,6 +91,15 @@ export function createDispatcher(options) {
       return refuse(id, "METHOD_NOT_ALLOWED", `${String(params.service)}.${String(method)} is not an allowlisted host method`);
     }
     if (!isRecord(params.params)) return refuse(id, "CHANNEL_PROTOCOL", "__call params must be one JSON object");
+    // a command channel (V4 `sendConversationCommandV4`) passes only the envelope types the bridge sends
+    const envelopeTypes = config.envelopeTypes[`${service}.${method}`];
+    if (envelopeTypes !== undefined) {
+      const envelope = params.params.envelope;
+      const type = isRecord(envelope) ? envelope.type : undefined;
+      if (typeof type !== "string" || !envelopeTypes.includes(type)) {
+        return refuse(id, "METHOD_NOT_ALLOWED", `${service}.${method} of command type ${JSON.stringify(type)} is not allowlisted`);
+      }
+    }
     const services = await options.services;
     let result;
     try {

@@ -21,6 +21,8 @@ export class ActiveTurn {
   readonly number = nextTurnNumber++;
   /** the native turn id, once known */
   turnId: string | undefined;
+  /** the id ZCode gave the prompt's input (the V4 command id; `turn.started` carries it), once acknowledged */
+  inputId: string | undefined;
   /** sendPrompt was issued: events of a new native turn may belong to this prompt */
   sendIssued = false;
   cancelRequested = false;

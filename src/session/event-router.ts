@@ -56,6 +56,8 @@ export interface RoutedSession {
   /** the running turn, if it may receive native events */
   readonly liveTurn: ActiveTurn | undefined;
   endTurn(turn: ActiveTurn, outcome: TurnOutcome, reportUsage: boolean): void;
+  /** is `inputId` the input of a prompt still waiting behind the running one (adr/0022)? */
+  waitingInput(inputId: string): boolean;
   failTurn(turn: ActiveTurn, error: BridgeError): void;
   markSuspect(): void;
   applySnapshot(snapshot: SessionSnapshot, how: ApplyOptions): void;
@@ -229,9 +231,12 @@ export class EventRouter {
     if (this.endedTurnIds.has(turnId)) return "other";
     if (turn) {
       if (turn.turnId === turnId) return "current";
-      const startedByOthers =
-        event.type === "turn.started" && NOT_USER_TURNS.has(String((event.payload as TurnStartedPayload).inputSource));
-      if (turn.turnId === undefined && !this.foreignTurnIds.has(turnId) && !startedByOthers) {
+      const started = event.type === "turn.started" ? (event.payload as TurnStartedPayload) : undefined;
+      const startedByOthers = started !== undefined && NOT_USER_TURNS.has(String(started.inputSource));
+      // a turn that carries the input of a prompt still waiting is that prompt's, never the running one's
+      const inputId = started?.inputId;
+      const waitingPrompt = typeof inputId === "string" && inputId !== turn.inputId && this.engine.waitingInput(inputId);
+      if (turn.turnId === undefined && !this.foreignTurnIds.has(turnId) && !startedByOthers && !waitingPrompt) {
         turn.turnId = turnId;
         this.engine.logger.debug("native turn bound", { turn: turn.number, turnId });
         return "current";

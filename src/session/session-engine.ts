@@ -13,9 +13,11 @@ import type { SessionSnapshot } from "../protocol/native-types.js";
 import { BridgeError, describeError, isBridgeError } from "../util/errors.js";
 import { ActiveTurn, type TurnResult } from "./active-turn.js";
 import { promptUsage } from "./prompt-usage.js";
-import { convertPrompt } from "./prompt-content.js";
+import { convertPrompt, type HostPromptInput } from "./prompt-content.js";
 import { replayMessages } from "./history-replay.js";
 import { SnapshotState, type ApplyOptions } from "./snapshot-state.js";
+import { PromptQueue } from "./prompt-queue.js";
+import { steerTurn, type SteeringOutcome, type IdleBehavior } from "./steering.js";
 import { EventRouter, type RoutedSession } from "./event-router.js";
 import { UpdateCoalescer } from "./update-coalescer.js";
 import { setSessionConfigOption, setSessionMode, type SettingsContext } from "./session-settings.js";
@@ -71,6 +73,10 @@ export class SessionEngine {
   private replayed = false;
   /** a prompt was sent: ZCode keeps the session (a deferred session leaves no trace before it) */
   prompted: boolean;
+  /** prompts waiting in ZCode's queue behind the running turn (adr/0022) */
+  private readonly queue: PromptQueue;
+  /** counts session/cancel: a prompt waiting to be queued when a cancel comes is cancelled with the others */
+  private cancels = 0;
 
   constructor(
     ref: SessionRef,
@@ -86,6 +92,12 @@ export class SessionEngine {
       send: (update) => this.deps.client.sessionUpdate({ sessionId: this.sessionId, update }),
       onError: (e) => this.logger.warn("session/update not delivered", { error: describeError(e) }),
       merge: deps.mergeDeltas,
+    });
+    this.queue = new PromptQueue({
+      native: deps.native,
+      where: this.where,
+      logger: this.logger,
+      failRunning: (turn, error) => this.endTurn(turn, { error }, false),
     });
     this.router = new EventRouter(this.routedSession(), deps, this.state, -1);
     // a released session opened again: the client has known its id all along
@@ -107,6 +119,7 @@ export class SessionEngine {
         return liveTurn();
       },
       endTurn: (turn, outcome, reportUsage) => this.endTurn(turn, outcome, reportUsage),
+      waitingInput: (inputId) => this.queue.has(inputId),
       failTurn: (turn, error) => this.failTurn(turn, error),
       markSuspect: () => {
         // a protocol error outside a live turn: resynchronise before the next prompt
@@ -307,9 +320,13 @@ export class SessionEngine {
     void this.deps.broker
       .withdrawAll(this.sessionId, "host-exit")
       .catch((e) => this.logger.warn("withdrawAll failed", { error: describeError(e) }));
+    // with the host, ZCode's queue is gone; while it lives, the waiting inputs leave it before the stop
+    let removals = Promise.resolve();
+    if (hostGone) this.queue.failAll(error);
+    else removals = this.queue.cancelAll();
     const turn = this.turn;
     if (turn && !turn.settled) {
-      if (!hostGone && turn.sendIssued) this.requestStop(turn);
+      if (!hostGone && turn.sendIssued) this.requestStop(turn, removals);
       this.endTurn(turn, turn.cancelRequested ? { stopReason: "cancelled" } : { error }, false);
     }
   }
@@ -323,10 +340,12 @@ export class SessionEngine {
   close(reason: CloseReason): Promise<void> {
     if (this.closing) return this.closing;
     const busy = this.lifecycle.busy;
+    this.cancels++;
+    const removals = this.queue.cancelAll();
     const turn = this.turn;
     if (turn && !turn.settled) {
       turn.cancelRequested = true;
-      if (turn.sendIssued) this.requestStop(turn);
+      if (turn.sendIssued) this.requestStop(turn, removals);
       this.endTurn(turn, { stopReason: "cancelled" }, false);
     }
     this.publish();
@@ -386,13 +405,40 @@ export class SessionEngine {
 
   async prompt(blocks: readonly ContentBlock[]): Promise<TurnResult> {
     if (this.lifecycle.ended) throw this.lifecycle.closedError();
-    if (this.turn) {
-      throw new BridgeError(
-        "SESSION_BUSY",
-        `Session ${this.sessionId} is already running a prompt. Wait for it to finish or cancel it first.`,
-      );
-    }
     const input = convertPrompt(blocks, this.workspacePath);
+    const running = this.turn;
+    if (running && !running.settled) {
+      if (running.cancelRequested) {
+        throw new BridgeError(
+          "SESSION_BUSY",
+          `Session ${this.sessionId} is still stopping its previous prompt. Wait for that prompt's answer, then send this one.`,
+        );
+      }
+      // a second prompt waits in ZCode's queue and answers when its own turn ends (adr/0022)
+      return this.enqueue(input);
+    }
+    return this.start(input);
+  }
+
+  /**
+   * Queue a prompt behind the running turn. It is handed to ZCode in turn with the session's other
+   * operations, so ZCode has the running prompt's input (its send is an operation) before this one;
+   * if the running turn ended meanwhile it starts as the running turn, and a cancel meanwhile
+   * cancels it with the others.
+   */
+  private async enqueue(input: HostPromptInput): Promise<TurnResult> {
+    this.lifecycle.touch();
+    const cancels = this.cancels;
+    const answer = await this.lifecycle.run((): Promise<{ result: Promise<TurnResult> }> => {
+      if (this.cancels !== cancels) return Promise.resolve({ result: Promise.resolve({ stopReason: "cancelled" as const }) });
+      const running = this.turn;
+      return Promise.resolve({ result: running && !running.settled ? this.queue.add(input) : this.start(input) });
+    });
+    return answer.result;
+  }
+
+  /** Start a prompt turn: resync when needed, then send it; answers when the turn settles. */
+  private start(input: HostPromptInput): Promise<TurnResult> {
     const turn = new ActiveTurn();
     this.turn = turn;
     this.lifecycle.touch();
@@ -421,10 +467,11 @@ export class SessionEngine {
   }
 
   /** Hand the prompt to ZCode; the turn arrives as events. */
-  private async send(turn: ActiveTurn, input: ReturnType<typeof convertPrompt>): Promise<void> {
+  private async send(turn: ActiveTurn, input: HostPromptInput): Promise<void> {
     this.logger.debug("sendPrompt", { turn: turn.number, attachments: input.attachments.length });
     try {
-      await this.deps.native.sendPrompt({ ...this.where, content: input.content, attachments: input.attachments });
+      const sent = await this.deps.native.sendPrompt({ ...this.where, content: input.content, attachments: input.attachments });
+      turn.inputId = sent.inputId;
       this.prompted = true; // ZCode keeps the session from its first accepted prompt (deferred persistence)
     } catch (error) {
       const failure = toBridgeError(error);
@@ -439,6 +486,9 @@ export class SessionEngine {
 
   /** session/cancel: stop generation once, withdraw interactions, resolve `cancelled`. Not queued: answered at once in every state. */
   cancel(): void {
+    this.cancels++;
+    // the waiting prompts first: out of ZCode's queue before the stop, so it stops only the running turn
+    const removals = this.queue.cancelAll();
     const turn = this.turn;
     if (!turn || turn.settled || turn.cancelRequested) return;
     turn.cancelRequested = true;
@@ -448,7 +498,7 @@ export class SessionEngine {
       this.endTurn(turn, { stopReason: "cancelled" }, false);
       return;
     }
-    this.requestStop(turn);
+    this.requestStop(turn, removals);
     void this.deps.broker
       .withdrawAll(this.sessionId, "cancel")
       .catch((e) => this.logger.warn("withdrawAll failed", { error: describeError(e) }));
@@ -457,6 +507,29 @@ export class SessionEngine {
       this.needsResync = true;
       this.endTurn(turn, { stopReason: "cancelled" }, false);
     });
+  }
+
+  /** `_session/steering`: the text joins the running turn as guided input, or (idle) see `idle`. */
+  steer(blocks: readonly ContentBlock[], idle: IdleBehavior): Promise<SteeringOutcome> {
+    if (this.lifecycle.ended) throw this.lifecycle.closedError();
+    const running = this.liveTurn();
+    return steerTurn(
+      {
+        native: this.deps.native,
+        where: this.where,
+        running: running && !running.cancelRequested ? running : undefined,
+        prompt: (b) => this.prompt(b),
+        adopt: (sent) => {
+          const turn = this.queue.adopt(sent);
+          // ZCode started it at once: the running turn ended meanwhile
+          if (!this.turn || this.turn.settled) this.turn = this.queue.next();
+          return turn;
+        },
+        logger: this.logger,
+      },
+      blocks,
+      idle,
+    );
   }
 
   /** The current turn if it may receive native events (prompt sent, not settled). */
@@ -478,6 +551,8 @@ export class SessionEngine {
   private endTurn(turn: ActiveTurn, outcome: TurnOutcome, reportUsage: boolean): void {
     if (!turn.settle(outcome)) return;
     if (turn.turnId) this.router.turnEnded(turn.turnId);
+    // the oldest waiting prompt is ZCode's next turn: it receives the events from now on
+    if (this.turn === turn) this.turn = this.queue.next();
     // tools the client saw running get a final status before the prompt answers
     const early =
       "error" in outcome ? `Not finished: ${outcome.error.message}` : outcome.stopReason === "cancelled" ? "Cancelled." : undefined;
@@ -496,13 +571,16 @@ export class SessionEngine {
     turn.deliver();
   }
 
-  private requestStop(turn: ActiveTurn): void {
+  /** Stop ZCode's running turn once, after `after` (the waiting inputs leaving ZCode's queue). */
+  private requestStop(turn: ActiveTurn, after: Promise<void> = Promise.resolve()): void {
     if (turn.stopRequested) return;
     turn.stopRequested = true;
-    this.stopCall = this.deps.native.cancel(this.where).then(
-      () => undefined,
-      (e) => this.logger.warn("stopGeneration failed", { error: describeError(e) }),
-    );
+    this.stopCall = after
+      .then(() => this.deps.native.cancel(this.where))
+      .then(
+        () => undefined,
+        (e) => this.logger.warn("stopGeneration failed", { error: describeError(e) }),
+      );
   }
 
   private async reportUsage(turn: ActiveTurn): Promise<void> {

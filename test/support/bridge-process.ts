@@ -260,6 +260,17 @@ export function callsFor(log: CallLogEntry[], method: string, sessionId: string)
   return nativeCalls(log, method).filter((p) => p.taskId === sessionId || p.sessionId === sessionId);
 }
 
+/**
+ * The stops one session's turns got from the bridge: `zcode-task.stopGeneration` calls on a line
+ * without V4 input, V4 `stop` command envelopes where the install has it (adr/0022).
+ */
+export function stopsFor(log: CallLogEntry[], sessionId: string): Array<Record<string, unknown>> {
+  const v4 = nativeCalls(log, "sendConversationCommandV4")
+    .map((p) => p.envelope as Record<string, unknown> | undefined)
+    .filter((e): e is Record<string, unknown> => e?.type === "stop" && e.sessionId === sessionId);
+  return [...callsFor(log, "stopGeneration", sessionId), ...v4];
+}
+
 /** `fire` entries of a top-level event type for one session */
 export function firesFor(log: CallLogEntry[], type: string, sessionId: string): CallLogEntry[] {
   return log.filter((e) => e.kind === "fire" && e.type === type && e.sessionId === sessionId);
@@ -285,6 +296,10 @@ export function useBridge(
   afterAll(async () => {
     expect(bridge?.transcript.problems).toEqual([]);
     expect(bridge?.transcript.unanswered("agent")).toEqual([]);
+    // an install whose manifest allows V4 input never gets a legacy sendPrompt (adr/0022)
+    if (sim?.manifest.protocol.allowlist.agent.includes("sendConversationCommandV4")) {
+      expect(nativeCalls(await sim.readCallLog(), "sendPrompt"), "sendPrompt calls on a V4 install").toEqual([]);
+    }
     await bridge?.stop();
     await sim?.cleanup();
   });

@@ -4,7 +4,7 @@
  */
 import { mkdtemp } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { afterAll, afterEach, beforeAll, onTestFailed } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, onTestFailed } from "vitest";
 import { createSimulatedInstall, type CallLogEntry, type SimInstall } from "../../fixtures/sim-install.js";
 import { AcpTestClient, type AcpTestClientOptions } from "./acp-test-client.js";
 
@@ -16,6 +16,10 @@ export interface E2E {
   workspace(): Promise<string>;
   /** native calls of `method` logged by the simulated host since the file started */
   calls(method: string): Promise<CallLogEntry[]>;
+  /** V4 commands of `type` (the envelopes of `sendConversationCommandV4` calls) since the file started; `params` is the envelope */
+  commands(type: string): Promise<CallLogEntry[]>;
+  /** the stops of one session's turns: stopGeneration calls, or V4 `stop` commands where the install has V4 input */
+  stops(sessionId: string): Promise<CallLogEntry[]>;
 }
 
 export function e2e(): E2E {
@@ -33,7 +37,15 @@ export function e2e(): E2E {
     );
   });
   afterAll(async () => {
-    await install?.cleanup();
+    try {
+      // an install whose manifest allows V4 input never gets a legacy sendPrompt (adr/0022)
+      if (install?.manifest.protocol.allowlist.agent.includes("sendConversationCommandV4")) {
+        const log = await install.readCallLog();
+        expect(log.filter((e) => e.kind === "call" && e.method === "sendPrompt").length, "sendPrompt calls on a V4 install").toBe(0);
+      }
+    } finally {
+      await install?.cleanup();
+    }
   });
   return {
     sim: () => install!,
@@ -53,7 +65,23 @@ export function e2e(): E2E {
       const log = await install!.readCallLog();
       return log.filter((e) => e.kind === "call" && e.method === method);
     },
+    async commands(type) {
+      return v4Commands(await install!.readCallLog(), type);
+    },
+    async stops(sessionId) {
+      const log = await install!.readCallLog();
+      const legacy = log.filter((e) => e.kind === "call" && e.method === "stopGeneration");
+      return forSession([...legacy, ...v4Commands(log, "stop")], sessionId);
+    },
   };
+}
+
+/** The V4 command envelopes of `type` in a call log, each as an entry whose `params` is the envelope. */
+export function v4Commands(log: CallLogEntry[], type: string): CallLogEntry[] {
+  return log
+    .filter((e) => e.kind === "call" && e.method === "sendConversationCommandV4")
+    .map((e) => ({ ...e, params: (e.params as { envelope?: unknown } | undefined)?.envelope }))
+    .filter((e) => (e.params as { type?: unknown } | undefined)?.type === type);
 }
 
 /** Calls of `method` for one session (params.sessionId or params.taskId). */

@@ -233,6 +233,13 @@ export class FakeHost implements HostClient {
     return this.lineId;
   }
 
+  /** methods beyond the line's legacy ones the fake install allows (none: the unit tests play a line without V4 input) */
+  readonly allowed = new Set<string>();
+
+  async allows(service: ServiceName, method: string): Promise<boolean> {
+    return this.allowed.has(`${service}.${method}`);
+  }
+
   async operate<T = unknown>(operation: SemanticOperation, sessionId: string, params: Record<string, unknown>): Promise<T> {
     this.operations.push({ operation, sessionId, params: structuredClone(params) });
     this.records.push({ kind: "operate", name: operation, sessionId, params, incarnation: this.incarnation });

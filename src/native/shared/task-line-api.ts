@@ -8,16 +8,20 @@ import type { HostClient, HostEventSink, HostSubscription } from "../../host/typ
 import type { ModelRef, SessionListEntry, SessionSnapshot, SnapshotMessage, TaskTokenUsage } from "../../protocol/native-types.js";
 import type { Disposable } from "../../util/disposable.js";
 import { BridgeError, isBridgeError } from "../../util/errors.js";
+import { findLine } from "../../manifest/release-lines.js";
 import { promptRefusal } from "./sign-in.js";
 import { historyPieces, parseHistoryHandle } from "./history-read.js";
+import { V4Input } from "./v4-input.js";
 import type {
   ExitListener,
+  InputDelivery,
   NativeApi,
   NativeSessionEntry,
   NewSession,
   PromptInput,
   QuestionAnswer,
   ResumeSession,
+  SentInput,
   SessionRef,
 } from "../native-api.js";
 
@@ -41,8 +45,17 @@ export function sessionNotFound(error: unknown, sessionId: string): BridgeError 
   );
 }
 
+/** A second prompt while a turn runs, on a release without V4 input. */
+function noLiveInput(): BridgeError {
+  return new BridgeError(
+    "SESSION_BUSY",
+    "This ZCode release takes no input while a turn runs (it lacks the V4 conversation commands). Wait for the turn to end or cancel it first.",
+  );
+}
+
 export abstract class TaskLineApi implements NativeApi {
   abstract readonly lineId: string;
+  private v4: V4Input | undefined;
 
   constructor(protected readonly host: HostClient) {}
 
@@ -134,12 +147,37 @@ export abstract class TaskLineApi implements NativeApi {
     await this.host.call("agent", "closeSession", native, { timeout: "closeSession" });
   }
 
-  async sendPrompt(params: SessionRef & PromptInput): Promise<void> {
+  async sendPrompt(params: SessionRef & PromptInput & { delivery?: InputDelivery }): Promise<SentInput> {
+    const delivery = params.delivery ?? "startNow";
+    if (await this.takesLiveInput()) {
+      return this.v4Input()
+        .sendText(ref(params), params, delivery)
+        .catch((error: unknown) => {
+          throw promptRefusal(error);
+        });
+    }
+    if (delivery !== "startNow") throw noLiveInput();
     const native: Record<string, unknown> = { ...ref(params), content: params.content };
     if (params.attachments.length > 0) native.attachments = params.attachments;
     await this.host.call("agent", "sendPrompt", native, { timeout: "sendPrompt" }).catch((error: unknown) => {
       throw promptRefusal(error);
     });
+    return { inputId: undefined, delivery: "startNow" };
+  }
+
+  /** V4 input where the install's manifest allows it (adr/0022); `sendPrompt` only for a release without it */
+  takesLiveInput(): Promise<boolean> {
+    return this.host.allows("agent", "sendConversationCommandV4");
+  }
+
+  async cancelQueuedInput(params: SessionRef & { queueItemId: string }): Promise<void> {
+    if (!(await this.takesLiveInput())) throw noLiveInput();
+    await this.v4Input().deleteQueued(ref(params), params.queueItemId);
+  }
+
+  private v4Input(): V4Input {
+    this.v4 ??= new V4Input(this.host, this.lineId, findLine(this.lineId)?.v4WireVersions ?? []);
+    return this.v4;
   }
 
   async setMode(params: SessionRef & { mode: string }): Promise<SessionSnapshot> {
@@ -165,6 +203,7 @@ export abstract class TaskLineApi implements NativeApi {
   }
 
   async cancel(params: SessionRef): Promise<void> {
+    if (await this.takesLiveInput()) return this.v4Input().stop(ref(params));
     await this.host.operate("cancelGeneration", params.sessionId, { workspacePath: params.workspacePath }, { timeout: "cancel" });
   }
 

@@ -13,16 +13,17 @@ async function session(options: Parameters<typeof t.start>[0] = {}) {
 const firstChunk = (u: any) => u.sessionUpdate === "agent_message_chunk";
 
 describe("e2e: cancel, host failures and interactions routing", () => {
-  it("cancels mid-stream with stopGeneration exactly once and accepts the next prompt", async () => {
+  it("cancels mid-stream with exactly one stop and accepts the next prompt", async () => {
     const { client, sessionId } = await session();
     const turn = client.prompt(sessionId, "sim:stream-until-cancel interval=30");
     await client.waitForUpdate(sessionId, firstChunk);
     await client.cancel(sessionId);
     await client.cancel(sessionId);
     await expect(turn).resolves.toMatchObject({ stopReason: "cancelled" });
-    expect(forSession(await t.calls("stopGeneration"), sessionId)).toHaveLength(1);
-    const stop = forSession(await t.calls("stopGeneration"), sessionId)[0]!;
-    expect(stop.service).toBe("zcode-task");
+    expect(await t.stops(sessionId)).toHaveLength(1);
+    // the install takes V4 input: the stop is a V4 command on zcode-agent (adr/0022)
+    const stop = (await t.stops(sessionId))[0]!;
+    expect([stop.service, (stop.params as { type?: string }).type]).toEqual(["zcode-agent", "stop"]);
     await expect(client.prompt(sessionId, "after cancel")).resolves.toMatchObject({ stopReason: "end_turn" });
     expect(client.text(sessionId)).toContain("You said: after cancel");
     client.expectValid();
@@ -46,7 +47,7 @@ describe("e2e: cancel, host failures and interactions routing", () => {
     await client.cancel(sessionId);
     await expect(turn).resolves.toMatchObject({ stopReason: "cancelled" });
     expect(Date.now() - cancelledAt).toBeGreaterThanOrEqual(350);
-    expect(forSession(await t.calls("stopGeneration"), sessionId)).toHaveLength(1);
+    expect(await t.stops(sessionId)).toHaveLength(1);
     const reads = forSession(await t.calls("readSession"), sessionId).length;
     await expect(client.prompt(sessionId, "after the silent stop")).resolves.toMatchObject({ stopReason: "end_turn" });
     expect(forSession(await t.calls("readSession"), sessionId).length).toBeGreaterThan(reads);
@@ -76,7 +77,7 @@ describe("e2e: cancel, host failures and interactions routing", () => {
     await client.waitForUpdate(sessionId, firstChunk);
     controller.abort();
     await expect(turn).resolves.toMatchObject({ stopReason: "cancelled" });
-    expect(forSession(await t.calls("stopGeneration"), sessionId)).toHaveLength(1);
+    expect(await t.stops(sessionId)).toHaveLength(1);
     client.expectValid();
   });
 
@@ -118,7 +119,7 @@ describe("e2e: cancel, host failures and interactions routing", () => {
     const answers = forSession(await t.calls("respondPermission"), second.sessionId);
     expect(answers).toHaveLength(1);
     expect((answers[0]!.params as { optionId: string }).optionId).not.toMatch(/allow/);
-    expect(forSession(await t.calls("stopGeneration"), second.sessionId)).toHaveLength(1);
+    expect(await t.stops(second.sessionId)).toHaveLength(1);
     await expect(second.client.prompt(second.sessionId, "next")).resolves.toMatchObject({ stopReason: "end_turn" });
     second.client.expectValid({ allowUnanswered: true });
   });
@@ -130,7 +131,7 @@ describe("e2e: cancel, host failures and interactions routing", () => {
     // the stop is sent without waiting for its answer; the next prompt travels the same ordered
     // channel, so once it has ended every earlier call is in the host's log
     await expect(client.prompt(sessionId, "next")).resolves.toMatchObject({ stopReason: "end_turn" });
-    expect(forSession(await t.calls("stopGeneration"), sessionId)).toHaveLength(1);
+    expect(await t.stops(sessionId)).toHaveLength(1);
     expect(forSession(await t.calls("respondProviderRuntimeHeaders"), sessionId)).toHaveLength(1);
     client.expectValid();
   });

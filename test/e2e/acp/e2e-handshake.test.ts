@@ -49,9 +49,13 @@ describe("e2e: handshake, Paseo probe, auth and shutdown", () => {
         promptCapabilities: { image: true, audio: true, embeddedContext: true },
         mcpCapabilities: { http: true, sse: true },
         sessionCapabilities: { list: {}, resume: {}, close: {} },
+        // a second session/prompt waits in ZCode's queue (claude-agent-acp's key; adr/0022)
+        _meta: { claudeCode: { promptQueueing: true } },
       },
       authMethods: [expect.objectContaining({ id: "zcode-app" })],
       agentInfo: { name: "zcode-acp", title: "ZCode", version: VERSION },
+      // `_session/steering` is served (adr/0022)
+      _meta: { steering: { supported: true } },
     });
     client.expectValid();
   });

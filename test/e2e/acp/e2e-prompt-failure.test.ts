@@ -12,8 +12,8 @@ const t = e2e();
 /** what Paseo advertises: no elicitation */
 const PASEO = { fs: { readTextFile: false, writeTextFile: false }, terminal: false };
 
-async function session(capabilities: acp.ClientCapabilities = PASEO) {
-  const client = await t.start();
+async function session(capabilities: acp.ClientCapabilities = PASEO, options: Parameters<typeof t.start>[0] = {}) {
+  const client = await t.start(options);
   await client.initialize(capabilities, { name: "Paseo", version: "0.11.0" });
   const { sessionId } = await client.newSession(await t.workspace());
   return { client, sessionId };
@@ -85,14 +85,17 @@ describe("e2e: a failed prompt is explained in the session before the error", ()
   });
 
   it("an unknown session or a busy session: the error only, nothing written into a session", async () => {
-    const { client, sessionId } = await session();
+    // the stopped turn ends late: a prompt sent while it is still stopping is refused as busy
+    // (a prompt sent while a turn runs is queued instead: test/e2e/v4)
+    const { client, sessionId } = await session(PASEO, { simProfile: { cancelTerminal: "late", cancelLateMs: 1500 } });
     const unknown = await failingPrompt(client, "ses_does_not_exist", "hello");
     expect(unknown.code).toBe(-32002);
     const running = client.prompt(sessionId, "sim:stream-until-cancel interval=20");
     await client.waitForUpdate(sessionId, (u) => u.sessionUpdate === "agent_message_chunk");
+    await client.cancel(sessionId);
     const busy = await failingPrompt(client, sessionId, "hello");
     expect(busy.data).toMatchObject({ code: "SESSION_BUSY" });
-    await client.cancel(sessionId);
+    expect(busy.message).toMatch(/still stopping its previous prompt/);
     await expect(running).resolves.toMatchObject({ stopReason: "cancelled" });
     const explained = client.transcript.lines.filter(
       (l) => l.from === "agent" && l.message?.params?.update?._meta?.["zcode-acp/promptError"],

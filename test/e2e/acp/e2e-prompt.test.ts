@@ -182,22 +182,22 @@ describe("e2e: prompt turns against the simulated host", () => {
     await expect(client.prompt(sessionId, "still alive?")).resolves.toMatchObject({ stopReason: "end_turn" });
     // each failure stops the native turn once; the stop is not awaited by the failed prompt, but
     // the next prompt travels the same ordered channel, so every stop is logged by now
-    expect(forSession(await t.calls("stopGeneration"), sessionId)).toHaveLength(5);
+    expect(await t.stops(sessionId)).toHaveLength(5);
     expect(client.text(sessionId)).toContain("You said: still alive?");
     client.expectValid();
   });
 
-  it("answers a concurrent second prompt with a busy error and keeps the first running", async () => {
+  it("queues a concurrent second prompt in ZCode and keeps the first running (adr/0022)", async () => {
     const { client, sessionId } = await session();
     const first = client.prompt(sessionId, "sim:stream-until-cancel interval=20 max=15");
     await client.waitForUpdate(sessionId, (u) => u.sessionUpdate === "agent_message_chunk");
-    await expect(client.prompt(sessionId, "second")).rejects.toMatchObject({
-      code: -32600,
-      data: { code: "SESSION_BUSY" },
-      message: expect.stringMatching(/already running a prompt/),
-    });
+    const second = client.prompt(sessionId, "second");
     await expect(first).resolves.toMatchObject({ stopReason: "end_turn" });
-    expect(forSession(await t.calls("sendPrompt"), sessionId)).toHaveLength(1);
+    await expect(second).resolves.toMatchObject({ stopReason: "end_turn" });
+    expect(client.text(sessionId)).toMatch(/tick 14 You said: second$/);
+    const sent = forSession(await t.commands("sendText"), sessionId).map((e) => (e.params as any).payload.requestedDelivery);
+    expect(sent).toEqual(["startNow", "queue"]);
+    expect(forSession(await t.calls("sendPrompt"), sessionId)).toEqual([]);
     client.expectValid();
   });
 
@@ -214,7 +214,7 @@ describe("e2e: prompt turns against the simulated host", () => {
     client.expectValid();
   });
 
-  it("converts text, links, embedded resources, images and audio into host content and attachments", async () => {
+  it("converts text, links, embedded resources, images and audio into prompt text and uploaded attachments", async () => {
     const { client, sessionId, ws } = await session();
     // a link becomes a local-path attachment only for a real file inside the workspace (adr/0011)
     await writeFile(join(ws, "main.ts"), "export {};\n");
@@ -225,15 +225,17 @@ describe("e2e: prompt turns against the simulated host", () => {
       { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
       { type: "audio", data: "UklGRg==", mimeType: "audio/wav" },
     ]);
-    const send = forSession(await t.calls("sendPrompt"), sessionId)[0]!.params as Record<string, any>;
-    expect(send.content).toBe(`describe these\n\n@${ws}/main.ts`);
-    expect(send.attachments.map((a: any) => [a.kind, a.filename, a.mimeType])).toEqual([
-      ["file", "main.ts", "application/octet-stream"],
-      ["file", "notes.md", "text/markdown"],
-      ["image", "image-1.png", "image/png"],
-      ["audio", "audio-2.wav", "audio/wav"],
+    // V4 input (adr/0022): the link stays a path mention in the text, the rest is uploaded and named by ref
+    const send = (forSession(await t.commands("sendText"), sessionId)[0]!.params as Record<string, any>).payload;
+    expect(send.text).toBe(`describe these\n\n@${ws}/main.ts`);
+    expect(send.attachments.map((a: any) => [a.fileName, a.mime, a.bytes])).toEqual([
+      ["notes.md", "text/markdown", 7],
+      ["image-1.png", "image/png", 8],
+      ["audio-2.wav", "audio/wav", 4],
     ]);
-    expect(send.attachments[0].localPath).toBe(join(ws, "main.ts"));
+    expect(send.attachments.every((a: any) => /^att_/.test(a.ref))).toBe(true);
+    expect(forSession(await t.calls("attachmentCommitV4"), sessionId)).toHaveLength(3);
+    expect(forSession(await t.calls("sendPrompt"), sessionId)).toEqual([]);
     client.expectValid();
   });
 });

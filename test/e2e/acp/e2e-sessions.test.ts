@@ -73,7 +73,7 @@ describe("e2e: session persistence, modes and config options", () => {
     await client.waitForUpdate(sessionId, (u) => u.sessionUpdate === "agent_message_chunk");
     await expect(client.agent.request("session/close", { sessionId })).resolves.toEqual({});
     await expect(turn).resolves.toMatchObject({ stopReason: "cancelled" });
-    expect(forSession(await t.calls("stopGeneration"), sessionId)).toHaveLength(1);
+    expect(await t.stops(sessionId)).toHaveLength(1);
     expect(forSession(await t.calls("closeSession"), sessionId)).toHaveLength(1);
     const log = await t.sim().readCallLog();
     const listen = log.find((e) => e.kind === "listen" && (e.arg as { sessionId?: string }).sessionId === sessionId)!;

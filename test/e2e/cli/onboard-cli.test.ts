@@ -126,7 +126,9 @@ describe("onboarding a build no pinned manifest covers (simulated ZCode 3.14.5)"
     await client.cancel(sessionId);
     await expect(running).resolves.toMatchObject({ stopReason: "cancelled" });
     const calls = (await sim.readCallLog()).filter((e) => e.kind === "call").map((e) => e.method);
-    expect(calls).toEqual(expect.arrayContaining(["getView", "readWorkspacePresentation", "respondPermission", "stopGeneration"]));
+    expect(calls).toEqual(
+      expect.arrayContaining(["getView", "readWorkspacePresentation", "respondPermission", "sendConversationCommandV4"]),
+    );
     expect(calls).not.toContain("readWorkspaceState");
     client.expectValid();
     await client.close();

@@ -12,6 +12,7 @@ const HISTORY_KINDS = new Set(["user_message_chunk", "agent_message_chunk", "age
 
 let agent: RawAgent;
 let capabilities: any;
+let initResult: any;
 let ws: string;
 
 /** a session with one finished turn */
@@ -23,7 +24,8 @@ async function sessionWithHistory(): Promise<string> {
 
 beforeAll(async () => {
   agent = await c.agent({ initialize: false });
-  capabilities = (await agent.initialize({})).agentCapabilities;
+  initResult = await agent.initialize({});
+  capabilities = initResult.agentCapabilities;
   ws = await c.workspace();
 });
 afterAll(() => {
@@ -232,4 +234,11 @@ describe("acp-tck v1 CAPABILITY: authentication (inferred from authMethods)", ()
     expect(created.message.error?.code).not.toBe(-32000);
     expect(created.message.result.sessionId).toEqual(expect.any(String));
   });
+});
+
+describe("extension: mid-turn input, as claude-agent-acp and codex-acp advertise it (adr/0022)", () => {
+  it("advertises _session/steering at the top-level _meta of the initialize result", () =>
+    expect(initResult._meta).toEqual({ steering: { supported: true } }));
+  it("advertises prompt queueing under agentCapabilities._meta.claudeCode", () =>
+    expect(capabilities._meta).toEqual({ claudeCode: { promptQueueing: true } }));
 });

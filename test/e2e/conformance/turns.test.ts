@@ -45,7 +45,12 @@ describe("acp-tck v1 MANDATORY: cancellation", () => {
     await until(
       async () => {
         const log = await sim.readCallLog();
-        const stops = log.filter((e) => e.kind === "call" && e.method === "stopGeneration");
+        const stops = log.filter(
+          (e) =>
+            e.kind === "call" &&
+            (e.method === "stopGeneration" ||
+              (e.method === "sendConversationCommandV4" && (e.params as { envelope?: { type?: string } }).envelope?.type === "stop")),
+        );
         const last = stops.at(-1);
         return last && log.some((e) => e.kind === "fire" && e.type === "state.updated" && e.seq > last.seq && e.run === last.run);
       },

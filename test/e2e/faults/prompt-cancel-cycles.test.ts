@@ -1,13 +1,13 @@
 /**
  * 100 prompt / cancel cycles through the built CLI: each turn is cancelled mid-stream
- * (session/cancel or $/cancel_request), each resolves `cancelled` with one stopGeneration, and
+ * (session/cancel or $/cancel_request), each resolves `cancelled` with one stop, and
  * afterwards every count the bridge exposes through `_zcode/diagnostics` (ZCODE_ACP_DIAGNOSTICS=1)
  * is back at its baseline: no running turn, no pending interaction, no queued update, no waiter,
  * no pending host request, no extra subscription route or exit listener, no extra timer or
  * process listener.
  */
 import { describe, expect, it } from "vitest";
-import { e2e, forSession } from "../../support/e2e-harness.js";
+import { e2e } from "../../support/e2e-harness.js";
 import type { AcpTestClient } from "../../support/acp-test-client.js";
 
 const t = e2e();
@@ -56,7 +56,7 @@ describe("faults: prompt / cancel cycles", () => {
       sessions: { sessions: 1, turns: 0, pendingInteractions: 0, queuedUpdates: 0, activityWaiters: 0 },
       host: { running: true, pendingRequests: 0, pendingDeliveries: 0 },
     });
-    const stopsBefore = forSession(await t.calls("stopGeneration"), sessionId).length;
+    const stopsBefore = (await t.stops(sessionId)).length;
 
     for (let i = 0; i < CYCLES; i++) {
       const seen = client.transcript.lines.length;
@@ -79,7 +79,7 @@ describe("faults: prompt / cancel cycles", () => {
     }
 
     await expect(client.prompt(sessionId, "after the cycles")).resolves.toMatchObject({ stopReason: "end_turn" });
-    expect(forSession(await t.calls("stopGeneration"), sessionId).length - stopsBefore).toBe(CYCLES);
+    expect((await t.stops(sessionId)).length - stopsBefore).toBe(CYCLES);
     expect(await settlesTo(client, baseline)).toEqual(baseline);
     client.expectValid();
   });

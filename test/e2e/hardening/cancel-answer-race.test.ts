@@ -9,7 +9,7 @@ import { mkdtemp } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSimulatedInstall, type CallLogEntry, type SimInstall } from "../../../fixtures/sim-install.js";
-import { callsFor } from "../../support/bridge-process.js";
+import { callsFor, stopsFor } from "../../support/bridge-process.js";
 import { RawAcpClient, cancelLine, resultLine, type RawLine } from "../../support/raw-acp-client.js";
 
 interface Scenario {
@@ -121,7 +121,7 @@ describe("session/cancel read before the client's answer", () => {
         expect(scenario.approved(answers[0]!)).toBe(false);
         if (scenario.native === "respondPermission") expect(answers[0]!.optionId).toMatch(/deny/);
         else expect(["decline", "cancel"]).toContain(answers[0]!.action);
-        expect(callsFor(await sim.readCallLog(), "stopGeneration", sessionId)).toHaveLength(1);
+        expect(stopsFor(await sim.readCallLog(), sessionId)).toHaveLength(1);
         await finish(client);
       });
     }
@@ -145,7 +145,14 @@ describe("the client's answer read before session/cancel", () => {
         return p?.sessionId === sessionId || p?.taskId === sessionId;
       };
       const seqOf = (method: string): number => log.find((e) => e.kind === "call" && e.method === method && ofSession(e))!.seq;
-      expect(seqOf(scenario.native)).toBeLessThan(seqOf("stopGeneration"));
+      const stopSeq = log.find(
+        (e) =>
+          e.kind === "call" &&
+          (e.method === "stopGeneration" ||
+            (e.method === "sendConversationCommandV4" && (e.params as { envelope?: { type?: string } }).envelope?.type === "stop")) &&
+          (ofSession(e) || (e.params as { envelope?: { sessionId?: string } }).envelope?.sessionId === sessionId),
+      )!.seq;
+      expect(seqOf(scenario.native)).toBeLessThan(stopSeq);
       await finish(client);
     });
   }

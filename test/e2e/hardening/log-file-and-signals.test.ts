@@ -9,7 +9,7 @@ import { mkdtemp } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSimulatedInstall, type SimInstall } from "../../../fixtures/sim-install.js";
-import { callsFor } from "../../support/bridge-process.js";
+import { callsFor, stopsFor } from "../../support/bridge-process.js";
 import { runCli } from "../../support/cli-process.js";
 import { processesMentioning } from "../../support/processes.js";
 import { RawAcpClient } from "../../support/raw-acp-client.js";
@@ -61,7 +61,7 @@ describe("--log-file that cannot be used", () => {
 
 describe("stop signals", () => {
   for (const signal of ["SIGTERM", "SIGHUP"] as const) {
-    it(`${signal} with a permission pending: deny and stopGeneration reach the host, the host is disposed, exit 0`, async () => {
+    it(`${signal} with a permission pending: deny and the stop reach the host, the host is disposed, exit 0`, async () => {
       const client = RawAcpClient.start({ env: sim.env });
       const sessionId = await client.openSession(await mkdtemp(join(dirname(sim.root), "ws-")));
       const prompt = client.requestLine("session/prompt", { sessionId, prompt: [{ type: "text", text: "sim:permission" }] });
@@ -74,7 +74,7 @@ describe("stop signals", () => {
       const answers = callsFor(log, "respondPermission", sessionId);
       expect(answers).toHaveLength(1);
       expect(answers[0]!.optionId).toMatch(/deny/);
-      expect(callsFor(log, "stopGeneration", sessionId)).toHaveLength(1);
+      expect(stopsFor(log, sessionId)).toHaveLength(1);
       expect(log.filter((e) => e.kind === "parent-message" && e.type === "dispose").length).toBe(disposalsBefore + 1);
       expect(client.stderr).toContain(`"reason":"${signal}"`);
     });

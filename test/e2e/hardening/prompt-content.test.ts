@@ -9,6 +9,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSimulatedInstall, type SimInstall } from "../../../fixtures/sim-install.js";
 import { callsFor } from "../../support/bridge-process.js";
+import { v4Commands } from "../../support/e2e-harness.js";
 import { RawAcpClient } from "../../support/raw-acp-client.js";
 
 const PNG_1X1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
@@ -31,7 +32,15 @@ afterAll(async () => {
 });
 
 const prompt = (blocks: unknown[]): Promise<any> => client.request("session/prompt", { sessionId, prompt: blocks }, 60_000);
-const sendPrompts = async (): Promise<Array<Record<string, unknown>>> => callsFor(await sim.readCallLog(), "sendPrompt", sessionId);
+/** the payloads of the session's prompts: V4 `sendText` commands (the simulated installs take V4 input; adr/0022) */
+const sendPrompts = async (): Promise<Array<Record<string, any>>> => {
+  const log = await sim.readCallLog();
+  expect(callsFor(log, "sendPrompt", sessionId)).toEqual([]);
+  return v4Commands(log, "sendText")
+    .map((e) => e.params as { sessionId: string; payload: Record<string, any> })
+    .filter((e) => e.sessionId === sessionId)
+    .map((e) => e.payload);
+};
 
 describe("image blocks", () => {
   it("refuses invalid base64 and non-image mime types with -32602; the host never sees them", async () => {
@@ -48,14 +57,19 @@ describe("image blocks", () => {
       expect(response.error.message).toMatch(/block 1/);
     }
     expect(await sendPrompts()).toHaveLength(before);
-    // a valid image still reaches the host as an image attachment
+    // a valid image still reaches the host: uploaded with its bytes, then named by ref
     const ok = await prompt([
       { type: "text", text: "look" },
       { type: "image", mimeType: "image/png", data: PNG_1X1 },
     ]);
     expect(ok.result).toMatchObject({ stopReason: "end_turn" });
     const sent = (await sendPrompts()).at(-1)!;
-    expect(sent.attachments).toEqual([expect.objectContaining({ kind: "image", mimeType: "image/png", dataBase64: PNG_1X1 })]);
+    const bytes = Buffer.from(PNG_1X1, "base64");
+    expect(sent.attachments).toEqual([
+      { ref: expect.stringMatching(/^att_/), fileName: "image-1.png", mime: "image/png", bytes: bytes.length },
+    ]);
+    const chunks = callsFor(await sim.readCallLog(), "attachmentChunkV4", sessionId);
+    expect(Buffer.from(String(chunks.at(-1)!.dataBase64), "base64").equals(bytes)).toBe(true);
   });
 });
 
@@ -74,11 +88,13 @@ describe("resource links", () => {
     ]);
     expect(response.result).toMatchObject({ stopReason: "end_turn" });
     const sent = (await sendPrompts()).at(-1)!;
-    const attachments = (sent.attachments ?? []) as Array<Record<string, unknown>>;
-    expect(attachments).toEqual([expect.objectContaining({ kind: "file", localPath: inside, filename: "notes.md" })]);
-    // the links outside are prompt text only
-    expect(sent.content).toContain("@/etc/shadow");
-    expect(sent.content).toContain(`@${escape}`);
+    // V4 input names no local paths at all: every link is prompt text, nothing is uploaded from disk
+    expect(sent.attachments).toBeUndefined();
+    expect(sent.text).toContain(`@${inside}`);
+    // the links outside are prompt text only, as given (never resolved through the symlink)
+    expect(sent.text).toContain("@/etc/shadow");
+    expect(sent.text).toContain(`@${escape}`);
+    expect(sent.text).not.toContain("root:");
   });
 });
 

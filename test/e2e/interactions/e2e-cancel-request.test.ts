@@ -13,6 +13,7 @@ import {
   type BridgeProcess,
   NO_ELICITATION_CLIENT,
   callsFor,
+  stopsFor,
   choose,
   holdPermission,
   useBridge,
@@ -56,7 +57,7 @@ describe("$/cancel_request only for unanswered requests (client without elicitat
     { ZCODE_ACP_DIAGNOSTICS: "1" },
   );
 
-  it("Paseo's interrupt (answer cancelled, then session/cancel at once): no $/cancel_request, deny once, stopGeneration once", async () => {
+  it("Paseo's interrupt (answer cancelled, then session/cancel at once): no $/cancel_request, deny once, one stop", async () => {
     const sessionId = await bridge.newSession();
     const before = bridge.permissionRequests.length;
     bridge.onPermission = holdPermission;
@@ -75,7 +76,7 @@ describe("$/cancel_request only for unanswered requests (client without elicitat
     expect(cancelled).not.toContain(id);
     const log = await sim.readCallLog();
     expect(callsFor(log, "respondPermission", sessionId).map((c) => c.optionId)).toEqual(["deny"]);
-    expect(callsFor(log, "stopGeneration", sessionId)).toHaveLength(1);
+    expect(stopsFor(log, sessionId)).toHaveLength(1);
     expect((await bridge.promptOutcome(sessionId, "hello again")).response?.stopReason).toBe("end_turn");
   });
 

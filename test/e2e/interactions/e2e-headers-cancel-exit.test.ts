@@ -10,6 +10,7 @@ import {
   FORM_CLIENT,
   NO_ELICITATION_CLIENT,
   callsFor,
+  stopsFor,
   holdPermission,
   nativeCalls,
   useBridge,
@@ -38,7 +39,7 @@ describe.each([
     expect(outcome.error?.data).toMatchObject({ code: "PROVIDER_HEADERS_UNSUPPORTED" });
     expect(outcome.error?.message).toBe(HEADERS_MESSAGE);
     expect(bridge.permissionRequests.length + bridge.elicitationRequests.length).toBe(asked);
-    const log = await waitForLog(sim, (l) => callsFor(l, "stopGeneration", sessionId).length === 1, "stopGeneration");
+    const log = await waitForLog(sim, (l) => stopsFor(l, sessionId).length === 1, "the stop");
     const answers = callsFor(log, "respondProviderRuntimeHeaders", sessionId);
     expect(answers).toEqual([
       expect.objectContaining({
@@ -47,12 +48,18 @@ describe.each([
         response: { headersApplied: false, errorMessage: expect.any(String) },
       }),
     ]);
-    const order = log.filter((e) => e.kind === "call").map((e) => e.method);
-    expect(order.indexOf("respondProviderRuntimeHeaders")).toBeLessThan(order.lastIndexOf("stopGeneration"));
+    // a V4 command is named by its envelope's type (the stop is one where the install takes V4 input)
+    const order = log
+      .filter((e) => e.kind === "call")
+      .map((e) =>
+        e.method === "sendConversationCommandV4" ? `v4.${(e.params as { envelope: { type: string } }).envelope.type}` : e.method,
+      );
+    const stop = Math.max(order.lastIndexOf("stopGeneration"), order.lastIndexOf("v4.stop"));
+    expect(order.indexOf("respondProviderRuntimeHeaders")).toBeLessThan(stop);
     expect((await bridge.promptOutcome(sessionId, "hello again")).response?.stopReason).toBe("end_turn");
   });
 
-  it("cancel mid-stream with nothing pending: cancelled, stopGeneration once, no interaction answers", async () => {
+  it("cancel mid-stream with nothing pending: cancelled, one stop, no interaction answers", async () => {
     const sessionId = await bridge.newSession();
     const turn = bridge.promptOutcome(sessionId, "sim:stream-until-cancel interval=20");
     await bridge.waitFor(
@@ -63,7 +70,7 @@ describe.each([
     expect((await turn).response?.stopReason).toBe("cancelled");
     expect((await bridge.promptOutcome(sessionId, "hello again")).response?.stopReason).toBe("end_turn");
     const log = await sim.readCallLog();
-    expect(callsFor(log, "stopGeneration", sessionId)).toHaveLength(1);
+    expect(stopsFor(log, sessionId)).toHaveLength(1);
     expect(callsFor(log, "respondPermission", sessionId)).toEqual([]);
     expect(callsFor(log, "respondElicitation", sessionId)).toEqual([]);
   });

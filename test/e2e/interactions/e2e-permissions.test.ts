@@ -9,6 +9,7 @@ import {
   FORM_CLIENT,
   NO_ELICITATION_CLIENT,
   callsFor,
+  stopsFor,
   choose,
   firesFor,
   holdPermission,
@@ -61,7 +62,7 @@ describe.each([
     expect(callsFor(log, "respondPermission", sessionId)).toEqual([
       expect.objectContaining({ taskId: sessionId, requestId: expect.any(String), optionId: "allow_once" }),
     ]);
-    expect(callsFor(log, "stopGeneration", sessionId)).toEqual([]);
+    expect(stopsFor(log, sessionId)).toEqual([]);
   });
 
   it("deny: the native deny option once, the tool fails, the turn ends normally", async () => {
@@ -122,7 +123,7 @@ describe.each([
 
   it(
     "cancel while the permission is pending, a client that does not answer it: " +
-      "$/cancel_request (after the grace), a real deny once, stopGeneration once, then the next prompt works",
+      "$/cancel_request (after the grace), a real deny once, one stop, then the next prompt works",
     async () => {
       const sessionId = await bridge.newSession();
       const before = bridge.permissionRequests.length;
@@ -137,7 +138,7 @@ describe.each([
       await followUpWorks(sessionId);
       const log = await sim.readCallLog();
       expect(callsFor(log, "respondPermission", sessionId).map((c) => c.optionId)).toEqual(["deny"]);
-      expect(callsFor(log, "stopGeneration", sessionId)).toHaveLength(1);
+      expect(stopsFor(log, sessionId)).toHaveLength(1);
     },
   );
 
@@ -146,14 +147,14 @@ describe.each([
     bridge.onPermission = async () => ({ outcome: { outcome: "cancelled" } });
     const outcome = await bridge.promptOutcome(sessionId, "sim:permission-no-deny");
     expect(outcome.error?.data).toMatchObject({ code: "INTERACTION_UNSUPPORTED" });
-    await waitForLog(sim, (log) => callsFor(log, "stopGeneration", sessionId).length === 1, "stopGeneration");
+    await waitForLog(sim, (log) => stopsFor(log, sessionId).length === 1, "the stop");
     await followUpWorks(sessionId);
     const log = await sim.readCallLog();
     expect(callsFor(log, "respondPermission", sessionId)).toEqual([]);
-    expect(callsFor(log, "stopGeneration", sessionId)).toHaveLength(1);
+    expect(stopsFor(log, sessionId)).toHaveLength(1);
   });
 
-  it("no deny option and an interrupt: cancelled, never allow, stopGeneration once", async () => {
+  it("no deny option and an interrupt: cancelled, never allow, one stop", async () => {
     const sessionId = await bridge.newSession();
     const before = bridge.permissionRequests.length;
     bridge.onPermission = holdPermission;
@@ -165,7 +166,7 @@ describe.each([
     await followUpWorks(sessionId);
     const log = await sim.readCallLog();
     expect(callsFor(log, "respondPermission", sessionId)).toEqual([]);
-    expect(callsFor(log, "stopGeneration", sessionId)).toHaveLength(1);
+    expect(stopsFor(log, sessionId)).toHaveLength(1);
   });
 
   it("zero options: fail closed without asking the client", async () => {
@@ -178,7 +179,7 @@ describe.each([
     await followUpWorks(sessionId);
     const log = await sim.readCallLog();
     expect(callsFor(log, "respondPermission", sessionId)).toEqual([]);
-    expect(callsFor(log, "stopGeneration", sessionId)).toHaveLength(1);
+    expect(stopsFor(log, sessionId)).toHaveLength(1);
   });
 
   it("repeated permission / interrupt cycles: each answered exactly once, nothing left pending", async () => {
@@ -197,7 +198,7 @@ describe.each([
     const answers = callsFor(log, "respondPermission", sessionId);
     expect(answers.map((c) => c.optionId)).toEqual(Array(cycles).fill("deny"));
     expect(new Set(answers.map((c) => c.requestId)).size).toBe(cycles);
-    expect(callsFor(log, "stopGeneration", sessionId)).toHaveLength(cycles);
+    expect(stopsFor(log, sessionId)).toHaveLength(cycles);
     expect(bridge.transcript.unanswered("agent")).toEqual([]);
   });
 });

@@ -11,6 +11,7 @@ import {
   FORM_CLIENT,
   NO_ELICITATION_CLIENT,
   callsFor,
+  stopsFor,
   choose,
   holdElicitation,
   useBridge,
@@ -146,7 +147,7 @@ describe("plan approval and questions end to end, form-capable client", () => {
 
   it(
     "cancel while the form is open, a client that does not close it: " +
-      "$/cancel_request (after the grace), respondElicitation cancel once, stopGeneration once",
+      "$/cancel_request (after the grace), respondElicitation cancel once, one stop",
     async () => {
       const sessionId = await bridge.newSession();
       const before = bridge.elicitationRequests.length;
@@ -159,7 +160,7 @@ describe("plan approval and questions end to end, form-capable client", () => {
       expect((await bridge.promptOutcome(sessionId, "hello again")).response?.stopReason).toBe("end_turn");
       const log = await sim.readCallLog();
       expect(callsFor(log, "respondElicitation", sessionId).map((c) => c.action)).toEqual(["cancel"]);
-      expect(callsFor(log, "stopGeneration", sessionId)).toHaveLength(1);
+      expect(stopsFor(log, sessionId)).toHaveLength(1);
     },
   );
 });
@@ -250,12 +251,12 @@ describe("plan approval and questions end to end, client without elicitation (Pa
     expect(outcome.error?.data).toMatchObject({ code: "INTERACTION_UNSUPPORTED" });
     expect(outcome.error?.message).toContain("elicitation.form");
     expect(bridge.permissionRequests.length).toBe(asked);
-    await waitForLog(sim, (log) => callsFor(log, "stopGeneration", sessionId).length === 1, "stopGeneration");
+    await waitForLog(sim, (log) => stopsFor(log, sessionId).length === 1, "the stop");
     expect((await bridge.promptOutcome(sessionId, "hello again")).response?.stopReason).toBe("end_turn");
     const log = await sim.readCallLog();
     const answers = callsFor(log, "respondElicitation", sessionId);
     expect(answers).toEqual([expect.objectContaining({ action: "decline" })]);
     expect(answers[0]).not.toHaveProperty("content");
-    expect(callsFor(log, "stopGeneration", sessionId)).toHaveLength(1);
+    expect(stopsFor(log, sessionId)).toHaveLength(1);
   });
 });

@@ -13,6 +13,7 @@ import {
   FORM_CLIENT,
   NO_ELICITATION_CLIENT,
   callsFor,
+  stopsFor,
   choose,
   useBridge,
   waitForLog,
@@ -71,7 +72,7 @@ describe("one question, client without elicitation (Paseo): a permission whose o
         content: { answer_0: "node", answer: "node", answers: { [QUESTION]: ["node"] } },
       }),
     ]);
-    expect(callsFor(log, "stopGeneration", sessionId)).toEqual([]);
+    expect(stopsFor(log, sessionId)).toEqual([]);
     expect(text(bridge, sessionId)).toContain('Runner: "node".');
   });
 
@@ -90,7 +91,7 @@ describe("one question, client without elicitation (Paseo): a permission whose o
     expect(text(bridge, sessionId)).toContain("No answer given.");
   });
 
-  it("interrupt while asked: cancelled, ZCode's question answered once, stopGeneration once, the next prompt works", async () => {
+  it("interrupt while asked: cancelled, ZCode's question answered once, one stop, the next prompt works", async () => {
     const sessionId = await bridge.newSession();
     const before = bridge.permissionRequests.length;
     bridge.onPermission = () => new Promise(() => {}); // the user does not answer; the interrupt does
@@ -103,7 +104,7 @@ describe("one question, client without elicitation (Paseo): a permission whose o
     const answers = callsFor(log, "respondElicitation", sessionId);
     expect(answers).toHaveLength(1);
     expect(["cancel", "decline"]).toContain(answers[0]!.action);
-    expect(callsFor(log, "stopGeneration", sessionId)).toHaveLength(1);
+    expect(stopsFor(log, sessionId)).toHaveLength(1);
   });
 
   it("a multi-select question cannot be a permission: a real decline, INTERACTION_UNSUPPORTED, nobody asked", async () => {
@@ -113,7 +114,7 @@ describe("one question, client without elicitation (Paseo): a permission whose o
     expect(outcome.error?.data).toMatchObject({ code: "INTERACTION_UNSUPPORTED" });
     expect(outcome.error?.message).toContain("multi-select");
     expect(bridge.permissionRequests.length).toBe(asked);
-    await waitForLog(sim, (log) => callsFor(log, "stopGeneration", sessionId).length === 1, "stopGeneration");
+    await waitForLog(sim, (log) => stopsFor(log, sessionId).length === 1, "the stop");
     expect((await bridge.promptOutcome(sessionId, "hello again")).response?.stopReason).toBe("end_turn");
     const answers = callsFor(await sim.readCallLog(), "respondElicitation", sessionId);
     expect(answers).toEqual([expect.objectContaining({ action: "decline" })]);

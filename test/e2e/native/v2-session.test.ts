@@ -115,9 +115,14 @@ describe("zcode-task-v2 (simulated ZCode 3.12.3) through the built CLI", () => {
     await client.agent.request("session/set_mode", { sessionId, modeId: "plan" });
     await expect(client.prompt(sessionId, "sim:crash")).rejects.toBeDefined();
     await expect(client.prompt(sessionId, "after the crash")).resolves.toMatchObject({ stopReason: "end_turn" });
-    const calls = (await sim.readCallLog()).filter(
-      (e) => e.kind === "call" && (e.params as { sessionId?: string } | undefined)?.sessionId === sessionId,
-    );
+    // a V4 command counts for the session of its envelope, named by its type (the prompt is `sendText`; adr/0022)
+    const calls = (await sim.readCallLog())
+      .map((e) =>
+        e.method === "sendConversationCommandV4"
+          ? { ...e, method: `v4.${(e.params as any).envelope.type}`, params: (e.params as any).envelope }
+          : e,
+      )
+      .filter((e) => e.kind === "call" && (e.params as { sessionId?: string } | undefined)?.sessionId === sessionId);
     const resumed = calls.findLastIndex((e) => e.method === "resumeSession");
     expect(resumed).toBeGreaterThanOrEqual(0);
     // the restarted host resumed the session without plan; the bridge set it again before prompting
@@ -125,7 +130,7 @@ describe("zcode-task-v2 (simulated ZCode 3.12.3) through the built CLI", () => {
       .slice(resumed + 1)
       .map((e) => `${e.method}${e.method === "setMode" ? `:${(e.params as { mode: string }).mode}` : ""}`);
     expect(after.indexOf("setMode:plan")).toBeGreaterThanOrEqual(0);
-    expect(after.indexOf("setMode:plan")).toBeLessThan(after.indexOf("sendPrompt"));
+    expect(after.indexOf("setMode:plan")).toBeLessThan(after.indexOf("v4.sendText"));
     client.expectValid();
   });
 

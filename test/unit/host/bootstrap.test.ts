@@ -68,6 +68,30 @@ describe("bootstrap", () => {
     ]);
   });
 
+  it("passes a V4 command envelope only with a command type the bridge sends, before the host sees it (adr/0022)", async () => {
+    const b = start();
+    await b.waitFor((f) => f.method === "ready");
+    const command = (id: number, envelope: unknown) =>
+      b.send({
+        id,
+        method: "__call",
+        params: { service: "agent", method: "sendConversationCommandV4", params: { workspacePath: "/w", envelope } },
+      });
+    command(1, { commandId: "c1", clientId: "x", sessionId: "s", type: "deleteSession", payload: {} });
+    command(2, { commandId: "c2", clientId: "x", sessionId: "s", type: "resolveInteraction", payload: {} });
+    command(3, "not an envelope");
+    for (const id of [1, 2, 3]) {
+      const refused = await b.waitFor(byId(id));
+      expect((refused.error as { code: string }).code, `frame ${id}`).toBe("METHOD_NOT_ALLOWED");
+    }
+    // an allowed type reaches the host (which refuses it: no handshake yet)
+    command(4, { commandId: "c4", clientId: "x", sessionId: "s", type: "stop", payload: {} });
+    const reached = await b.waitFor(byId(4));
+    expect(reached.error).toMatchObject({ code: "HOST_CALL_FAILED", data: { code: -32600 } });
+    const calls = readCallLog(install.callLogPath).filter((e) => e.kind === "call");
+    expect(calls.map((e) => (e.params as { envelope?: { type?: string } }).envelope?.type)).toEqual(["stop"]);
+  });
+
   it("relays subscription events and unsubscribes", async () => {
     const b = start();
     await b.waitFor((f) => f.method === "ready");

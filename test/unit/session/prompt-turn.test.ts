@@ -138,7 +138,7 @@ describe("session engine: a prompt turn", () => {
     await expect(engine.prompt([{ type: "text", text: "x" }])).rejects.toThrow(/seq \d+ .* after seq \d+/);
   });
 
-  it("answers a second concurrent prompt with a clear busy error and leaves the first alone", async () => {
+  it("on a release without V4 input, answers a second concurrent prompt with a clear busy error and leaves the first alone", async () => {
     const h = setup();
     const { engine, native } = await openSession(h);
     h.host.script.onPrompt = (s) => {
@@ -148,7 +148,7 @@ describe("session engine: a prompt turn", () => {
     const first = engine.prompt([{ type: "text", text: "one" }]);
     const second = await engine.prompt([{ type: "text", text: "two" }]).catch((e: unknown) => e);
     expect(second).toMatchObject({ code: "SESSION_BUSY" });
-    expect((second as Error).message).toMatch(/already running a prompt/);
+    expect((second as Error).message).toMatch(/takes no input while a turn runs/);
     await h.client.waitFor((n) => n.update.sessionUpdate === "agent_message_chunk");
     native.complete();
     await expect(first).resolves.toMatchObject({ stopReason: "end_turn" });
