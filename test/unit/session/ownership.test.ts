@@ -29,7 +29,7 @@ describe("session ownership", () => {
     expect(h.host.callsOf("resumeSession")).toHaveLength(1);
     expect(h.host.session("old1").sinks.size).toBe(1);
     // the two loads in flight together replayed once, and announce nothing after their responses
-    expect(h.host.callsOf("readSession")).toHaveLength(1);
+    expect(h.host.callsOf("readSessionMessages")).toHaveLength(1);
     expect(again).toBe(loaded);
     loaded.afterResponse();
     again.afterResponse();
