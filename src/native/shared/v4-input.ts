@@ -191,9 +191,10 @@ export class V4Input {
 
   /** The ack of a command whose answer was lost, from ZCode's command table; an error when ZCode cannot say. */
   private async askOutcome(ref: SessionRef, commandId: string, type: string, lost: BridgeError): Promise<unknown> {
+    // the outcome stays unknown: the lost call's code says so, so the session stops a turn ZCode may run
     const unknown = (cause: unknown): BridgeError =>
       new BridgeError(
-        "HOST_CALL_FAILED",
+        lost.code,
         `ZCode did not confirm ${type === "sendText" ? "the prompt" : `the ${type} command`} (${lost.message}), and could not say ` +
           "whether it received it. It was not sent again, so it is not run twice; check the session in ZCode, then retry if needed.",
         { cause, details: { commandId, type } },

@@ -132,12 +132,12 @@ describe("faults: one owner per session", () => {
     await expect(client.prompt(sessionId, "sim:stream-until-cancel interval=50 ackDelay=5000")).rejects.toMatchObject({
       data: { code: "HOST_TIMEOUT" },
     });
-    await until(async () => forSession(await t.calls("stopGeneration"), sessionId).length === 1, {
+    await until(async () => (await t.stops(sessionId)).length === 1, {
       intervalMs: 50,
       what: "the stop of the abandoned turn",
     });
     await expect(client.prompt(sessionId, "after the timeout")).resolves.toMatchObject({ stopReason: "end_turn" });
-    expect(forSession(await t.calls("stopGeneration"), sessionId)).toHaveLength(1);
+    expect(await t.stops(sessionId)).toHaveLength(1);
     client.expectValid();
   });
 

@@ -10,7 +10,7 @@ import { mkdtemp } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSimulatedInstall, type SimInstall } from "../../../fixtures/sim-install.js";
-import { callsFor } from "../../support/bridge-process.js";
+import { callsFor, stopsFor } from "../../support/bridge-process.js";
 import { RawAcpClient } from "../../support/raw-acp-client.js";
 
 let sim: SimInstall;
@@ -81,7 +81,7 @@ describe("malformed session/cancel notifications", () => {
     // the connection goes on: a request after them is answered, and nothing was cancelled
     const listed = await client.request("session/list", {});
     expect(listed.result.sessions).toEqual(expect.any(Array));
-    expect(callsFor(await sim.readCallLog(), "stopGeneration", sessionId)).toHaveLength(0);
+    expect(stopsFor(await sim.readCallLog(), sessionId)).toHaveLength(0);
     expect(client.transcript.agentMessages().some((m) => m.id === prompt.id)).toBe(false);
     // dropped by the transport (debug), never handed to the SDK (which printed "Error handling notification")
     expect(ignored(client.stderr, "session/cancel")).toBe(5);

@@ -202,7 +202,14 @@ describe("e2e: prompt input through V4 conversation commands", () => {
     expect(client.text(sessionId)).toBe("You said: did you get this");
     const sent = await envelopes("sendText", sessionId);
     expect(sent).toHaveLength(1);
-    const queries = await t.calls("queryConversationCommandsV4");
+    // the prompt answers when its turn ends, which may be before the lost ack's wait runs out
+    const queries = await until(
+      async () => {
+        const calls = await t.calls("queryConversationCommandsV4");
+        return calls.length > 0 ? calls : undefined;
+      },
+      { what: "ZCode asked about the lost ack", intervalMs: 20 },
+    );
     expect(queries.map((q) => q.params)).toEqual([expect.objectContaining({ commands: [{ sessionId, commandId: sent[0]!.commandId }] })]);
     client.expectValid();
   });

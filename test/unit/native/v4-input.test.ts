@@ -67,7 +67,7 @@ describe("V4 input", () => {
     fake.handlers.set("agent.queryConversationCommandsV4", () => ({ results: [{ key: {}, result: "unknown" }] }));
     const error = await new V4Input(fake, "zcode-task-v1", [3]).sendText(REF, TEXT, "startNow").catch((e: unknown) => e);
     expect(error).toMatchObject({
-      code: "HOST_CALL_FAILED",
+      code: "CHANNEL_CLOSED",
       message: expect.stringMatching(/could not say whether it received it\. It was not sent again/),
     });
     expect(fake.callsOf("sendConversationCommandV4")).toHaveLength(1);
