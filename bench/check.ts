@@ -193,7 +193,8 @@ async function main(): Promise<void> {
         `packed ${fmt(packedIn.cold)} ms cold → ${fmt(packedIn.cached)} ms cached; ` +
         `directory ${fmt(dirIn.cold)} ms cold → ${fmt(dirIn.cached)} ms cached.`,
       `- SHA-256 of the whole ${(archiveBytes / 1024 / 1024).toFixed(0)} MiB archive (what the check does NOT do): ${fmt(wholeArchiveHashMs)} ms.`,
-      "- Cold cost is dominated by the two child runs of the Electron stand-in (`zcode.cjs version`, the export check); the",
+      "- Cold cost is dominated by the child run of the Electron stand-in for the export check (the CLI's version is read",
+      "  from its bytes, never by running it); the",
       "  host files are hashed from their offsets in the archive, so the archive size does not matter. The packed install",
       "  stops at the export check (the plain-Node stand-in cannot import from an archive, ADR 0002); a failed export",
       "  check is never cached, so it is the one miss of a cached packed run.",

@@ -215,11 +215,14 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     .onRequest(acp.methods.agent.session.prompt, ({ params, signal }) =>
       // a failure is also explained in the session (clients that show String(error)): adr/0010
       answerPrompt({ sessionUpdate: (n) => port!.sessionUpdate(n) }, params.sessionId, logger, async () => {
-        const engine = sessions().ready(params.sessionId) ?? (await sessions().acquire(params.sessionId));
+        // a released session reopens first: a cancel while it does is seen by this prompt
+        const engine = sessions().ready(params.sessionId) ?? sessions().opening(params.sessionId);
+        const cancelsBefore = engine.cancelCount;
         const onAbort = (): void => engine.cancel();
         signal.addEventListener("abort", onAbort, { once: true });
         try {
-          return await engine.prompt(params.prompt);
+          await engine.whenOpen();
+          return await engine.prompt(params.prompt, cancelsBefore);
         } finally {
           signal.removeEventListener("abort", onAbort);
         }

@@ -403,8 +403,18 @@ export class SessionEngine {
 
   // ---- prompt turn ----
 
-  async prompt(blocks: readonly ContentBlock[]): Promise<TurnResult> {
+  /** How many session/cancel this session has had: a prompt given the count from before it waited sees a cancel meanwhile. */
+  get cancelCount(): number {
+    return this.cancels;
+  }
+
+  /**
+   * session/prompt. `cancelsBefore`: the `cancelCount` when the request arrived, for a prompt that
+   * waited for its session to reopen; a cancel meanwhile answers it `cancelled` without a turn.
+   */
+  async prompt(blocks: readonly ContentBlock[], cancelsBefore = this.cancels): Promise<TurnResult> {
     if (this.lifecycle.ended) throw this.lifecycle.closedError();
+    if (this.cancels !== cancelsBefore) return { stopReason: "cancelled" };
     const input = convertPrompt(blocks, this.workspacePath);
     const running = this.turn;
     if (running && !running.settled) {

@@ -86,10 +86,16 @@ export class SessionService {
 
   /** The session's engine once it is open: a released session is reopened first (prompt, mode, options). */
   async acquire(sessionId: string): Promise<SessionEngine> {
+    const engine = this.opening(sessionId);
+    await engine.whenOpen();
+    return engine;
+  }
+
+  /** The session's engine at once, open or opening (a released session starts to reopen); `whenOpen` tells when it is open. */
+  opening(sessionId: string): SessionEngine {
     const engine = this.sessions.get(sessionId) ?? this.reopen(sessionId);
     if (!engine || engine.isClosed) throw this.unknown(sessionId);
     engine.lifecycle.touch();
-    await engine.whenOpen();
     return engine;
   }
 
@@ -329,7 +335,6 @@ export class SessionService {
         "Close sessions you no longer use (session/close), or restart the agent to start afresh; closed sessions stay in ZCode and can be loaded again.",
     );
   }
-
 
   private answer(engine: SessionEngine): OpenedSession {
     // once per opening: a load that joined another load shares its answer and announces nothing after its response

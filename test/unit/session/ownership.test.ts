@@ -183,6 +183,30 @@ describe("session ownership", () => {
     expect(h.service.diagnostics()).toMatchObject({ sessions: MAX_ATTACHED_SESSIONS, releasedSessions: 2 });
   });
 
+  it("a cancel while a released session reopens for its prompt cancels that prompt: no turn is sent", async () => {
+    const h = setup();
+    const first = await openSession(h);
+    h.host.script.onPrompt = (s) => {
+      s.startTurn();
+      s.complete();
+    };
+    await first.engine.prompt([{ type: "text", text: "keep me" }]);
+    for (let i = 1; i <= MAX_ATTACHED_SESSIONS; i++) await openSession(h);
+    await until(() => h.host.callsOf("closeSession").length === 1);
+    const sent = h.host.callsOf("sendPrompt").length;
+    // as the prompt handler does: the engine at once, the cancel count, then the wait for the reopen
+    const reopening = h.service.opening(first.opened.sessionId);
+    const cancelsBefore = reopening.cancelCount;
+    h.service.get(first.opened.sessionId).cancel();
+    await reopening.whenOpen();
+    await expect(reopening.prompt([{ type: "text", text: "cancelled before it ran" }], cancelsBefore)).resolves.toEqual({
+      stopReason: "cancelled",
+    });
+    expect(h.host.callsOf("sendPrompt")).toHaveLength(sent);
+    // the next prompt runs
+    await expect(reopening.prompt([{ type: "text", text: "now" }])).resolves.toMatchObject({ stopReason: "end_turn" });
+  });
+
   it("never releases a session with a running turn", async () => {
     const h = setup();
     const first = await openSession(h);
