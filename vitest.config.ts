@@ -17,6 +17,8 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: "v1 (3.11.2)", include: ["test/**/*.test.ts"], env: { ZCODE_ACP_SIM_RELEASE: "3.11.2" } } },
       { extends: true, test: { name: "v2 (3.12.3)", include: E2E, env: { ZCODE_ACP_SIM_RELEASE: "3.12.3" } } },
+      // the release most users run now: recognised by its public host-entry fingerprint, RPC module pinned on first use
+      { extends: true, test: { name: "v2 (3.14.4)", include: E2E, env: { ZCODE_ACP_SIM_RELEASE: "3.14.4" } } },
     ],
   },
 });

@@ -48,6 +48,14 @@ export interface OpenedSession {
   afterResponse(): void;
 }
 
+/** session/load (`replay`) and session/resume */
+interface ResumeParams {
+  sessionId: string;
+  cwd: string;
+  mcpServers?: McpServer[] | undefined;
+  replay: boolean;
+}
+
 export class SessionService {
   private readonly sessions = new Map<string, SessionEngine>();
   private readonly released = new Map<string, ReleasedSession>();
@@ -124,12 +132,7 @@ export class SessionService {
   }
 
   /** session/load (replay = true) and session/resume (replay = false); a second one of the same session joins the first. */
-  async resumeSession(params: {
-    sessionId: string;
-    cwd: string;
-    mcpServers?: McpServer[] | undefined;
-    replay: boolean;
-  }): Promise<OpenedSession> {
+  async resumeSession(params: ResumeParams): Promise<OpenedSession> {
     const { sessionId, cwd } = params;
     // a load while a load of the same session (and workspace) is in flight gets that load's result (one replay)
     const loading = params.replay ? this.loading.get(sessionId) : undefined;
@@ -143,12 +146,7 @@ export class SessionService {
     return opened;
   }
 
-  private async open(params: {
-    sessionId: string;
-    cwd: string;
-    mcpServers?: McpServer[] | undefined;
-    replay: boolean;
-  }): Promise<OpenedSession> {
+  private async open(params: ResumeParams): Promise<OpenedSession> {
     const { sessionId, cwd } = params;
     let engine = this.sessions.get(sessionId);
     if (engine && !engine.isClosed) {

@@ -1,17 +1,34 @@
 /**
  * Release advisories as ACP notices (adr/0021), through the built CLI on the simulated install of
- * this project's line (3.11.2 or 3.12.3, whose manifests carry the repository-snapshot advisory):
- * a client that advertises `session.notices` gets one `notice` per new session, a client without
- * the capability none; the bridge logs the advisory once.
+ * this project's release. On 3.11.2 and 3.12.3 (whose manifests carry the repository-snapshot
+ * advisory) a client that advertises `session.notices` gets one `notice` per new session, a client
+ * without the capability none, and the bridge logs the advisory once; on a release without
+ * advisories (3.14.4) nobody gets a notice and nothing is logged.
  */
-import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
+import { simFlavour } from "../../../fixtures/sim-releases.js";
 import { e2e } from "../../support/e2e-harness.js";
+import { pinnedManifest } from "../../support/verified-releases.js";
 
 const t = e2e();
 const isNotice = (u: any): boolean => u.sessionUpdate === "notice";
+const pinnedAdvisories = pinnedManifest(simFlavour().release).manifest.advisories ?? [];
 
-describe("e2e: release advisories as session notices", () => {
+describe.runIf(pinnedAdvisories.length === 0)("e2e: a release without advisories", () => {
+  it("sends no notice, even to a notice-capable client, and logs no advisory", async () => {
+    expect(t.sim().manifest.advisories ?? []).toEqual([]);
+    const client = await t.start();
+    await client.initialize({ session: { notices: {} } });
+    const { sessionId } = await client.newSession(await t.workspace());
+    await client.prompt(sessionId, "hello");
+    expect(client.updates(sessionId).filter(isNotice)).toEqual([]);
+    client.expectValid();
+    await client.close();
+    expect(client.stderr).not.toMatch(/release advisory:/);
+  });
+});
+
+describe.runIf(pinnedAdvisories.length > 0)("e2e: release advisories as session notices", () => {
   it("the simulated release carries its pinned manifest's advisory", () => {
     expect(t.sim().manifest.advisories?.map((a) => [a.id, a.severity, a.fixedIn])).toEqual([
       ["repo-snapshot-uploader", "warning", "3.14.0"],
@@ -64,8 +81,7 @@ describe("e2e: release advisories as session notices", () => {
     expect(client.stderr).toMatch(/release advisory:/);
   });
 
-  it("the pinned manifest of this release carries the same advisory", async () => {
-    const pinned = JSON.parse(await readFile(new URL(`../../../manifests/zcode-${t.sim().release}.json`, import.meta.url), "utf8"));
-    expect(t.sim().manifest.advisories).toEqual(pinned.advisories);
+  it("the pinned manifest of this release carries the same advisory", () => {
+    expect(t.sim().manifest.advisories).toEqual(pinnedAdvisories);
   });
 });
