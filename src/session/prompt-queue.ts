@@ -95,14 +95,15 @@ export class PromptQueue {
   }
 
   /**
-   * Answer every waiting prompt `cancelled` (now, once each); resolves when their inputs are out of
-   * ZCode's queue (or could not be removed: logged, the stop that follows ends what runs).
+   * Answer every waiting prompt `cancelled`, or with `error` when the bridge gave up on the session's
+   * turns (now, once each); resolves when their inputs are out of ZCode's queue (or could not be
+   * removed: logged, the stop that follows ends what runs).
    */
-  cancelAll(): Promise<void> {
+  cancelAll(error?: BridgeError): Promise<void> {
     const entries = this.waiting.splice(0);
     for (const entry of entries) {
       entry.turn.cancelRequested = true;
-      if (entry.turn.settle({ stopReason: "cancelled" })) entry.turn.deliver();
+      if (entry.turn.settle(error ? { error } : { stopReason: "cancelled" })) entry.turn.deliver();
     }
     return Promise.all(entries.map((entry) => this.remove(entry))).then(() => undefined);
   }

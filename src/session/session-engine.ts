@@ -323,7 +323,7 @@ export class SessionEngine {
     // with the host, ZCode's queue is gone; while it lives, the waiting inputs leave it before the stop
     let removals = Promise.resolve();
     if (hostGone) this.queue.failAll(error);
-    else removals = this.queue.cancelAll();
+    else removals = this.queue.cancelAll(error); // not the client's cancel: they end with the error, as the running turn does
     const turn = this.turn;
     if (turn && !turn.settled) {
       if (!hostGone && turn.sendIssued) this.requestStop(turn, removals);

@@ -84,6 +84,16 @@ describe("prompt queue", () => {
     expect(removed).toHaveLength(2);
   });
 
+  it("with an error (the bridge gave up on the session's turns), answers the waiting prompts with it and still removes them", async () => {
+    const { queue, sends, removed } = rig();
+    const answer = queue.add(INPUT);
+    sends[0]!.resolve({ inputId: "in-1", delivery: "queue", queueItemId: "queue_in-1" });
+    const removals = queue.cancelAll(new BridgeError("HOST_CALL_FAILED", "the subscription ended"));
+    await expect(answer).rejects.toMatchObject({ code: "HOST_CALL_FAILED" });
+    await removals;
+    expect(removed).toEqual(["queue_in-1"]);
+  });
+
   it("answers a failed send with its error: at once while waiting, through the engine once running", async () => {
     const { queue, sends, failedRunning } = rig();
     const waiting = queue.add(INPUT);
