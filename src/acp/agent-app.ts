@@ -212,7 +212,7 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
         return { configOptions: await engine.setConfigOption(params.configId, params.value) };
       }),
     )
-    .onRequest(acp.methods.agent.session.prompt, ({ params, signal }) =>
+    .onRequest(acp.methods.agent.session.prompt, ({ params, signal, requestId }) =>
       // a failure is also explained in the session (clients that show String(error)): adr/0010
       answerPrompt({ sessionUpdate: (n) => port!.sessionUpdate(n) }, params.sessionId, logger, async () => {
         // a released session reopens first: a cancel while it does is seen by this prompt
@@ -222,6 +222,8 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
         signal.addEventListener("abort", onAbort, { once: true });
         try {
           await engine.whenOpen();
+          // a cancel read after this request but before this handler ran found no turn (adr/0019)
+          if (options.tracker?.cancelledOnWire(requestId)) return { stopReason: "cancelled" as const };
           return await engine.prompt(params.prompt, cancelsBefore);
         } finally {
           signal.removeEventListener("abort", onAbort);

@@ -65,6 +65,12 @@ export interface InteractionTracker {
   track<P extends object>(kind: InteractionKind, params: P, signal: AbortSignal): P;
   /** the interaction that asked with `signal` is over (also assumed when the signal aborts) */
   ended(signal: AbortSignal): void;
+  /**
+   * Was a cancel of its session read after this session/prompt request (by the order on the wire)?
+   * The prompt handler asks right before it starts the turn: a cancel read before the handler ran
+   * found no turn to cancel, so it is applied there.
+   */
+  cancelledOnWire(requestId: unknown): boolean;
 }
 
 const idKey = (id: unknown): string => JSON.stringify(id) ?? "undefined";
@@ -94,6 +100,8 @@ export class WireOrder implements InteractionTracker {
   private readonly answered = new Set<Ticket>();
   /** running session/prompt requests of the client: id → session */
   private readonly prompts = new Map<string, string>();
+  /** of those, the ones a later cancel of their session was read for */
+  private readonly cancelledPrompts = new Set<string>();
   private warnedUntagged = false;
 
   constructor(
@@ -137,6 +145,7 @@ export class WireOrder implements InteractionTracker {
     if (!("id" in m)) return message;
     if (typeof m.method !== "string") {
       this.prompts.delete(idKey(m.id));
+      this.cancelledPrompts.delete(idKey(m.id));
       return message;
     }
     const kind = ASKING_METHODS[m.method];
@@ -203,7 +212,16 @@ export class WireOrder implements InteractionTracker {
     return message;
   }
 
+  cancelledOnWire(requestId: unknown): boolean {
+    return this.cancelledPrompts.has(idKey(requestId));
+  }
+
   private cancel(sessionId: string, message: Message): Message | Promise<Message> {
+    for (const [id, promptSession] of this.prompts) if (promptSession === sessionId) this.cancelledPrompts.add(id);
+    for (const id of this.cancelledPrompts) {
+      if (this.cancelledPrompts.size <= MAX_TRACKED) break;
+      this.cancelledPrompts.delete(id);
+    }
     for (const ticket of this.asked.values()) if (ticket.sessionId === sessionId && ticket.state === "asked") ticket.state = "stale";
     const earlier = [...this.answered].filter((t) => t.sessionId === sessionId).map((t) => t.over!);
     const apply = (): Message => {

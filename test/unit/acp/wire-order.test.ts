@@ -105,6 +105,21 @@ describe("wire order of cancels and answers", () => {
   });
 });
 
+describe("prompts read before a cancel", () => {
+  it("a session/prompt read before a cancel of its session counts as cancelled until it is answered; one read after does not", () => {
+    const { wire, cancel } = tracker();
+    const prompt = (id: number, sessionId: string) =>
+      void wire.incoming({ jsonrpc: "2.0", id, method: "session/prompt", params: { sessionId, prompt: [] } });
+    prompt(1, "s1");
+    prompt(2, "s2");
+    void wire.incoming(cancel("s1"));
+    prompt(3, "s1");
+    expect([1, 2, 3].map((id) => wire.cancelledOnWire(id))).toEqual([true, false, false]);
+    wire.outgoing({ jsonrpc: "2.0", id: 1, result: { stopReason: "cancelled" } } as unknown as acp.AnyMessage);
+    expect(wire.cancelledOnWire(1)).toBe(false);
+  });
+});
+
 describe("tickets without SDK internals", () => {
   it("a copied params object (an SDK that rebuilds params) still finds its ticket by its _meta tag; the client's own _meta is kept", async () => {
     const { wire, cancelled, allow, cancel } = tracker();
