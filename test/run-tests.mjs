@@ -24,6 +24,7 @@ if (args[0] === "--total") {
   let skipped = 0;
   let bad = false;
   let runs = 0;
+  const failures = [];
   let text = "";
   try {
     text = readFileSync(args[1], "utf8");
@@ -38,6 +39,7 @@ if (args[0] === "--total") {
       passed += run.passed ?? 0;
       failed += run.failed ?? 0;
       skipped += run.skipped ?? 0;
+      for (const name of run.failures ?? []) failures.push(`${run.label}: ${name}`);
       if (run.code !== 0) bad = true;
     } catch {
       failed += 1;
@@ -45,6 +47,8 @@ if (args[0] === "--total") {
     }
   }
   if (runs === 0) failed = Math.max(failed, 1);
+  // the failed tests by name, right above the last line (a log shown only by its end still names them)
+  for (const name of failures) console.log(`failed: ${name}`);
   console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
   process.exit(failed > 0 || bad || runs === 0 ? 1 : 0);
 }
@@ -58,8 +62,15 @@ const result = spawnSync(process.execPath, ["node_modules/vitest/vitest.mjs", "r
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+const failures = [];
 try {
   const report = JSON.parse(readFileSync(summaryFile, "utf8"));
+  for (const file of report.testResults ?? []) {
+    const where = String(file.name ?? "").replace(`${process.cwd()}/`, "");
+    const tests = (file.assertionResults ?? []).filter((t) => t.status === "failed");
+    for (const t of tests) failures.push(`${where} > ${t.fullName ?? t.title}: ${firstLine(t.failureMessages?.[0])}`);
+    if (tests.length === 0 && file.status === "failed") failures.push(`${where}: ${firstLine(file.message)}`);
+  }
   passed = report.numPassedTests ?? 0;
   failed = report.numFailedTests ?? 0;
   // a suite that fails to load has no failed test of its own: count the suite
@@ -76,7 +87,7 @@ const lintFailures = lint ? runLint() : [];
 const totals = process.env.ZCODE_ACP_TEST_TOTALS;
 if (totals) {
   const label = `Node ${process.version}${args.length > 0 ? ` (${args.join(" ")})` : ""}`;
-  appendFileSync(totals, `${JSON.stringify({ label, passed, failed, skipped, code })}\n`);
+  appendFileSync(totals, `${JSON.stringify({ label, passed, failed, skipped, code, failures: failures.slice(0, 50) })}\n`);
   console.log(`${label}: ${passed} tests passed and ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
   if (lint) {
     const lintCode = lintFailures.length > 0 ? 1 : 0;
@@ -84,10 +95,18 @@ if (totals) {
     console.log(`lint: ${lintFailures.length > 0 ? `${lintFailures.join(" and ")} failed` : "ESLint and Prettier passed"}`);
   }
 } else {
+  for (const name of failures) console.log(`failed: ${name}`);
   console.log(`${passed} passed, ${failed + lintFailures.length} failed${skipped ? `, ${skipped} skipped` : ""}`);
 }
 if (lintFailures.length > 0 && code === 0) code = 1;
 process.exit(code);
+
+/** the first line of a failure message, at most 300 characters */
+function firstLine(text) {
+  return String(text ?? "")
+    .split("\n")[0]
+    .slice(0, 300);
+}
 
 /** ESLint, then Prettier, each over the whole tree; returns the names of those that failed */
 function runLint() {
