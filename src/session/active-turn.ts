@@ -27,6 +27,8 @@ export class ActiveTurn {
   sendIssued = false;
   cancelRequested = false;
   stopRequested = false;
+  /** settles once the call that handed the prompt to ZCode has answered, either way */
+  private sendCall: Promise<void> = Promise.resolve();
   /** how the turn ended, once settled */
   private outcome: TurnOutcome | undefined;
   /** token totals to report with the answer (set before `deliver`) */
@@ -44,6 +46,23 @@ export class ActiveTurn {
     });
     // the prompt handler always awaits `result`; avoid an unhandled rejection before it does
     this.result.catch(() => undefined);
+  }
+
+  /** The call that hands this prompt to ZCode; a stop for the turn is sent only after it answered. */
+  sending(call: Promise<unknown>): void {
+    this.sendCall = call.then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  /**
+   * Resolves once the prompt's send has answered (at once if none was made). A stop sent before
+   * could reach ZCode ahead of the input it is meant to stop (the V4 input awaits its handshake and
+   * uploads before its command), find nothing running, and leave the turn to run on unseen.
+   */
+  get sendAnswered(): Promise<void> {
+    return this.sendCall;
   }
 
   get signal(): AbortSignal {

@@ -72,6 +72,7 @@ export class PromptQueue {
         return undefined;
       },
     );
+    turn.sending(entry.sent);
     return turn.result;
   }
 

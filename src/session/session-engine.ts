@@ -480,7 +480,9 @@ export class SessionEngine {
   private async send(turn: ActiveTurn, input: HostPromptInput): Promise<void> {
     this.logger.debug("sendPrompt", { turn: turn.number, attachments: input.attachments.length });
     try {
-      const sent = await this.deps.native.sendPrompt({ ...this.where, content: input.content, attachments: input.attachments });
+      const call = this.deps.native.sendPrompt({ ...this.where, content: input.content, attachments: input.attachments });
+      turn.sending(call);
+      const sent = await call;
       turn.inputId = sent.inputId;
       this.prompted = true; // ZCode keeps the session from its first accepted prompt (deferred persistence)
     } catch (error) {
@@ -585,7 +587,8 @@ export class SessionEngine {
   private requestStop(turn: ActiveTurn, after: Promise<void> = Promise.resolve()): void {
     if (turn.stopRequested) return;
     turn.stopRequested = true;
-    this.stopCall = after
+    // after the send has answered: ZCode then has the input the stop is for
+    this.stopCall = Promise.all([after, turn.sendAnswered])
       .then(() => this.deps.native.cancel(this.where))
       .then(
         () => undefined,

@@ -46,6 +46,8 @@ type Attachment = { kind?: unknown; filename?: unknown; mimeType?: unknown; data
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** the clientId of this bridge process: one for every connection, envelope and incarnation */
+/** the incarnation of a handshake still under way (the host may be launching: its number is not known yet) */
+const HANDSHAKE_RUNNING = -1;
 const CLIENT_ID = `zcode-acp-${randomUUID()}`;
 
 export class V4Input {
@@ -117,12 +119,19 @@ export class V4Input {
 
   // ---- handshake ----
 
-  /** hello + clientHello once per host incarnation (a relaunched host is a new connection). */
+  /**
+   * hello + clientHello once per host incarnation (a relaunched host is a new connection). Commands
+   * issued while it runs share it: one connection has one handshake.
+   */
   private ready(): Promise<void> {
     const current = this.handshake;
-    if (current && current.incarnation === this.host.incarnation && current.incarnation > 0) return current.done;
+    if (
+      current &&
+      (current.incarnation === HANDSHAKE_RUNNING || (current.incarnation === this.host.incarnation && current.incarnation > 0))
+    )
+      return current.done;
     const done = this.shake();
-    const entry = { incarnation: -1, done };
+    const entry = { incarnation: HANDSHAKE_RUNNING, done };
     this.handshake = entry;
     done.then(
       () => {

@@ -168,6 +168,33 @@ describe("e2e: prompt input through V4 conversation commands", () => {
     client.expectValid();
   });
 
+  it("a cancel read while the prompt's input is on its way (handshake, then an upload): the stop follows the input and stops its turn", async () => {
+    // the prompt's sendText waits for the slow handshake, then for its image upload (three round
+    // trips); a stop sent on its own would overtake it, find nothing running (noop), and the turn
+    // would stream on with no client watching
+    const { client, sessionId } = await session({ simProfile: { v4HelloDelayMs: 2000 }, cancelGraceMs: 120_000 });
+    const png = Buffer.from("89504e470d0a1a0a0000000d49484452", "hex").toString("base64");
+    const turn = client.prompt(sessionId, [
+      { type: "text", text: "sim:stream-until-cancel interval=20 max=5000" },
+      { type: "image", data: png, mimeType: "image/png" },
+    ]);
+    await until(async () => (await thisRun("helloConversationV4")).length === 1, { what: "the handshake under way", intervalMs: 20 });
+    expect(await envelopes("sendText", sessionId)).toEqual([]); // the input is not at ZCode yet
+    await client.cancel(sessionId);
+    await expect(turn).resolves.toMatchObject({ stopReason: "cancelled" });
+    const [sent] = forSession(await t.commands("sendText"), sessionId);
+    const stops = forSession(await t.commands("stop"), sessionId);
+    expect(stops).toHaveLength(1);
+    expect(stops[0]!.seq).toBeGreaterThan(sent!.seq);
+    // the stop waited for the prompt's handshake: one per connection
+    expect(await thisRun("helloConversationV4")).toHaveLength(1);
+    expect(await thisRun("initializeConversationV4")).toHaveLength(1);
+    // the turn the stop was for ended: the session takes the next prompt at once
+    await expect(client.prompt(sessionId, "after the cancel")).resolves.toMatchObject({ stopReason: "end_turn" });
+    expect(await t.stops(sessionId)).toHaveLength(1);
+    client.expectValid();
+  });
+
   it.each([
     ["duplicate", /duplicate of a command it already had \(proto\.duplicateCommand/],
     ["stale", /session changed meanwhile \(guard\.revisionChanged/],

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isBridgeError } from "../../../src/util/errors.js";
 import { CWD, joined, openSession, setup } from "./harness.js";
+import { until } from "../../support/until.js";
 
 describe("session engine: a prompt turn", () => {
   it("streams text and reasoning with message ids, ends end_turn, then reports usage", async () => {
@@ -100,7 +101,10 @@ describe("session engine: a prompt turn", () => {
     const error = await engine.prompt([{ type: "text", text: "x" }]).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: "NATIVE_PROTOCOL_ERROR" });
     expect((error as Error).message).toContain('"turn.mystery"');
-    expect(h.host.operations.filter((o) => o.operation === "cancelGeneration")).toHaveLength(1);
+    // the stop goes once the prompt's send has answered (the event came before that answer)
+    const stops = () => h.host.operations.filter((o) => o.operation === "cancelGeneration");
+    await until(() => stops().length > 0, { what: "the stop" });
+    expect(stops()).toHaveLength(1);
   });
 
   it("fails closed on an unknown top-level type and on a malformed envelope", async () => {
