@@ -1,9 +1,9 @@
 import { defineConfig } from "vitest/config";
 
 /**
- * Two projects: every test on the zcode-task-v1 line (simulated ZCode 3.11.2, the fixtures'
+ * Three projects: every test on the zcode-task-v1 line (simulated ZCode 3.11.2, the fixtures'
  * default), and the end-to-end suites that drive ACP sessions again on the zcode-task-v2 line
- * (simulated ZCode 3.12.3). The suites read the release from ZCODE_ACP_SIM_RELEASE
+ * (simulated ZCode 3.12.3, and 3.14.4, the release most users run now). The suites read the release from ZCODE_ACP_SIM_RELEASE
  * (fixtures/sim-install.ts). test/README.md describes the folders.
  */
 const E2E = ["test/e2e/{acp,conformance,faults,hardening,interactions,v4}/**/*.test.ts"];

@@ -107,10 +107,9 @@ describe("HostConnection", () => {
   it("times out one call from the timeout table, ignores its late answer and keeps the host", async () => {
     const c = connect({ profile: { taskChannelDelayMs: 700 }, timeouts: { cancel: 200 } });
     await c.host.call("agent", "initialize", W);
-    const started = Date.now();
     const error = await rejectionOf(c.host.call("task", "stopGeneration", { ...W, taskId: "t1" }, { timeout: "cancel" }));
     expect(error.code).toBe("HOST_TIMEOUT");
-    expect(Date.now() - started).toBeLessThan(650);
+    expect(c.readLog()).not.toContain("late internal channel response ignored"); // it did not wait for the answer
     // the parked call is served once the channel registers: its answer arrives late and is ignored
     await until(() => c.readLog().includes("late internal channel response ignored"), {
       timeoutMs: 10_000,

@@ -99,11 +99,10 @@ describe("session lifecycle: one operation at a time", () => {
 describe("abortableDelay", () => {
   it("ends at once when a signal aborts, and on its own after the time", async () => {
     const controller = new AbortController();
-    const started = Date.now();
-    const waiting = abortableDelay(10_000, [controller.signal]);
+    // longer than the test's own timeout: only the abort can end it in time
+    const waiting = abortableDelay(120_000, [controller.signal]);
     controller.abort();
     await waiting;
-    expect(Date.now() - started).toBeLessThan(1000);
     await abortableDelay(5, []);
     await abortableDelay(10_000, [AbortSignal.abort()]);
   });
