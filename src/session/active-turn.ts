@@ -48,16 +48,20 @@ export class ActiveTurn {
     this.result.catch(() => undefined);
   }
 
-  /** The call that hands this prompt to ZCode; a stop for the turn is sent only after it answered. */
+  /**
+   * A call that hands input of this turn to ZCode (its prompt, or text steered into it); a stop
+   * for the turn is sent only after every such call has answered.
+   */
   sending(call: Promise<unknown>): void {
-    this.sendCall = call.then(
+    const settled = call.then(
       () => undefined,
       () => undefined,
     );
+    this.sendCall = Promise.all([this.sendCall, settled]).then(() => undefined);
   }
 
   /**
-   * Resolves once the prompt's send has answered (at once if none was made). A stop sent before
+   * Resolves once the turn's sends have answered (at once if none was made). A stop sent before
    * could reach ZCode ahead of the input it is meant to stop (the V4 input awaits its handshake and
    * uploads before its command), find nothing running, and leave the turn to run on unseen.
    */

@@ -100,6 +100,8 @@ describe("session engine: cancel", () => {
       code: "PROVIDER_HEADERS_UNSUPPORTED",
       message: "captcha needs the desktop app",
     });
+    // the stop goes once the prompt's send has answered (the request came before that answer)
+    await until(() => stops(h).length > 0, { what: "the stop" });
     expect(stops(h)).toHaveLength(1);
     const ctx = h.broker.handled[0]!.ctx;
     expect(ctx.signal.aborted).toBe(true);
