@@ -24,6 +24,7 @@ import { confinedEntry } from "../install/confine.js";
 import { joinLayout } from "../install/layout.js";
 import { isBridgeError } from "../util/errors.js";
 import { PACKAGE_VERSION } from "../version.js";
+import { allowedMethods, describeAllowed } from "./allowed-methods.js";
 import { chooseLine, hostBundleText, lineEvidence, type LineEvidence } from "./line-evidence.js";
 import { inheritedAdvisories } from "./inherited-advisories.js";
 
@@ -255,17 +256,22 @@ async function buildCandidate(
   const nearest = nearestPinned(pinned, chosen.id, app.version);
   if (!nearest) refuse(`No pinned release of the line ${chosen.id} exists to take its protocol descriptor from; update zcode-acp.`);
   const base = nearest.manifest;
+  // the allowlist: the base's, less what this build does not name
+  const allowed = allowedMethods(base.protocol, releaseLine, bundle.text);
   report.nearest = {
     release: base.artifact.appVersion,
     manifest: base.artifact.id,
-    differences: differences(base, {
-      cliVersion,
-      cliSha256: report.cliSha256,
-      hostIndexSha: report.hostIndex.sha256,
-      rpcPath,
-      rpcSha,
-      exports,
-    }),
+    differences: [
+      ...differences(base, {
+        cliVersion,
+        cliSha256: report.cliSha256,
+        hostIndexSha: report.hostIndex.sha256,
+        rpcPath,
+        rpcSha,
+        exports,
+      }),
+      ...describeAllowed(allowed),
+    ],
   };
   const candidate: Manifest = {
     schemaVersion: 1,
@@ -283,7 +289,7 @@ async function buildCandidate(
       exports: { ...exports },
       metadata: { ...expected },
     },
-    protocol: structuredClone(base.protocol),
+    protocol: allowed.protocol,
   };
   const advisories = inheritedAdvisories(pinned, candidate.artifact.hostIndex);
   if (advisories.length > 0) candidate.advisories = advisories;
@@ -335,7 +341,5 @@ function differences(
         `protocol ${found.exports.protocol}, client ${found.exports.client}, service ${found.exports.service}`,
     );
   }
-  // the line was chosen because its bundle names all of its methods and markers (./line-evidence.ts)
-  out.push("every method of the line is named in the host bundle");
   return out;
 }

@@ -139,6 +139,37 @@ describe("onboarding a build no pinned manifest covers (simulated ZCode 3.14.5)"
     expect(after.code).toBe(1);
     expect(after.stdout).toMatch(/SHA-256 mismatch: out\/host\/chunk-/);
   });
+  it("a build whose host bundle lacks a V4 input method is onboarded without V4: the review says so and prompts go through sendPrompt", async () => {
+    const other = await createSimulatedInstall({ release: "3.14.5" });
+    try {
+      // the simulated host no longer names (nor serves) the upload abort
+      await edit(other, "out/host/sim-v4.js", (t) => t.replaceAll("attachmentAbortV4", "attachmentCancelV4"));
+      const run = await runCli(["onboard", "--accept"], { env: other.env });
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain(
+        "V4 input left out: the host bundle does not name attachmentAbortV4; prompts go through sendPrompt, without steering or queueing",
+      );
+      const manifest = JSON.parse(
+        await readFile(join(other.env.ZCODE_ACP_CONFIG_DIR!, "manifests", "zcode-3.14.5.local.json"), "utf8"),
+      ) as {
+        protocol: { allowlist: { agent: string[] } };
+      };
+      expect(manifest.protocol.allowlist.agent).toContain("sendPrompt");
+      expect(manifest.protocol.allowlist.agent.filter((m) => m.endsWith("V4"))).toEqual([]);
+      const client = await AcpTestClient.start({ env: other.env });
+      clients.push(client);
+      await client.initialize();
+      const { sessionId } = await client.newSession(await mkdtemp(join(dirname(other.root), "ws-")));
+      await expect(client.prompt(sessionId, "hello")).resolves.toMatchObject({ stopReason: "end_turn" });
+      const calls = (await other.readCallLog()).filter((e) => e.kind === "call").map((e) => e.method);
+      expect(calls).toContain("sendPrompt");
+      expect(calls.filter((m) => m.endsWith("V4"))).toEqual([]);
+      client.expectValid();
+      await client.close();
+    } finally {
+      await other.cleanup();
+    }
+  });
 });
 
 describe("onboard refuses bad input, writing nothing", () => {

@@ -1,0 +1,58 @@
+/**
+ * The allowlist of an onboarded build: the nearest pinned release's, less what this build's host
+ * bundle does not name. The line's required methods are named (the line was chosen for that:
+ * ./line-evidence.ts); any other method stays only when the bundle names it, and the V4 input
+ * methods only all together, since the line's API sends prompts through V4 when the allowlist has
+ * them (adr/0022) and a build with part of them would fail its first prompt.
+ */
+import { V4_INPUT_METHODS, type ReleaseLine } from "../manifest/release-lines.js";
+import type { PerChannel, ProtocolDescriptor } from "../manifest/types.js";
+
+export interface AllowedMethods {
+  /** the base descriptor with the allowlist reduced */
+  protocol: ProtocolDescriptor;
+  /** "named": the build names every V4 input method (they stay); "absent": left out; "not in base": the base has none */
+  v4: "named" | "absent" | "not in base";
+  /** V4 input methods the bundle does not name (when `v4` is "absent") */
+  v4Missing: string[];
+  /** other optional methods left out because the bundle does not name them */
+  leftOut: string[];
+}
+
+const V4 = new Set<string>(V4_INPUT_METHODS);
+
+export function allowedMethods(base: ProtocolDescriptor, line: ReleaseLine, bundle: string): AllowedMethods {
+  const protocol = structuredClone(base);
+  const agent = base.allowlist.agent;
+  const v4InBase = V4_INPUT_METHODS.every((m) => agent.includes(m));
+  const v4Missing = v4InBase ? V4_INPUT_METHODS.filter((m) => !bundle.includes(m)) : [];
+  const keepV4 = v4InBase && v4Missing.length === 0;
+  const leftOut: string[] = [];
+  const channels = Object.keys(base.allowlist) as (keyof PerChannel<string[]>)[];
+  for (const channel of channels) {
+    const required = new Set(line.requiredMethods[channel] ?? []);
+    const methods = base.allowlist[channel] ?? [];
+    protocol.allowlist[channel] = methods.filter((method) => {
+      if (required.has(method)) return true;
+      if (V4.has(method)) return keepV4;
+      if (bundle.includes(method)) return true;
+      leftOut.push(method);
+      return false;
+    });
+  }
+  return { protocol, v4: !v4InBase ? "not in base" : keepV4 ? "named" : "absent", v4Missing, leftOut };
+}
+
+/** What the review says about the allowlist (one line each). */
+export function describeAllowed(allowed: AllowedMethods): string[] {
+  const out: string[] = ["every required method of the line is named in the host bundle"];
+  if (allowed.v4 === "named")
+    out.push("V4 input (the conversation commands and uploads) is named in the host bundle: prompts go through sendText");
+  if (allowed.v4 === "absent")
+    out.push(
+      `V4 input left out: the host bundle does not name ${allowed.v4Missing.join(", ")}; ` +
+        "prompts go through sendPrompt, without steering or queueing",
+    );
+  if (allowed.leftOut.length > 0) out.push(`left out, not named in the host bundle: ${allowed.leftOut.join(", ")}`);
+  return out;
+}
