@@ -27,7 +27,7 @@ export class ActiveTurn {
   sendIssued = false;
   cancelRequested = false;
   stopRequested = false;
-  /** settles once the call that handed the prompt to ZCode has answered, either way */
+  /** settles once every call that handed this turn's prompt to ZCode has answered, either way */
   private sendCall: Promise<void> = Promise.resolve();
   /** how the turn ended, once settled */
   private outcome: TurnOutcome | undefined;
@@ -49,8 +49,8 @@ export class ActiveTurn {
   }
 
   /**
-   * A call that hands input of this turn to ZCode (its prompt, or text steered into it); a stop
-   * for the turn is sent only after every such call has answered.
+   * A call that hands this turn's prompt to ZCode (started or queued); a stop for the turn is sent
+   * only after every such call has answered.
    */
   sending(call: Promise<unknown>): void {
     const settled = call.then(

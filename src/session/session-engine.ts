@@ -587,7 +587,7 @@ export class SessionEngine {
   private requestStop(turn: ActiveTurn, after: Promise<void> = Promise.resolve()): void {
     if (turn.stopRequested) return;
     turn.stopRequested = true;
-    // after the send has answered: ZCode then has the input the stop is for
+    // after the turn's sends have answered: ZCode then has the input the stop is for
     this.stopCall = Promise.all([after, turn.sendAnswered])
       .then(() => this.deps.native.cancel(this.where))
       .then(

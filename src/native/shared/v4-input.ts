@@ -45,9 +45,9 @@ type Attachment = { kind?: unknown; filename?: unknown; mimeType?: unknown; data
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** the clientId of this bridge process: one for every connection, envelope and incarnation */
 /** the incarnation of a handshake still under way (the host may be launching: its number is not known yet) */
 const HANDSHAKE_RUNNING = -1;
+/** the clientId of this bridge process: one for every connection, envelope and incarnation */
 const CLIENT_ID = `zcode-acp-${randomUUID()}`;
 
 export class V4Input {

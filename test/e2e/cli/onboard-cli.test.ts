@@ -139,6 +139,7 @@ describe("onboarding a build no pinned manifest covers (simulated ZCode 3.14.5)"
     expect(after.code).toBe(1);
     expect(after.stdout).toMatch(/SHA-256 mismatch: out\/host\/chunk-/);
   });
+
   it("a build whose host bundle lacks a V4 input method is onboarded without V4: the review says so and prompts go through sendPrompt", async () => {
     const other = await createSimulatedInstall({ release: "3.14.5" });
     try {
@@ -163,7 +164,7 @@ describe("onboarding a build no pinned manifest covers (simulated ZCode 3.14.5)"
       await expect(client.prompt(sessionId, "hello")).resolves.toMatchObject({ stopReason: "end_turn" });
       const calls = (await other.readCallLog()).filter((e) => e.kind === "call").map((e) => e.method);
       expect(calls).toContain("sendPrompt");
-      expect(calls.filter((m) => m.endsWith("V4"))).toEqual([]);
+      expect(calls.filter((m) => m?.endsWith("V4"))).toEqual([]);
       client.expectValid();
       await client.close();
     } finally {

@@ -17,6 +17,18 @@ const stops = (h: ReturnType<typeof setup>, sessionId: string) =>
   h.host.operations.filter((o) => o.operation === "cancelGeneration" && o.sessionId === sessionId);
 
 describe("session ownership", () => {
+  /** a service whose first session has had a prompt (released, it is resumed, not created again); prompts complete at once */
+  async function promptedFirst() {
+    const h = setup();
+    const first = await openSession(h);
+    h.host.script.onPrompt = (s) => {
+      s.startTurn();
+      s.complete();
+    };
+    await first.engine.prompt([{ type: "text", text: "keep me" }]);
+    return { h, first };
+  }
+
   it("a load and a resume of one session in flight together share one engine, one resume and one subscription", async () => {
     const h = setup();
     h.host.addSession(makeSnapshot("old1", CWD));
@@ -151,13 +163,7 @@ describe("session ownership", () => {
   });
 
   it(`releases the least recently used idle sessions above ${MAX_ATTACHED_SESSIONS} and reopens them at their next use`, async () => {
-    const h = setup();
-    const first = await openSession(h);
-    h.host.script.onPrompt = (s) => {
-      s.startTurn();
-      s.complete();
-    };
-    await first.engine.prompt([{ type: "text", text: "keep me" }]);
+    const { h, first } = await promptedFirst();
     const second = await openSession(h);
     await second.engine.setMode("yolo");
     for (let i = 2; i <= MAX_ATTACHED_SESSIONS + 1; i++) await openSession(h);
@@ -184,13 +190,7 @@ describe("session ownership", () => {
   });
 
   it("a cancel while a released session reopens for its prompt cancels that prompt: no turn is sent", async () => {
-    const h = setup();
-    const first = await openSession(h);
-    h.host.script.onPrompt = (s) => {
-      s.startTurn();
-      s.complete();
-    };
-    await first.engine.prompt([{ type: "text", text: "keep me" }]);
+    const { h, first } = await promptedFirst();
     for (let i = 1; i <= MAX_ATTACHED_SESSIONS; i++) await openSession(h);
     await until(() => h.host.callsOf("closeSession").length === 1);
     const sent = h.host.callsOf("sendPrompt").length;
