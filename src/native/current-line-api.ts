@@ -79,14 +79,17 @@ export class CurrentLineApi implements NativeApi {
   closeSession(params: SessionRef & { persistence?: "immediate" | "deferred" }): Promise<void> {
     return this.with((api) => api.closeSession(params));
   }
-  sendPrompt(params: SessionRef & PromptInput & { delivery?: InputDelivery }): Promise<SentInput> {
-    return this.with((api) => api.sendPrompt(params));
+  sendInput(params: SessionRef & PromptInput & { delivery?: InputDelivery }): Promise<SentInput> {
+    return this.with((api) => api.sendInput(params));
   }
   takesLiveInput(): Promise<boolean> {
     return this.with((api) => api.takesLiveInput());
   }
-  cancelQueuedInput(params: SessionRef & { queueItemId: string }): Promise<void> {
-    return this.with((api) => api.cancelQueuedInput(params));
+  removeQueuedInput(params: SessionRef & { queueItemId: string }): Promise<void> {
+    return this.with((api) => api.removeQueuedInput(params));
+  }
+  releaseHeldQueue(params: SessionRef): Promise<void> {
+    return this.with((api) => api.releaseHeldQueue(params));
   }
   setMode(params: SessionRef & { mode: string }): Promise<SessionSnapshot> {
     return this.with((api) => api.setMode(params));
@@ -100,8 +103,8 @@ export class CurrentLineApi implements NativeApi {
   tokenUsage(params: SessionRef): Promise<TaskTokenUsage | undefined> {
     return this.with((api) => api.tokenUsage(params));
   }
-  cancel(params: SessionRef): Promise<void> {
-    return this.with((api) => api.cancel(params));
+  stopTurn(params: SessionRef): Promise<void> {
+    return this.with((api) => api.stopTurn(params));
   }
   answerPermission(params: SessionRef & { requestId: string; optionId: string }): Promise<unknown> {
     return this.with((api) => api.answerPermission(params));

@@ -51,15 +51,18 @@ export interface PromptInput {
   attachments: readonly object[];
 }
 
-/** how ZCode should take an input: start a turn (idle), join the running turn (guide), or run after it (queue) */
+/**
+ * how ZCode should take an input: join the running turn (guide), or run after it (queue).
+ * `startNow` is ZCode's forced send-now (it aborts the running turn); no caller asks for it.
+ */
 export type InputDelivery = "startNow" | "guide" | "queue";
 
 /** what ZCode did with a prompt it acknowledged */
 export interface SentInput {
   /** the input's id: the turn it starts carries it (`turn.started` / `turn.completed` `inputId`); unknown on the legacy path */
   inputId: string | undefined;
-  /** how ZCode admitted it (a guide may fall back to the queue, a queued input may start at once) */
-  delivery: InputDelivery;
+  /** how ZCode admitted it: started a turn, or queued it (a guide is acked `queue` while busy; ZCode never acks `guide`) */
+  delivery: "startNow" | "queue";
   /** the queue item that removes it before it runs, for a queued input */
   queueItemId?: string;
 }
@@ -88,20 +91,27 @@ export interface NativeApi {
   listSessions(workspacePath: string): Promise<NativeSessionEntry[]>;
   closeSession(params: SessionRef & { persistence?: "immediate" | "deferred" }): Promise<void>;
   /**
-   * the host acknowledged the prompt; the turn arrives as events. Through V4 `sendText` where the
-   * install allows it (`delivery`, default startNow); else the legacy `sendPrompt` (startNow only).
+   * Hand one input to ZCode; the host acknowledged it and the turn arrives as events. Through V4
+   * `sendText` where the install allows it; else the legacy `sendPrompt` (idle sessions only).
+   * Without `delivery` ZCode routes it (idle: starts a turn; busy: queues it): an ordinary prompt
+   * never asks for `startNow`, which preempts whatever ZCode runs (zcode-v4-source-check.md §2.4).
    */
-  sendPrompt(params: SessionRef & PromptInput & { delivery?: InputDelivery }): Promise<SentInput>;
+  sendInput(params: SessionRef & PromptInput & { delivery?: InputDelivery }): Promise<SentInput>;
   /** does this install take input while a turn runs (guide / queue)? Starts the host lazily. */
   takesLiveInput(): Promise<boolean>;
-  /** remove a queued input before it runs (session/cancel of a queued prompt) */
-  cancelQueuedInput(params: SessionRef & { queueItemId: string }): Promise<void>;
+  /** remove a queued input before it runs (compare-and-set `deleteQueueItem`) */
+  removeQueuedInput(params: SessionRef & { queueItemId: string }): Promise<void>;
+  /**
+   * let ZCode's input queue run again after a stop held it (`setAutoDrain(true)`); nothing on a
+   * line without V4 input
+   */
+  releaseHeldQueue(params: SessionRef): Promise<void>;
   setMode(params: SessionRef & { mode: string }): Promise<SessionSnapshot>;
   setModel(params: SessionRef & { model: ModelRef; thoughtLevel?: string | undefined }): Promise<SessionSnapshot>;
   setThoughtLevel(params: SessionRef & { thoughtLevel: string }): Promise<SessionSnapshot>;
   tokenUsage(params: SessionRef): Promise<TaskTokenUsage | undefined>;
-  /** stop generation of the running turn */
-  cancel(params: SessionRef): Promise<void>;
+  /** stop ZCode's running turn (V4 `stop`, or the legacy stopGeneration) */
+  stopTurn(params: SessionRef): Promise<void>;
   answerPermission(params: SessionRef & { requestId: string; optionId: string }): Promise<unknown>;
   answerQuestion(params: SessionRef & { requestId: string; answer: QuestionAnswer }): Promise<unknown>;
   /** provider runtime headers are never supplied: always a decline with this message */

@@ -61,7 +61,7 @@ export class PromptQueue {
     const entry: Waiting = { turn, sent: Promise.resolve(undefined) };
     this.waiting.push(entry);
     this.deps.logger.debug("prompt queued", { turn: turn.number, waiting: this.waiting.length });
-    entry.sent = this.deps.native.sendPrompt({ ...this.deps.where, ...input, delivery: "queue" }).then(
+    entry.sent = this.deps.native.sendInput({ ...this.deps.where, ...input, delivery: "queue" }).then(
       (sent) => {
         turn.inputId = sent.inputId;
         if (sent.queueItemId !== undefined) entry.queueItemId = sent.queueItemId;
@@ -119,7 +119,7 @@ export class PromptQueue {
     const queueItemId = entry.queueItemId;
     if (queueItemId === undefined) return;
     await this.deps.native
-      .cancelQueuedInput({ ...this.deps.where, queueItemId })
+      .removeQueuedInput({ ...this.deps.where, queueItemId })
       .catch((e) => this.deps.logger.warn("a queued prompt could not be removed from ZCode's queue", { error: describeError(e) }));
   }
 

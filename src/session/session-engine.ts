@@ -480,7 +480,7 @@ export class SessionEngine {
   private async send(turn: ActiveTurn, input: HostPromptInput): Promise<void> {
     this.logger.debug("sendPrompt", { turn: turn.number, attachments: input.attachments.length });
     try {
-      const call = this.deps.native.sendPrompt({ ...this.where, content: input.content, attachments: input.attachments });
+      const call = this.deps.native.sendInput({ ...this.where, content: input.content, attachments: input.attachments });
       turn.sending(call);
       const sent = await call;
       turn.inputId = sent.inputId;
@@ -589,7 +589,7 @@ export class SessionEngine {
     turn.stopRequested = true;
     // after the turn's sends have answered: ZCode then has the input the stop is for
     this.stopCall = Promise.all([after, turn.sendAnswered])
-      .then(() => this.deps.native.cancel(this.where))
+      .then(() => this.deps.native.stopTurn(this.where))
       .then(
         () => undefined,
         (e) => this.logger.warn("stopGeneration failed", { error: describeError(e) }),

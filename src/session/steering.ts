@@ -50,8 +50,8 @@ export async function steerTurn(ctx: SteeringContext, blocks: readonly ContentBl
         "Send it as a new prompt once the turn ends.",
     );
   }
-  const sent = await ctx.native.sendPrompt({ ...ctx.where, content: input.content, attachments: input.attachments, delivery: "guide" });
-  if (sent.delivery === "guide") return { outcome: "injected" };
+  const sent = await ctx.native.sendInput({ ...ctx.where, content: input.content, attachments: input.attachments, delivery: "guide" });
+  if (sent.delivery === "queue") return { outcome: "injected" };
   ctx.adopt(sent);
   ctx.logger.info("steered input runs as a turn of its own", { delivery: sent.delivery });
   return { outcome: "startedNewTurn" };

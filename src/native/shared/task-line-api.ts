@@ -147,8 +147,8 @@ export abstract class TaskLineApi implements NativeApi {
     await this.host.call("agent", "closeSession", native, { timeout: "closeSession" });
   }
 
-  async sendPrompt(params: SessionRef & PromptInput & { delivery?: InputDelivery }): Promise<SentInput> {
-    const delivery = params.delivery ?? "startNow";
+  async sendInput(params: SessionRef & PromptInput & { delivery?: InputDelivery }): Promise<SentInput> {
+    const delivery = params.delivery;
     if (await this.takesLiveInput()) {
       return this.v4Input()
         .sendText(ref(params), params, delivery)
@@ -156,7 +156,7 @@ export abstract class TaskLineApi implements NativeApi {
           throw promptRefusal(error);
         });
     }
-    if (delivery !== "startNow") throw noLiveInput();
+    if (delivery !== undefined && delivery !== "startNow") throw noLiveInput();
     const native: Record<string, unknown> = { ...ref(params), content: params.content };
     if (params.attachments.length > 0) native.attachments = params.attachments;
     await this.host.call("agent", "sendPrompt", native, { timeout: "sendPrompt" }).catch((error: unknown) => {
@@ -170,9 +170,14 @@ export abstract class TaskLineApi implements NativeApi {
     return this.host.allows("agent", "sendConversationCommandV4");
   }
 
-  async cancelQueuedInput(params: SessionRef & { queueItemId: string }): Promise<void> {
+  async removeQueuedInput(params: SessionRef & { queueItemId: string }): Promise<void> {
     if (!(await this.takesLiveInput())) throw noLiveInput();
     await this.v4Input().deleteQueued(ref(params), params.queueItemId);
+  }
+
+  async releaseHeldQueue(params: SessionRef): Promise<void> {
+    if (!(await this.takesLiveInput())) return;
+    await this.v4Input().releaseHeldQueue(ref(params));
   }
 
   private v4Input(): V4Input {
@@ -202,7 +207,7 @@ export abstract class TaskLineApi implements NativeApi {
     return typeof raw === "object" && raw !== null && !Array.isArray(raw) ? (raw as TaskTokenUsage) : undefined;
   }
 
-  async cancel(params: SessionRef): Promise<void> {
+  async stopTurn(params: SessionRef): Promise<void> {
     if (await this.takesLiveInput()) return this.v4Input().stop(ref(params));
     await this.host.operate("cancelGeneration", params.sessionId, { workspacePath: params.workspacePath }, { timeout: "cancel" });
   }

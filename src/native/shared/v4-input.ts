@@ -28,7 +28,7 @@ const CAS_ATTEMPTS = 4;
 const REVISIONS_KEPT = 256;
 
 const ACK_STATUSES = new Set(["accepted", "rejected", "stale", "duplicate", "noop", "failed"]);
-const DELIVERIES = new Set<InputDelivery>(["startNow", "guide", "queue"]);
+const DELIVERIES = new Set<string>(["startNow", "queue"]);
 /** errors after which the host may or may not have taken the command */
 const OUTCOME_UNKNOWN = new Set(["HOST_TIMEOUT", "CHANNEL_CLOSED", "CHANNEL_OVERFLOW"]);
 
@@ -67,10 +67,11 @@ export class V4Input {
   }
 
   /** Send one prompt as `sendText`; resolves with how ZCode admitted it. */
-  async sendText(ref: SessionRef, input: PromptInput, delivery: InputDelivery): Promise<SentInput> {
+  async sendText(ref: SessionRef, input: PromptInput, delivery: InputDelivery | undefined): Promise<SentInput> {
     await this.ready();
     const attachments = await this.upload(ref, input.attachments);
-    const payload: Record<string, unknown> = { text: input.content, requestedDelivery: delivery };
+    const payload: Record<string, unknown> = { text: input.content };
+    if (delivery !== undefined) payload.requestedDelivery = delivery;
     if (attachments.length > 0) payload.attachments = attachments;
     const commandId = uuidV7();
     const ack = await this.command(ref, commandId, "sendText", payload, "sendPrompt");
@@ -83,7 +84,7 @@ export class V4Input {
         { details: { commandId, resultType: isRecord(result) ? result.type : undefined } },
       );
     }
-    const admitted = DELIVERIES.has(result.delivery as InputDelivery) ? (result.delivery as InputDelivery) : undefined;
+    const admitted = DELIVERIES.has(result.delivery as string) ? (result.delivery as SentInput["delivery"]) : undefined;
     if (!admitted)
       throw new BridgeError(
         "NATIVE_PROTOCOL_ERROR",
@@ -102,6 +103,18 @@ export class V4Input {
     await this.ready();
     const ack = await this.command(ref, uuidV7(), "stop", {}, "cancel");
     if (ack.status !== "accepted" && ack.status !== "noop") throw refused(ack, "the stop");
+  }
+
+  /** Let a held queue run again (`setAutoDrain {autoDrain: true}`, compare-and-set on the session's revision). */
+  async releaseHeldQueue(ref: SessionRef): Promise<void> {
+    await this.ready();
+    let ack: CommandAck | undefined;
+    for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+      const base = this.revisions.get(key(ref)) ?? 0;
+      ack = await this.command(ref, uuidV7(), "setAutoDrain", { autoDrain: true }, "cancel", base);
+      if (ack.status !== "stale") break;
+    }
+    if (ack && ack.status !== "accepted" && ack.status !== "noop") throw refused(ack, "releasing ZCode's held queue");
   }
 
   /** Remove a queued input before it runs (`deleteQueueItem`, compare-and-set on the session's revision). */

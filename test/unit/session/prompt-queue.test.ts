@@ -25,7 +25,7 @@ function rig() {
   const failedRunning: Array<{ turn: ActiveTurn; error: BridgeError }> = [];
   const native = {
     sendPrompt: (params: Record<string, unknown>) => new Promise<SentInput>((resolve, reject) => sends.push({ params, resolve, reject })),
-    cancelQueuedInput: async (params: { queueItemId: string }) => {
+    removeQueuedInput: async (params: { queueItemId: string }) => {
       removed.push(params.queueItemId);
     },
   } as unknown as NativeApi;
