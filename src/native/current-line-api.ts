@@ -79,13 +79,13 @@ export class CurrentLineApi implements NativeApi {
   closeSession(params: SessionRef & { persistence?: "immediate" | "deferred" }): Promise<void> {
     return this.with((api) => api.closeSession(params));
   }
-  sendInput(params: SessionRef & PromptInput & { delivery?: InputDelivery }): Promise<SentInput> {
+  sendInput(params: SessionRef & PromptInput & { delivery?: InputDelivery; inputId?: string }): Promise<SentInput> {
     return this.with((api) => api.sendInput(params));
   }
   takesLiveInput(): Promise<boolean> {
     return this.with((api) => api.takesLiveInput());
   }
-  removeQueuedInput(params: SessionRef & { queueItemId: string }): Promise<void> {
+  removeQueuedInput(params: SessionRef & { queueItemId: string }): Promise<boolean> {
     return this.with((api) => api.removeQueuedInput(params));
   }
   releaseHeldQueue(params: SessionRef): Promise<void> {

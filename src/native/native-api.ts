@@ -46,6 +46,12 @@ export interface NativeSessionEntry {
 }
 
 export interface PromptInput {
+  /**
+   * the id ZCode is to know the input by (a UUID v7; the V4 command id, which its turn's
+   * `turn.started` carries); the bridge makes it before sending so that a turn that starts
+   * before the ack is still paired. The legacy line ignores it.
+   */
+  inputId?: string;
   /** the host's content convention (text) */
   content: string;
   attachments: readonly object[];
@@ -96,11 +102,11 @@ export interface NativeApi {
    * Without `delivery` ZCode routes it (idle: starts a turn; busy: queues it): an ordinary prompt
    * never asks for `startNow`, which preempts whatever ZCode runs (zcode-v4-source-check.md §2.4).
    */
-  sendInput(params: SessionRef & PromptInput & { delivery?: InputDelivery }): Promise<SentInput>;
+  sendInput(params: SessionRef & PromptInput & { delivery?: InputDelivery; inputId?: string }): Promise<SentInput>;
   /** does this install take input while a turn runs (guide / queue)? Starts the host lazily. */
   takesLiveInput(): Promise<boolean>;
-  /** remove a queued input before it runs (compare-and-set `deleteQueueItem`) */
-  removeQueuedInput(params: SessionRef & { queueItemId: string }): Promise<void>;
+  /** remove a queued input before it runs (compare-and-set `deleteQueueItem`); false when it was not in the queue (it ran, or left) */
+  removeQueuedInput(params: SessionRef & { queueItemId: string }): Promise<boolean>;
   /**
    * let ZCode's input queue run again after a stop held it (`setAutoDrain(true)`); nothing on a
    * line without V4 input

@@ -301,6 +301,17 @@ export const turnStartedSchema = {
   properties: { turnNumber: { type: "number" }, input: unchecked.value, inputId: str, inputSource: str },
 } as const satisfies JSONSchema;
 
+/** ZCode injected guided inputs into its running turn (ZCode's `zcodeTurnSteerDrainedEventPayloadSchema`; the bridge reads the ids) */
+export const turnSteerDrainedSchema = {
+  type: "object",
+  required: ["pendingInputIds"],
+  properties: {
+    pendingInputIds: { type: "array", items: str },
+    queryIds: { type: "array", items: str },
+    targetTurnId: str,
+  },
+} as const satisfies JSONSchema;
+
 export const turnCompletedSchema = {
   type: "object",
   required: ["resultType"],

@@ -20,6 +20,7 @@ import {
   turnCompletedSchema,
   turnFailedSchema,
   turnStartedSchema,
+  turnSteerDrainedSchema,
   userInputRequestEventSchema,
   userInputResponseEventSchema,
 } from "./event-schemas.js";
@@ -61,7 +62,7 @@ export const SESSION_EVENTS = {
   "session.resumed": { scope: "ignored" },
   "session.closed": { scope: "ignored" },
   "turn.steerQueued": { scope: "ignored" },
-  "turn.steerDrained": { scope: "ignored" },
+  "turn.steerDrained": { scope: "session", payload: turnSteerDrainedSchema },
   "message.upserted": { scope: "ignored" },
   "message.removed": { scope: "ignored" },
   "part.started": { scope: "ignored" },

@@ -1,5 +1,5 @@
 /**
- * One ACP prompt turn: its native turn id (bound from the first event of the turn), its cancel
+ * One ACP prompt turn: its native turn id (bound when ZCode's `turn.started` carries its input), its cancel
  * state, the turn-scoped abort signal handed to interactions, and the promise the ACP
  * `session/prompt` handler awaits. Settles exactly once.
  */
@@ -23,12 +23,11 @@ export class ActiveTurn {
   turnId: string | undefined;
   /** the id ZCode gave the prompt's input (the V4 command id; `turn.started` carries it), once acknowledged */
   inputId: string | undefined;
-  /** sendPrompt was issued: events of a new native turn may belong to this prompt */
+  /** its input was handed to ZCode: a cancel now needs ZCode's stop */
   sendIssued = false;
   cancelRequested = false;
-  stopRequested = false;
-  /** settles once every call that handed this turn's prompt to ZCode has answered, either way */
-  private sendCall: Promise<void> = Promise.resolve();
+  /** a session/prompt request awaits it (a steering text that runs as a turn of its own has none) */
+  awaited = false;
   /** how the turn ended, once settled */
   private outcome: TurnOutcome | undefined;
   /** token totals to report with the answer (set before `deliver`) */
@@ -48,27 +47,6 @@ export class ActiveTurn {
     this.result.catch(() => undefined);
   }
 
-  /**
-   * A call that hands this turn's prompt to ZCode (started or queued); a stop for the turn is sent
-   * only after every such call has answered.
-   */
-  sending(call: Promise<unknown>): void {
-    const settled = call.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.sendCall = Promise.all([this.sendCall, settled]).then(() => undefined);
-  }
-
-  /**
-   * Resolves once the turn's sends have answered (at once if none was made). A stop sent before
-   * could reach ZCode ahead of the input it is meant to stop (the V4 input awaits its handshake and
-   * uploads before its command), find nothing running, and leave the turn to run on unseen.
-   */
-  get sendAnswered(): Promise<void> {
-    return this.sendCall;
-  }
-
   get signal(): AbortSignal {
     return this.abort.signal;
   }
@@ -86,12 +64,17 @@ export class ActiveTurn {
     return true;
   }
 
-  /** Hand the recorded outcome to the waiting prompt handler. */
-  deliver(): void {
+  /** Hand the recorded outcome to the waiting prompt handler; returns what it answers (the result, or the error). */
+  deliver(): unknown {
     const outcome = this.outcome;
-    if (!outcome) return;
-    if ("error" in outcome) this.rejectResult(outcome.error);
-    else this.resolveResult(this.usage ? { stopReason: outcome.stopReason, usage: this.usage } : { stopReason: outcome.stopReason });
+    if (!outcome) return undefined;
+    if ("error" in outcome) {
+      this.rejectResult(outcome.error);
+      return outcome.error;
+    }
+    const result: TurnResult = this.usage ? { stopReason: outcome.stopReason, usage: this.usage } : { stopReason: outcome.stopReason };
+    this.resolveResult(result);
+    return result;
   }
 
   abortSignal(reason: string): void {

@@ -1,7 +1,8 @@
 /**
  * Routes the raw events of one session's subscription (adr/0004): validation of the 7 top-level
  * types and the session.event envelope, strictly increasing `seq`, binding of native turn ids to
- * the ACP prompt, filtering of late and foreign turns, and dispatch by the event table
+ * the ACP prompt whose input the turn carries (session-turns.ts, adr/0023), filtering of late and
+ * foreign turns, and dispatch by the event table
  * (src/protocol/event-table.ts) to one handler per type: translation, terminal handling, the
  * interaction broker.
  */
@@ -28,7 +29,6 @@ import { StreamTranslator } from "./stream-translator.js";
 import { abortableDelay } from "./session-lifecycle.js";
 import { completedOutcome, failedOutcome } from "./stop-reason.js";
 
-const NOT_USER_TURNS = new Set(["background_task", "subagent"]);
 const ENDED_TURNS_KEPT = 256;
 
 type Owner = "current" | "other";
@@ -56,8 +56,10 @@ export interface RoutedSession {
   /** the running turn, if it may receive native events */
   readonly liveTurn: ActiveTurn | undefined;
   endTurn(turn: ActiveTurn, outcome: TurnOutcome, reportUsage: boolean): void;
-  /** is `inputId` the input of a prompt still waiting behind the running one (adr/0022)? */
-  waitingInput(inputId: string): boolean;
+  /** ZCode started a turn: the prompt whose input it carries (now the live turn), or undefined when it is not ours */
+  turnStarted(turnId: string, payload: TurnStartedPayload): ActiveTurn | undefined;
+  /** ZCode injected guided inputs into its running turn */
+  steerDrained(ids: readonly string[]): void;
   failTurn(turn: ActiveTurn, error: BridgeError): void;
   markSuspect(): void;
   applySnapshot(snapshot: SessionSnapshot, how: ApplyOptions): void;
@@ -90,6 +92,7 @@ export class EventRouter {
     "turn.started": () => {}, // validated; its turn id was bound by ownerOf
     "turn.completed": (payload, { turn }) => this.engine.endTurn(turn, completedOutcome(payload, turn.cancelRequested), true),
     "turn.failed": (payload, { turn }) => this.engine.endTurn(turn, failedOutcome(payload, turn.cancelRequested), !turn.cancelRequested),
+    "turn.steerDrained": (payload) => this.engine.steerDrained([...payload.pendingInputIds, ...(payload.queryIds ?? [])]),
     "session.titleUpdated": (payload, { event }) => this.emitAll(this.state.titleChanged(payload.title, event.timestamp)),
     "session.updated": (payload) => {
       const mode = payload.mode;
@@ -222,25 +225,19 @@ export class EventRouter {
     handle(parseSessionEventPayload(event, row), row.scope === "turn" ? { event, turn: this.engine.liveTurn! } : { event });
   }
 
-  /** Does this turn-scoped event belong to the running ACP prompt? Binds the native turn id. */
+  /**
+   * Does this turn-scoped event belong to the running ACP prompt? A `turn.started` binds its turn
+   * to the prompt whose input it carries (never by assumed order: ZCode runs turns of its own).
+   */
   private ownerOf(event: SessionEventEnvelope): Owner {
     const turnId = event.turnId;
-    const turn = this.engine.liveTurn;
     const terminal = event.type === "turn.completed" || event.type === "turn.failed";
-    if (!turnId) return turn ? "current" : "other";
+    if (!turnId) return this.engine.liveTurn ? "current" : "other";
     if (this.endedTurnIds.has(turnId)) return "other";
-    if (turn) {
-      if (turn.turnId === turnId) return "current";
-      const started = event.type === "turn.started" ? (event.payload as TurnStartedPayload) : undefined;
-      const startedByOthers = started !== undefined && NOT_USER_TURNS.has(String(started.inputSource));
-      // a turn that carries the input of a prompt still waiting is that prompt's, never the running one's
-      const inputId = started?.inputId;
-      const waitingPrompt = typeof inputId === "string" && inputId !== turn.inputId && this.engine.waitingInput(inputId);
-      if (turn.turnId === undefined && !this.foreignTurnIds.has(turnId) && !startedByOthers && !waitingPrompt) {
-        turn.turnId = turnId;
-        this.engine.logger.debug("native turn bound", { turn: turn.number, turnId });
-        return "current";
-      }
+    if (this.engine.liveTurn?.turnId === turnId) return "current";
+    if (event.type === "turn.started" && !this.foreignTurnIds.has(turnId)) {
+      const turn = this.engine.turnStarted(turnId, event.payload as TurnStartedPayload);
+      if (turn) return "current";
     }
     if (terminal) this.turnEnded(turnId);
     else this.foreignTurnIds.add(turnId);

@@ -16,6 +16,10 @@ export interface SessionDeps {
   subscribeConfirmMs?: number;
   /** merge text chunks while the client is behind (off only for the benchmark's baseline) */
   mergeDeltas: boolean;
+  /** the ACP layer reports when each prompt's answer was written (SessionEngine.answerWritten): the next turn's updates wait for it */
+  answerWrites?: boolean;
+  /** how long a steering request waits for ZCode to say where its text went (default 60 s) */
+  steerOutcomeMs?: number;
   /** the workspace used where ACP gives none (session/list without cwd, authenticate): the process's */
   defaultCwd: string;
 }

@@ -1,8 +1,9 @@
 /**
- * One ACP session bound to one native ZCode session: the host event subscription, turn state,
- * event → update translation, cancellation and resynchronisation (adr/0004). Every operation
- * that changes the session passes through its lifecycle, one at a time (session-lifecycle.ts,
- * adr/0017). The engine talks to the ACP client only through `ClientPort` and to the host only
+ * One ACP session bound to one native ZCode session: its lifecycle (session-lifecycle.ts, one
+ * operation at a time, adr/0017), the host event subscription, the snapshot state, history
+ * replay, resynchronisation and settings. Its turns — which prompt receives ZCode's events, and
+ * ZCode's input queue with the one stop routine — live in session-turns.ts and zcode-inputs.ts
+ * (adr/0023). The engine talks to the ACP client only through `ClientPort` and to the host only
  * through `NativeApi`.
  */
 import type { ContentBlock, SessionConfigOption, SessionModeState, SessionUpdate } from "@agentclientprotocol/sdk";
@@ -11,18 +12,16 @@ import type { NativeSubscription, SessionRef } from "../native/native-api.js";
 import type { SessionDeps } from "./session-deps.js";
 import type { SessionSnapshot } from "../protocol/native-types.js";
 import { BridgeError, describeError, isBridgeError } from "../util/errors.js";
-import { ActiveTurn, type TurnResult } from "./active-turn.js";
+import type { ActiveTurn, TurnResult } from "./active-turn.js";
 import { promptUsage } from "./prompt-usage.js";
-import { convertPrompt, type HostPromptInput } from "./prompt-content.js";
 import { replayMessages } from "./history-replay.js";
 import { SnapshotState, type ApplyOptions } from "./snapshot-state.js";
-import { PromptQueue } from "./prompt-queue.js";
-import { steerTurn, type SteeringOutcome, type IdleBehavior } from "./steering.js";
+import type { SteeringOutcome, IdleBehavior } from "./steering.js";
 import { EventRouter, type RoutedSession } from "./event-router.js";
 import { UpdateCoalescer } from "./update-coalescer.js";
 import { setSessionConfigOption, setSessionMode, type SettingsContext } from "./session-settings.js";
-import type { TurnOutcome } from "./stop-reason.js";
 import { SessionLifecycle } from "./session-lifecycle.js";
+import { SessionTurns } from "./session-turns.js";
 
 const RUNNING_STATUSES = new Set(["running", "waiting"]);
 
@@ -32,9 +31,6 @@ function isRunning(snapshot: SessionSnapshot): boolean {
 
 /** a subscription that ended with one of these ended with the host (the drop path); any other end leaves the host running */
 const HOST_GONE = new Set(["HOST_EXITED", "CHANNEL_CLOSED", "HOST_START_FAILED"]);
-
-/** sendPrompt failed without saying whether ZCode started the turn */
-const OUTCOME_UNKNOWN = new Set(["HOST_TIMEOUT", "CHANNEL_OVERFLOW", "FRAME_TOO_LARGE"]);
 
 /** how long ZCode may take to confirm a subscription with its first snapshot (SessionDeps.subscribeConfirmMs) */
 export const DEFAULT_SUBSCRIBE_CONFIRM_MS = 30_000;
@@ -57,26 +53,19 @@ export class SessionEngine {
   private subscriptionGeneration = 0;
   /** ZCode holds the session resident for us (created or resumed in the current host incarnation) */
   private resident = false;
-  private turn: ActiveTurn | undefined;
+  /** the session's turns and ZCode's input queue (session-turns.ts) */
+  private readonly turns: SessionTurns;
   private needsResync = false;
   private opening: Promise<void> | undefined;
   /** the open succeeded (the snapshot is applied) */
   private opened = false;
   private closing: Promise<void> | undefined;
   private nativeClose: Promise<void> | undefined;
-  /** the last stopGeneration on its way; close waits for it before the host may be stopped */
-  private stopCall: Promise<void> | undefined;
   private readonly updates: UpdateCoalescer;
   /** the slash commands go out again when the first prompt starts */
   private commandsAgainAtPrompt = false;
   /** this engine was opened by session/load (its commands went out before the response) */
   private replayed = false;
-  /** a prompt was sent: ZCode keeps the session (a deferred session leaves no trace before it) */
-  prompted: boolean;
-  /** prompts waiting in ZCode's queue behind the running turn (adr/0022) */
-  private readonly queue: PromptQueue;
-  /** counts session/cancel: a prompt waiting to be queued when a cancel comes is cancelled with the others */
-  private cancels = 0;
 
   constructor(
     ref: SessionRef,
@@ -85,7 +74,6 @@ export class SessionEngine {
   ) {
     this.sessionId = ref.sessionId;
     this.workspacePath = ref.workspacePath;
-    this.prompted = options.prompted;
     this.lifecycle = new SessionLifecycle(this.sessionId);
     this.logger = deps.logger.child(`session.${this.sessionId}`);
     this.updates = new UpdateCoalescer({
@@ -93,12 +81,33 @@ export class SessionEngine {
       onError: (e) => this.logger.warn("session/update not delivered", { error: describeError(e) }),
       merge: deps.mergeDeltas,
     });
-    this.queue = new PromptQueue({
-      native: deps.native,
-      where: this.where,
-      logger: this.logger,
-      failRunning: (turn, error) => this.endTurn(turn, { error }, false),
-    });
+    this.turns = new SessionTurns(
+      {
+        sessionId: this.sessionId,
+        where: this.where,
+        logger: this.logger,
+        deps,
+        lifecycle: this.lifecycle,
+        updates: this.updates,
+        post: (update) => this.post(update),
+        beforeSend: (signal, turn) => this.beforeSend(signal, turn),
+        markResync: () => {
+          this.needsResync = true;
+        },
+        closeTurnEvents: (turn, early) => {
+          if (turn.turnId) this.router.turnEnded(turn.turnId);
+          // tools the client saw running get a final status before the prompt answers
+          if (early !== undefined) for (const update of this.router.closeOpenTools(early)) this.post(update);
+          this.router.forgetTools();
+        },
+        reportUsage: (turn) => this.reportUsage(turn),
+        resume: async () => {
+          await this.deps.native.resumeSession({ ...this.where, expectedMode: this.state.options.currentMode });
+          this.resident = true;
+        },
+      },
+      options.prompted,
+    );
     this.router = new EventRouter(this.routedSession(), deps, this.state, -1);
     // a released session opened again: the client has known its id all along
     if (options.reopened) this.publish();
@@ -107,7 +116,7 @@ export class SessionEngine {
   /** What the event router may do with this session: a narrow view over the private members. */
   private routedSession(): RoutedSession {
     const incarnation = (): number => this.incarnation;
-    const liveTurn = (): ActiveTurn | undefined => this.liveTurn();
+    const liveTurn = (): ActiveTurn | undefined => this.turns.live;
     return {
       sessionId: this.sessionId,
       workspacePath: this.workspacePath,
@@ -118,9 +127,10 @@ export class SessionEngine {
       get liveTurn() {
         return liveTurn();
       },
-      endTurn: (turn, outcome, reportUsage) => this.endTurn(turn, outcome, reportUsage),
-      waitingInput: (inputId) => this.queue.has(inputId),
-      failTurn: (turn, error) => this.failTurn(turn, error),
+      endTurn: (turn, outcome, reportUsage) => this.turns.endTurn(turn, outcome, reportUsage),
+      turnStarted: (turnId, payload) => this.turns.turnStarted(turnId, payload),
+      steerDrained: (ids) => this.turns.steerDrained(ids),
+      failTurn: (turn, error) => this.turns.failTurn(turn, error),
       markSuspect: () => {
         // a protocol error outside a live turn: resynchronise before the next prompt
         this.needsResync = true;
@@ -320,15 +330,8 @@ export class SessionEngine {
     void this.deps.broker
       .withdrawAll(this.sessionId, "host-exit")
       .catch((e) => this.logger.warn("withdrawAll failed", { error: describeError(e) }));
-    // with the host, ZCode's queue is gone; while it lives, the waiting inputs leave it before the stop
-    let removals = Promise.resolve();
-    if (hostGone) this.queue.failAll(error);
-    else removals = this.queue.cancelAll(error); // not the client's cancel: they end with the error, as the running turn does
-    const turn = this.turn;
-    if (turn && !turn.settled) {
-      if (!hostGone && turn.sendIssued) this.requestStop(turn, removals);
-      this.endTurn(turn, turn.cancelRequested ? { stopReason: "cancelled" } : { error }, false);
-    }
+    // with the host, ZCode's queue is gone; while it lives, the stop routine empties it and stops what runs
+    this.turns.giveUp(error, { native: !hostGone });
   }
 
   /**
@@ -340,21 +343,16 @@ export class SessionEngine {
   close(reason: CloseReason): Promise<void> {
     if (this.closing) return this.closing;
     const busy = this.lifecycle.busy;
-    this.cancels++;
-    const removals = this.queue.cancelAll();
-    const turn = this.turn;
-    if (turn && !turn.settled) {
-      turn.cancelRequested = true;
-      if (turn.sendIssued) this.requestStop(turn, removals);
-      this.endTurn(turn, { stopReason: "cancelled" }, false);
-    }
+    // every input ends `cancelled`; ZCode's side (removals, the stop) is done before the native close
+    const stopped = this.turns.closeAll(true);
     this.publish();
     const withdrawn = this.deps.broker
       .withdrawAll(this.sessionId, reason === "disconnect" ? "disconnect" : "close")
       .catch((e) => this.logger.warn("withdrawAll failed", { error: describeError(e) }));
     const done = this.lifecycle.close(async () => {
       await withdrawn;
-      await this.stopCall;
+      await stopped;
+      this.turns.releaseHolds();
       await this.detach();
       if (reason !== "disconnect" && this.resident) {
         this.resident = false;
@@ -375,7 +373,7 @@ export class SessionEngine {
   /** Counts for leak checks (`_zcode/diagnostics`). */
   diagnostics(): { turn: boolean; queuedUpdates: number; activityWaiters: number; subscribed: boolean } {
     return {
-      turn: this.turn !== undefined,
+      turn: this.turns.busy,
       queuedUpdates: this.updates.queued,
       activityWaiters: this.router.waiting,
       subscribed: this.subscription !== undefined,
@@ -396,204 +394,59 @@ export class SessionEngine {
     return (
       this.lifecycle.state === "attached" &&
       !this.lifecycle.busy &&
-      this.turn === undefined &&
+      !this.turns.busy &&
       this.deps.broker.pendingCount(this.sessionId) === 0
     );
   }
 
-  // ---- prompt turn ----
+  // ---- turns (session-turns.ts) ----
+
+  /** ZCode keeps the session: a prompt was accepted (or may have been) */
+  get prompted(): boolean {
+    return this.turns.prompted;
+  }
 
   /** How many session/cancel this session has had: a prompt given the count from before it waited sees a cancel meanwhile. */
   get cancelCount(): number {
-    return this.cancels;
+    return this.turns.cancelCount;
   }
 
-  /**
-   * session/prompt. `cancelsBefore`: the `cancelCount` when the request arrived, for a prompt that
-   * waited for its session to reopen; a cancel meanwhile answers it `cancelled` without a turn.
-   */
-  async prompt(blocks: readonly ContentBlock[], cancelsBefore = this.cancels): Promise<TurnResult> {
-    if (this.lifecycle.ended) throw this.lifecycle.closedError();
-    if (this.cancels !== cancelsBefore) return { stopReason: "cancelled" };
-    const input = convertPrompt(blocks, this.workspacePath);
-    const running = this.turn;
-    if (running && !running.settled) {
-      if (running.cancelRequested) {
-        throw new BridgeError(
-          "SESSION_BUSY",
-          `Session ${this.sessionId} is still stopping its previous prompt. Wait for that prompt's answer, then send this one.`,
-        );
-      }
-      // a second prompt waits in ZCode's queue and answers when its own turn ends (adr/0022)
-      return this.enqueue(input);
-    }
-    return this.start(input);
+  /** session/prompt: answers when the prompt's own turn ends (session-turns.ts). */
+  prompt(blocks: readonly ContentBlock[], cancelsBefore = this.turns.cancelCount): Promise<TurnResult> {
+    return this.turns.prompt(blocks, cancelsBefore);
   }
 
-  /**
-   * Queue a prompt behind the running turn. It is handed to ZCode in turn with the session's other
-   * operations, so ZCode has the running prompt's input (its send is an operation) before this one;
-   * if the running turn ended meanwhile it starts as the running turn, and a cancel meanwhile
-   * cancels it with the others.
-   */
-  private async enqueue(input: HostPromptInput): Promise<TurnResult> {
-    this.lifecycle.touch();
-    const cancels = this.cancels;
-    const answer = await this.lifecycle.run((): Promise<{ result: Promise<TurnResult> }> => {
-      if (this.cancels !== cancels) return Promise.resolve({ result: Promise.resolve({ stopReason: "cancelled" as const }) });
-      const running = this.turn;
-      return Promise.resolve({ result: running && !running.settled ? this.queue.add(input) : this.start(input) });
-    });
-    return answer.result;
-  }
-
-  /** Start a prompt turn: resync when needed, then send it; answers when the turn settles. */
-  private start(input: HostPromptInput): Promise<TurnResult> {
-    const turn = new ActiveTurn();
-    this.turn = turn;
-    this.lifecycle.touch();
-    // the prompt answers when its turn settles, not when the operation ends: a cancel during the
-    // resync answers at once while the resync's host call finishes in the background
-    void this.lifecycle
-      .run(async (signal) => {
-        if (turn.settled) return;
-        if (this.lifecycle.state === "detached" || this.needsResync || this.router.hasForeignTurns()) await this.resync(signal, turn);
-        if (turn.settled) return;
-        if (!this.subscription) {
-          throw new BridgeError("HOST_CALL_FAILED", `Session ${this.sessionId} has no event subscription; send the prompt again to retry.`);
-        }
-        if (this.commandsAgainAtPrompt) {
-          this.commandsAgainAtPrompt = false;
-          const commands = this.state.commands();
-          if (commands) this.post(commands);
-        }
-        turn.sendIssued = true;
-        await this.send(turn, input);
-      })
-      .catch((error: unknown) => {
-        if (!turn.settled) this.endTurn(turn, turn.cancelRequested ? { stopReason: "cancelled" } : { error: toBridgeError(error) }, false);
-      });
-    return turn.result;
-  }
-
-  /** Hand the prompt to ZCode; the turn arrives as events. */
-  private async send(turn: ActiveTurn, input: HostPromptInput): Promise<void> {
-    this.logger.debug("sendPrompt", { turn: turn.number, attachments: input.attachments.length });
-    try {
-      const call = this.deps.native.sendInput({ ...this.where, content: input.content, attachments: input.attachments });
-      turn.sending(call);
-      const sent = await call;
-      turn.inputId = sent.inputId;
-      this.prompted = true; // ZCode keeps the session from its first accepted prompt (deferred persistence)
-    } catch (error) {
-      const failure = toBridgeError(error);
-      if (OUTCOME_UNKNOWN.has(failure.code)) this.prompted = true; // it may have been accepted
-      if (turn.settled) return;
-      this.needsResync = true;
-      // the bridge gives up on a turn ZCode may have started: stop it rather than let it run unseen
-      if (OUTCOME_UNKNOWN.has(failure.code)) this.requestStop(turn);
-      this.endTurn(turn, turn.cancelRequested ? { stopReason: "cancelled" } : { error: failure }, false);
-    }
-  }
-
-  /** session/cancel: stop generation once, withdraw interactions, resolve `cancelled`. Not queued: answered at once in every state. */
+  /** session/cancel: answered at once in every state. */
   cancel(): void {
-    this.cancels++;
-    // the waiting prompts first: out of ZCode's queue before the stop, so it stops only the running turn
-    const removals = this.queue.cancelAll();
-    const turn = this.turn;
-    if (!turn || turn.settled || turn.cancelRequested) return;
-    turn.cancelRequested = true;
-    turn.abortSignal("cancel");
-    if (!turn.sendIssued) {
-      // still queued or resynchronising: the resync's waits end with the turn's signal
-      this.endTurn(turn, { stopReason: "cancelled" }, false);
-      return;
-    }
-    this.requestStop(turn, removals);
-    void this.deps.broker
-      .withdrawAll(this.sessionId, "cancel")
-      .catch((e) => this.logger.warn("withdrawAll failed", { error: describeError(e) }));
-    turn.startGraceTimer(this.deps.cancelGraceMs, () => {
-      this.logger.warn("no terminal event after stopGeneration; the session will be resynchronised", { graceMs: this.deps.cancelGraceMs });
-      this.needsResync = true;
-      this.endTurn(turn, { stopReason: "cancelled" }, false);
-    });
+    this.turns.cancel();
   }
 
   /** `_session/steering`: the text joins the running turn as guided input, or (idle) see `idle`. */
   steer(blocks: readonly ContentBlock[], idle: IdleBehavior): Promise<SteeringOutcome> {
-    if (this.lifecycle.ended) throw this.lifecycle.closedError();
-    const running = this.liveTurn();
-    return steerTurn(
-      {
-        native: this.deps.native,
-        where: this.where,
-        running: running && !running.cancelRequested ? running : undefined,
-        prompt: (b) => this.prompt(b),
-        adopt: (sent) => {
-          const turn = this.queue.adopt(sent);
-          // ZCode started it at once: the running turn ended meanwhile
-          if (!this.turn || this.turn.settled) this.turn = this.queue.next();
-          return turn;
-        },
-        logger: this.logger,
-      },
-      blocks,
-      idle,
-    );
+    return this.turns.steer(blocks, idle);
   }
 
-  /** The current turn if it may receive native events (prompt sent, not settled). */
-  private liveTurn(): ActiveTurn | undefined {
-    const turn = this.turn;
-    return turn && turn.sendIssued && !turn.settled ? turn : undefined;
+  /** The answer of a prompt (its result or error, as `prompt` gave it) was written to the client: the next turn's updates may go. */
+  answerWritten(answer: unknown): void {
+    this.turns.answerWritten(answer);
   }
 
-  /** Fail the turn: stop generation once and answer the prompt with the error (or cancelled). */
-  private failTurn(turn: ActiveTurn, error: BridgeError): void {
-    if (turn.settled) return;
-    this.logger.warn("turn failed", { code: error.code, message: error.message });
-    if (turn.sendIssued) this.requestStop(turn);
-    this.needsResync = true;
-    this.endTurn(turn, turn.cancelRequested ? { stopReason: "cancelled" } : { error }, false);
-  }
-
-  /** End the turn with this outcome; the prompt answers after queued updates (and usage). */
-  private endTurn(turn: ActiveTurn, outcome: TurnOutcome, reportUsage: boolean): void {
-    if (!turn.settle(outcome)) return;
-    if (turn.turnId) this.router.turnEnded(turn.turnId);
-    // the oldest waiting prompt is ZCode's next turn: it receives the events from now on
-    if (this.turn === turn) this.turn = this.queue.next();
-    // tools the client saw running get a final status before the prompt answers
-    const early =
-      "error" in outcome ? `Not finished: ${outcome.error.message}` : outcome.stopReason === "cancelled" ? "Cancelled." : undefined;
-    if (early !== undefined) for (const update of this.router.closeOpenTools(early)) this.post(update);
-    this.router.forgetTools();
-    void this.deps.broker
-      .withdrawAll(this.sessionId, "turn-end")
-      .catch((e) => this.logger.warn("withdrawAll failed", { error: describeError(e) }));
-    void this.finishTurn(turn, reportUsage);
-  }
-
-  private async finishTurn(turn: ActiveTurn, reportUsage: boolean): Promise<void> {
-    if (reportUsage) await this.reportUsage(turn).catch((e) => this.logger.warn("usage report failed", { error: describeError(e) }));
-    await this.updates.drain();
-    if (this.turn === turn) this.turn = undefined;
-    turn.deliver();
-  }
-
-  /** Stop ZCode's running turn once, after `after` (the waiting inputs leaving ZCode's queue). */
-  private requestStop(turn: ActiveTurn, after: Promise<void> = Promise.resolve()): void {
-    if (turn.stopRequested) return;
-    turn.stopRequested = true;
-    // after the turn's sends have answered: ZCode then has the input the stop is for
-    this.stopCall = Promise.all([after, turn.sendAnswered])
-      .then(() => this.deps.native.stopTurn(this.where))
-      .then(
-        () => undefined,
-        (e) => this.logger.warn("stopGeneration failed", { error: describeError(e) }),
-      );
+  /**
+   * Before an input is sent, in its operation: resync when needed, the subscription must be there,
+   * and the slash commands go out again at the first prompt.
+   */
+  private async beforeSend(signal: AbortSignal, turn: ActiveTurn | undefined): Promise<void> {
+    if (this.lifecycle.state === "detached" || this.needsResync) await this.resync(signal, turn);
+    else if (this.router.hasForeignTurns() && !(await this.deps.native.takesLiveInput())) await this.resync(signal, turn);
+    if (turn?.settled) return;
+    if (!this.subscription) {
+      throw new BridgeError("HOST_CALL_FAILED", `Session ${this.sessionId} has no event subscription; send the prompt again to retry.`);
+    }
+    if (this.commandsAgainAtPrompt && turn) {
+      this.commandsAgainAtPrompt = false;
+      const commands = this.state.commands();
+      if (commands) this.post(commands);
+    }
   }
 
   private async reportUsage(turn: ActiveTurn): Promise<void> {
@@ -641,7 +494,10 @@ export class SessionEngine {
       }
       let snapshot = await this.readSnapshot();
       const deadline = Date.now() + this.deps.cancelGraceMs;
-      while (isRunning(snapshot)) {
+      // a line with V4 input lets ZCode route the next input (a busy session queues it, adr/0023);
+      // the legacy line can only send to an idle session, so it waits for ZCode's turn to end
+      const waitIdle = !(await this.deps.native.takesLiveInput());
+      while (waitIdle && isRunning(snapshot)) {
         const active = snapshot.runtime?.activeTurnId;
         if (active) this.router.turnEnded(active);
         const remaining = deadline - Date.now();

@@ -25,6 +25,13 @@ const TRANSITIONS: Readonly<Record<LifecycleState, readonly LifecycleState[]>> =
   closed: [],
 };
 
+/**
+ * How many operations may be queued or running on one session. Prompts and steering texts are
+ * bounded before (zcode-inputs.ts, 8 waiting); this bounds the rest (mode and option changes,
+ * loads) of a client that sends them faster than ZCode answers.
+ */
+export const MAX_PENDING_OPERATIONS = 32;
+
 /** a monotonic use counter: the least recently used session has the smallest stamp */
 let useCounter = 0;
 
@@ -78,9 +85,22 @@ export class SessionLifecycle {
     return new BridgeError("SESSION_NOT_FOUND", `Session ${this.sessionId} is closed.`, { details: { sessionId: this.sessionId } });
   }
 
-  /** Run `op` after every operation queued before it. Refused at once (and when its turn comes) once closing. */
+  /**
+   * Run `op` after every operation queued before it. Refused at once (and when its turn comes)
+   * once closing, and at once with SESSION_BUSY when `MAX_PENDING_OPERATIONS` are queued.
+   */
   run<T>(op: (signal: AbortSignal) => Promise<T>): Promise<T> {
     if (this.ended) return Promise.reject(this.closedError());
+    if (this.pending >= MAX_PENDING_OPERATIONS) {
+      return Promise.reject(
+        new BridgeError(
+          "SESSION_BUSY",
+          `Session ${this.sessionId} already has ${MAX_PENDING_OPERATIONS} requests waiting for their turn. ` +
+            "Wait for them to be answered (or cancel the running prompt), then send this again.",
+          { details: { sessionId: this.sessionId, pending: this.pending, limit: MAX_PENDING_OPERATIONS } },
+        ),
+      );
+    }
     this.pending++;
     const result = this.tail.then(() => {
       if (this.ended) throw this.closedError();

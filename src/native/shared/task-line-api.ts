@@ -147,7 +147,7 @@ export abstract class TaskLineApi implements NativeApi {
     await this.host.call("agent", "closeSession", native, { timeout: "closeSession" });
   }
 
-  async sendInput(params: SessionRef & PromptInput & { delivery?: InputDelivery }): Promise<SentInput> {
+  async sendInput(params: SessionRef & PromptInput & { delivery?: InputDelivery; inputId?: string }): Promise<SentInput> {
     const delivery = params.delivery;
     if (await this.takesLiveInput()) {
       return this.v4Input()
@@ -170,9 +170,9 @@ export abstract class TaskLineApi implements NativeApi {
     return this.host.allows("agent", "sendConversationCommandV4");
   }
 
-  async removeQueuedInput(params: SessionRef & { queueItemId: string }): Promise<void> {
+  async removeQueuedInput(params: SessionRef & { queueItemId: string }): Promise<boolean> {
     if (!(await this.takesLiveInput())) throw noLiveInput();
-    await this.v4Input().deleteQueued(ref(params), params.queueItemId);
+    return this.v4Input().deleteQueued(ref(params), params.queueItemId);
   }
 
   async releaseHeldQueue(params: SessionRef): Promise<void> {

@@ -73,7 +73,7 @@ export class V4Input {
     const payload: Record<string, unknown> = { text: input.content };
     if (delivery !== undefined) payload.requestedDelivery = delivery;
     if (attachments.length > 0) payload.attachments = attachments;
-    const commandId = uuidV7();
+    const commandId = input.inputId ?? uuidV7();
     const ack = await this.command(ref, commandId, "sendText", payload, "sendPrompt");
     if (ack.status !== "accepted") throw refused(ack, "the prompt");
     const result = ack.result;
@@ -118,7 +118,7 @@ export class V4Input {
   }
 
   /** Remove a queued input before it runs (`deleteQueueItem`, compare-and-set on the session's revision). */
-  async deleteQueued(ref: SessionRef, queueItemId: string): Promise<void> {
+  async deleteQueued(ref: SessionRef, queueItemId: string): Promise<boolean> {
     await this.ready();
     let ack: CommandAck | undefined;
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
@@ -128,6 +128,7 @@ export class V4Input {
     }
     // noop: the item left the queue already (it ran or was removed)
     if (ack && ack.status !== "accepted" && ack.status !== "noop") throw refused(ack, "the removal of a queued prompt");
+    return ack?.status === "accepted";
   }
 
   // ---- handshake ----

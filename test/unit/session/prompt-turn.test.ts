@@ -152,7 +152,7 @@ describe("session engine: a prompt turn", () => {
     const first = engine.prompt([{ type: "text", text: "one" }]);
     const second = await engine.prompt([{ type: "text", text: "two" }]).catch((e: unknown) => e);
     expect(second).toMatchObject({ code: "SESSION_BUSY" });
-    expect((second as Error).message).toMatch(/takes no input while a turn runs/);
+    expect((second as Error).message).toMatch(/cannot queue input while a turn runs/);
     await h.client.waitFor((n) => n.update.sessionUpdate === "agent_message_chunk");
     native.complete();
     await expect(first).resolves.toMatchObject({ stopReason: "end_turn" });

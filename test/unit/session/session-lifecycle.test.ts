@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SessionLifecycle, abortableDelay, type LifecycleState } from "../../../src/session/session-lifecycle.js";
+import { MAX_PENDING_OPERATIONS, SessionLifecycle, abortableDelay, type LifecycleState } from "../../../src/session/session-lifecycle.js";
 
 /** a promise with its resolve, to hold an operation open */
 function gate(): { promise: Promise<void>; open: () => void } {
@@ -87,6 +87,24 @@ describe("session lifecycle: one operation at a time", () => {
     await closed;
     expect(l.state).toBe("closed");
     expect(order).toEqual(["running saw aborted=true", "close work"]);
+  });
+
+  it(`refuses an operation beyond ${MAX_PENDING_OPERATIONS} pending with SESSION_BUSY, and takes one again once a slot frees`, async () => {
+    const lifecycle = new SessionLifecycle("s1");
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const ran: number[] = [];
+    const queued = Array.from({ length: MAX_PENDING_OPERATIONS }, (_, i) =>
+      lifecycle.run(async () => {
+        if (i === 0) await gate;
+        ran.push(i);
+      }),
+    );
+    await expect(lifecycle.run(async () => undefined)).rejects.toMatchObject({ code: "SESSION_BUSY" });
+    release();
+    await Promise.all(queued);
+    expect(ran).toHaveLength(MAX_PENDING_OPERATIONS);
+    await expect(lifecycle.run(async () => "again")).resolves.toBe("again");
   });
 
   it("closes from opening (an open that never finished)", async () => {

@@ -1,0 +1,325 @@
+/**
+ * The turns of one session (adr/0023): which ACP prompt receives ZCode's turn events now, how a
+ * prompt, a steering text and a cancel become inputs of ZCode's queue (zcode-inputs.ts), and how a
+ * turn ends — once, with its updates written before its answer and the next turn's after it.
+ *
+ * Every path that gives up on work runs the one stop routine of `ZCodeInputs.stop`: a cancel, a
+ * turn the bridge fails itself, a lost subscription or host, a send whose outcome is unknown, a
+ * close. The running turn is ended here; the waiting inputs are answered there.
+ */
+import type { ContentBlock, SessionUpdate } from "@agentclientprotocol/sdk";
+import type { Logger } from "../log/logger.js";
+import type { TurnStartedPayload } from "../protocol/native-types.js";
+import { BridgeError, describeError, isBridgeError } from "../util/errors.js";
+import type { ActiveTurn, TurnResult } from "./active-turn.js";
+import { convertPrompt } from "./prompt-content.js";
+import type { SessionDeps } from "./session-deps.js";
+import type { SessionLifecycle } from "./session-lifecycle.js";
+import type { IdleBehavior, SteeringOutcome } from "./steering.js";
+import type { TurnOutcome } from "./stop-reason.js";
+import type { UpdateCoalescer } from "./update-coalescer.js";
+import { ZCodeInputs, outcomeUnknown, type SessionInput } from "./zcode-inputs.js";
+
+/** how long the next turn's updates wait for the previous prompt's answer to be written (a client that reads slowly) */
+export const ANSWER_WRITE_WAIT_MS = 5_000;
+
+/** What the turns need of their session; the engine builds it over its private members. */
+export interface TurnSession {
+  readonly sessionId: string;
+  readonly where: { workspacePath: string; sessionId: string };
+  readonly logger: Logger;
+  readonly deps: SessionDeps;
+  readonly lifecycle: SessionLifecycle;
+  readonly updates: UpdateCoalescer;
+  post(update: SessionUpdate): void;
+  /** before an input is sent: resync when needed, check the subscription; throws when nothing may be sent */
+  beforeSend(signal: AbortSignal, turn: ActiveTurn | undefined): Promise<void>;
+  /** the next operation resynchronises first */
+  markResync(): void;
+  /** the native turn ended: its late events are dropped; final updates for tools still open */
+  closeTurnEvents(turn: ActiveTurn, early: string | undefined): void;
+  /** the usage and snapshot read after a completed turn */
+  reportUsage(turn: ActiveTurn): Promise<void>;
+  /** resume the session natively (ZCode's CLI lost it) */
+  resume(): Promise<void>;
+}
+
+export class SessionTurns {
+  readonly inputs: ZCodeInputs;
+  /** the input whose turn receives ZCode's turn events now (paired by its `turn.started`) */
+  private current: { input: SessionInput; turn: ActiveTurn } | undefined;
+  /** counts session/cancel: a prompt that waited for its session sees a cancel meanwhile */
+  private cancels = 0;
+  /** the next turn's updates wait for these answers to be written, by the value answered */
+  private readonly answerHolds = new Map<unknown, () => void>();
+  /** ZCode accepted a prompt (or may have): it keeps the session (deferred persistence) */
+  prompted: boolean;
+
+  constructor(
+    private readonly session: TurnSession,
+    prompted: boolean,
+  ) {
+    this.prompted = prompted;
+    this.inputs = new ZCodeInputs({
+      native: session.deps.native,
+      where: session.where,
+      logger: session.logger,
+      resume: () => session.resume(),
+      ...(session.deps.steerOutcomeMs !== undefined ? { steerOutcomeMs: session.deps.steerOutcomeMs } : {}),
+    });
+  }
+
+  get cancelCount(): number {
+    return this.cancels;
+  }
+
+  /** the turn that may receive native events (running, not settled) */
+  get live(): ActiveTurn | undefined {
+    const turn = this.current?.turn;
+    return turn && !turn.settled ? turn : undefined;
+  }
+
+  /** a turn runs or an input of ours waits: the session is not idle */
+  get busy(): boolean {
+    return this.current !== undefined || this.inputs.active;
+  }
+
+  /** Is `inputId` an input of ours still before its turn? */
+  isWaiting(inputId: string): boolean {
+    return this.inputs.isWaiting(inputId);
+  }
+
+  // ---- input ----
+
+  /**
+   * session/prompt: the prompt becomes an input of ZCode's queue, sent in turn with the session's
+   * operations; it answers when its own turn ends. `cancelsBefore`: the `cancelCount` when the
+   * request arrived; a cancel meanwhile answers it `cancelled` without a turn.
+   */
+  async prompt(blocks: readonly ContentBlock[], cancelsBefore = this.cancels): Promise<TurnResult> {
+    const { lifecycle, deps } = this.session;
+    if (lifecycle.ended) throw lifecycle.closedError();
+    if (this.cancels !== cancelsBefore) return { stopReason: "cancelled" };
+    const content = convertPrompt(blocks, this.session.where.workspacePath);
+    if (this.busy && !(await deps.native.takesLiveInput())) {
+      throw new BridgeError(
+        "SESSION_BUSY",
+        `Session ${this.session.sessionId} is still running (or stopping) its previous prompt, and this ZCode release cannot ` +
+          "queue input while a turn runs (it lacks the V4 conversation commands). Wait for that prompt's answer, then send this one.",
+      );
+    }
+    if (lifecycle.ended) throw lifecycle.closedError();
+    if (this.cancels !== cancelsBefore) return { stopReason: "cancelled" };
+    const input = this.inputs.admit("prompt", content);
+    const turn = input.turn!;
+    turn.awaited = true;
+    lifecycle.touch();
+    void lifecycle
+      .run(async (signal) => {
+        if (turn.settled) return;
+        await this.session.beforeSend(signal, turn);
+        if (turn.settled) return;
+        turn.sendIssued = true;
+        await this.inputs.send(input);
+        this.prompted = true; // ZCode keeps the session from its first accepted prompt
+      })
+      .catch((error: unknown) => this.sendFailed(input, turn, error));
+    return turn.result;
+  }
+
+  private sendFailed(input: SessionInput, turn: ActiveTurn, error: unknown): void {
+    const failure = isBridgeError(error) ? error : new BridgeError("HOST_CALL_FAILED", describeError(error), { cause: error });
+    if (outcomeUnknown(failure)) {
+      this.prompted = true; // it may have been accepted
+      this.session.markResync();
+      // the bridge gives up on an input ZCode may run: the stop routine ends it rather than let it run unseen
+      this.giveUp(failure, { native: true, turn });
+      return;
+    }
+    if (turn.settled) return;
+    if (input.state !== "running") this.inputs.ended(input);
+    this.endTurn(turn, turn.cancelRequested ? { stopReason: "cancelled" } : { error: failure }, false);
+  }
+
+  /** `_session/steering`: the text joins ZCode's running turn as guided input, or (idle) see `idle`. */
+  async steer(blocks: readonly ContentBlock[], idle: IdleBehavior): Promise<SteeringOutcome> {
+    const { lifecycle, deps } = this.session;
+    if (lifecycle.ended) throw lifecycle.closedError();
+    const current = this.live;
+    if (!this.busy || (current?.cancelRequested === true && !this.inputs.active)) {
+      if (idle === "promptRequired") return { outcome: "promptRequired", reason: "noRunningTurn" };
+      // the behaviour both adapters keep for clients that did not opt in: a turn no request awaits
+      const detached = this.prompt(blocks);
+      detached.catch((e: unknown) => this.session.logger.warn("a steered prompt started as its own turn failed", { error: describeError(e) }));
+      return { outcome: "startedNewTurn" };
+    }
+    if (!(await deps.native.takesLiveInput())) {
+      throw new BridgeError(
+        "SESSION_BUSY",
+        "This ZCode release cannot take input while a turn runs (it lacks the V4 conversation commands), so the text was not sent. " +
+          "Send it as a new prompt once the turn ends.",
+      );
+    }
+    const input = this.inputs.admit("steer", convertPrompt(blocks, this.session.where.workspacePath));
+    lifecycle.touch();
+    await lifecycle.run(async (signal) => {
+      await this.session.beforeSend(signal, undefined);
+      await this.inputs.send(input);
+    });
+    const outcome = await this.inputs.steerOutcome(input);
+    this.session.logger.debug("steering text placed", { outcome });
+    return { outcome };
+  }
+
+  // ---- ZCode's side ----
+
+  /**
+   * `turn.started`: the input it carries becomes the running turn (its ACP turn receives the
+   * events from now on); undefined when the turn is not one of ours.
+   */
+  turnStarted(turnId: string, payload: TurnStartedPayload): ActiveTurn | undefined {
+    const input = this.inputs.pair(payload);
+    if (!input) return undefined;
+    const turn = input.turn!;
+    if (turn.settled) {
+      // answered already (cancelled while it waited): what it does is not shown; the stop ends it
+      this.inputs.ended(input);
+      return undefined;
+    }
+    const previous = this.current;
+    if (previous && !previous.turn.settled) {
+      this.endTurn(
+        previous.turn,
+        previous.turn.cancelRequested
+          ? { stopReason: "cancelled" }
+          : {
+              error: new BridgeError("NATIVE_PROTOCOL_ERROR", "ZCode started the next input's turn before this turn's end was seen.", {
+                details: { turnId, previousTurnId: previous.turn.turnId },
+              }),
+            },
+        false,
+      );
+    }
+    turn.turnId = turnId;
+    turn.sendIssued = true;
+    this.current = { input, turn };
+    this.session.logger.debug("native turn bound", { turn: turn.number, turnId });
+    return turn;
+  }
+
+  /** `turn.steerDrained`: guided inputs joined ZCode's running turn. */
+  steerDrained(ids: readonly string[]): void {
+    this.inputs.drained(ids);
+  }
+
+  // ---- stopping ----
+
+  /** session/cancel: the running turn stops once, every waiting input is answered `cancelled`. Answered at once in every state. */
+  cancel(): void {
+    this.cancels++;
+    const turn = this.live;
+    if (turn && !turn.cancelRequested) {
+      turn.cancelRequested = true;
+      turn.abortSignal("cancel");
+      void this.session.deps.broker
+        .withdrawAll(this.session.sessionId, "cancel")
+        .catch((e) => this.session.logger.warn("withdrawAll failed", { error: describeError(e) }));
+      turn.startGraceTimer(this.session.deps.cancelGraceMs, () => {
+        this.session.logger.warn("no terminal event after ZCode's stop; the session will be resynchronised", {
+          graceMs: this.session.deps.cancelGraceMs,
+        });
+        this.session.markResync();
+        this.endTurn(turn, { stopReason: "cancelled" }, false);
+      });
+    }
+    void this.inputs.stop({ native: true });
+  }
+
+  /** The bridge fails the running turn itself (an interaction it cannot answer, a protocol error): stop it, fail what waits. */
+  failTurn(turn: ActiveTurn, error: BridgeError): void {
+    if (turn.settled) return;
+    this.session.logger.warn("turn failed", { code: error.code, message: error.message });
+    this.session.markResync();
+    this.giveUp(error, { native: true, turn });
+  }
+
+  /**
+   * The bridge gives up on the session's work with `error`: the stop routine (ZCode's stop unless
+   * the host is gone), the running turn ends with the error (or cancelled), every waiting input
+   * with a "not run" error.
+   */
+  giveUp(error: BridgeError, how: { native: boolean; turn?: ActiveTurn }): void {
+    const own = how.turn;
+    // the turn given up on answers with the error itself; the inputs waiting behind it answer "not run"
+    if (own && own !== this.live && own.settle(own.cancelRequested ? { stopReason: "cancelled" } : { error })) own.deliver();
+    void this.inputs.stop({ error, native: how.native });
+    const live = this.live;
+    if (live) this.endTurn(live, live.cancelRequested ? { stopReason: "cancelled" } : { error }, false);
+  }
+
+  /** close: everything ends `cancelled`; resolves when ZCode's side (removals, stop) is done. */
+  closeAll(native: boolean): Promise<void> {
+    this.cancels++;
+    const stopped = this.inputs.stop({ native });
+    const turn = this.live;
+    if (turn) {
+      turn.cancelRequested = true;
+      this.endTurn(turn, { stopReason: "cancelled" }, false);
+    }
+    return stopped;
+  }
+
+  // ---- the end of a turn ----
+
+  /** End the turn with this outcome (first one wins); the prompt answers after its queued updates (and usage). */
+  endTurn(turn: ActiveTurn, outcome: TurnOutcome, reportUsage: boolean): void {
+    if (!turn.settle(outcome)) return;
+    const current = this.current;
+    if (current?.turn !== turn) {
+      // never ran as ZCode's turn (refused, or answered while waiting): nothing of it was shown
+      turn.deliver();
+      return;
+    }
+    this.current = undefined;
+    this.inputs.ended(current.input);
+    const early =
+      "error" in outcome ? `Not finished: ${outcome.error.message}` : outcome.stopReason === "cancelled" ? "Cancelled." : undefined;
+    this.session.closeTurnEvents(turn, early);
+    void this.session.deps.broker
+      .withdrawAll(this.session.sessionId, "turn-end")
+      .catch((e) => this.session.logger.warn("withdrawAll failed", { error: describeError(e) }));
+    void this.finishTurn(turn, reportUsage);
+  }
+
+  private async finishTurn(turn: ActiveTurn, reportUsage: boolean): Promise<void> {
+    if (reportUsage) await this.session.reportUsage(turn).catch((e) => this.session.logger.warn("usage report failed", { error: describeError(e) }));
+    const { updates, deps } = this.session;
+    await updates.drain();
+    // the next turn's updates go out after this prompt's answer (a client shows them under the right prompt)
+    if (turn.awaited && deps.answerWrites === true) {
+      const release = updates.hold();
+      let timer: NodeJS.Timeout | undefined;
+      const answer = turn.deliver();
+      const done = (): void => {
+        clearTimeout(timer);
+        this.answerHolds.delete(answer);
+        release();
+      };
+      timer = setTimeout(done, ANSWER_WRITE_WAIT_MS);
+      timer.unref?.();
+      this.answerHolds.set(answer, done);
+      return;
+    }
+    turn.deliver();
+  }
+
+  /** The answer `answer` (the prompt's result or error) was written to the client. */
+  answerWritten(answer: unknown): void {
+    this.answerHolds.get(answer)?.();
+  }
+
+  /** Let every held update go (the session closes). */
+  releaseHolds(): void {
+    for (const done of [...this.answerHolds.values()]) done();
+  }
+}

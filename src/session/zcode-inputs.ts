@@ -1,0 +1,383 @@
+/**
+ * ZCode's input queue for one session, as the bridge owns it (adr/0023). Every input the bridge
+ * hands to ZCode — a `session/prompt`, a `_session/steering` text — is one `SessionInput`, a small
+ * state machine:
+ *
+ *     waiting ──send──→ sending ──ack──→ started  (ZCode started a turn with it)
+ *        │                 │      └───→ queued   (ZCode queued it, or holds it as a guide)
+ *        │                 │                 │
+ *        │                 └─ lost ack ─→ unknown (it may run: stopped like a running one)
+ *        │                                   │
+ *        │         turn.started with its id ─┴─→ running ──turn end──→ ended
+ *        │         turn.steerDrained with its id ─────────────────────→ ended (injected)
+ *        └──────────── stop routine ───────────────────────────────────→ removed
+ *
+ * What this module guarantees (zcode-v4-source-check.md is the record of ZCode's side):
+ * - send order: a session's sends are strictly first in, first out; the next `sendText` leaves
+ *   only after the previous one's ack (one chain of native input commands per session);
+ * - pairing: an input becomes the running turn only when ZCode's `turn.started` carries its id;
+ *   never by assumed order (only the legacy line, whose `sendPrompt` has no id, pairs its one
+ *   input with the next turn that is not ZCode's own);
+ * - steering: "injected" only when ZCode reports `turn.steerDrained` for the input, a turn of its
+ *   own when a `turn.started` carries its id; the wait is bounded;
+ * - one stop routine for every path (cancel, a turn the bridge fails, a lost subscription, a
+ *   given-up turn, close): the waiting inputs are answered at once, then — after the sends in
+ *   flight — removed from ZCode's queue one compare-and-set delete at a time, then the running
+ *   turn is stopped; a stop may leave ZCode's queue held, so the next send first releases it;
+ * - bounds: at most `MAX_WAITING_INPUTS` inputs wait (prompts and steering alike).
+ */
+import type { Logger } from "../log/logger.js";
+import type { NativeApi, SentInput } from "../native/native-api.js";
+import type { TurnStartedPayload } from "../protocol/native-types.js";
+import { BridgeError, describeError, isBridgeError } from "../util/errors.js";
+import { uuidV7 } from "../util/uuid-v7.js";
+import { ActiveTurn } from "./active-turn.js";
+import type { HostPromptInput } from "./prompt-content.js";
+
+/** how many inputs (prompts and steering texts) may wait for ZCode behind the running turn of one session */
+export const MAX_WAITING_INPUTS = 8;
+/** how long a `_session/steering` request waits for ZCode to say where the text went */
+export const DEFAULT_STEER_OUTCOME_MS = 60_000;
+
+/** turns ZCode starts on its own (never a prompt's): a background result, a subagent */
+const OWN_TURN_SOURCES = new Set(["background_task", "subagent"]);
+
+export type InputState = "waiting" | "sending" | "started" | "queued" | "unknown" | "running" | "ended" | "removed";
+export type SteerOutcome = "injected" | "startedNewTurn";
+
+/** errors of a send after which ZCode may or may not have taken the input */
+const OUTCOME_UNKNOWN = new Set(["HOST_TIMEOUT", "CHANNEL_OVERFLOW", "FRAME_TOO_LARGE", "CHANNEL_CLOSED"]);
+
+/** Did this failure leave it unknown whether ZCode took the input? (the one list: native and session agree) */
+export function outcomeUnknown(error: BridgeError): boolean {
+  return OUTCOME_UNKNOWN.has(error.code);
+}
+
+export class SessionInput {
+  state: InputState = "waiting";
+  /** the id ZCode knows the input by (the V4 command id; `turn.started` carries it); undefined on the legacy line once acked */
+  inputId: string | undefined = uuidV7();
+  /** legacy `sendPrompt`: no id, paired with the next turn that is not ZCode's own */
+  pairsByOrder = false;
+  /** ZCode's stop went out for its turn (one stop per turn) */
+  stopSent = false;
+  /** the ACP turn it feeds: a prompt's from the start, a steering text's once it runs as a turn of its own */
+  turn: ActiveTurn | undefined;
+  /** a steering text waiting to learn where it went */
+  private steerWaiter: { resolve(outcome: SteerOutcome): void; reject(error: BridgeError): void } | undefined;
+  readonly steerOutcome: Promise<SteerOutcome> | undefined;
+
+  constructor(
+    readonly kind: "prompt" | "steer",
+    readonly content: HostPromptInput,
+  ) {
+    if (kind === "prompt") this.turn = new ActiveTurn();
+    else {
+      this.steerOutcome = new Promise<SteerOutcome>((resolve, reject) => (this.steerWaiter = { resolve, reject }));
+      this.steerOutcome.catch(() => undefined);
+    }
+  }
+
+  /** still before ZCode's turn for it (or its injection): counts against the bound, answered by a stop */
+  get waiting(): boolean {
+    return this.state === "waiting" || this.state === "sending" || this.state === "queued" || this.state === "started";
+  }
+
+  get done(): boolean {
+    return this.state === "ended" || this.state === "removed";
+  }
+
+  /** ZCode's queue item of a queued input (`queue_` + its id, as the CLI names it) */
+  get queueItemId(): string | undefined {
+    return this.inputId === undefined ? undefined : `queue_${this.inputId}`;
+  }
+
+  resolveSteer(outcome: SteerOutcome): void {
+    this.steerWaiter?.resolve(outcome);
+    this.steerWaiter = undefined;
+  }
+
+  rejectSteer(error: BridgeError): void {
+    this.steerWaiter?.reject(error);
+    this.steerWaiter = undefined;
+  }
+}
+
+export interface ZCodeInputsDeps {
+  native: NativeApi;
+  where: { workspacePath: string; sessionId: string };
+  logger: Logger;
+  /** resume the session natively (ZCode's CLI no longer held it): a send is retried once after it */
+  resume(): Promise<void>;
+  steerOutcomeMs?: number;
+}
+
+/** What a stop does with ZCode's running turn. */
+export interface StopPlan {
+  /** the answer of every input still waiting: cancelled, or this error */
+  error?: BridgeError;
+  /** send ZCode's stop for what runs (false when the host is gone: its queue went with it) */
+  native: boolean;
+}
+
+export class ZCodeInputs {
+  /** every input not yet done, oldest first */
+  private readonly inputs: SessionInput[] = [];
+  /** the chain of native input commands (sends, removals, stops, releases): one at a time, in order */
+  private chain: Promise<void> = Promise.resolve();
+  /** a stop may have left ZCode's queue held (autoDrain off): the next send releases it first */
+  private mayBeHeld = false;
+
+  constructor(private readonly deps: ZCodeInputsDeps) {}
+
+  /** inputs waiting for ZCode (the bound counts these) */
+  get waitingCount(): number {
+    return this.inputs.filter((input) => input.waiting).length;
+  }
+
+  /** the input whose turn runs now (paired by `turn.started`) */
+  get running(): SessionInput | undefined {
+    return this.inputs.find((input) => input.state === "running");
+  }
+
+  /** Is some input of ours, sent or not, still before its end? (the session is not idle) */
+  get active(): boolean {
+    return this.inputs.length > 0;
+  }
+
+  /** Admit a new input (a prompt or a steering text), or refuse it when too many wait. */
+  admit(kind: "prompt" | "steer", content: HostPromptInput): SessionInput {
+    if (this.waitingCount >= MAX_WAITING_INPUTS) {
+      throw new BridgeError(
+        "SESSION_BUSY",
+        `Session ${this.deps.where.sessionId} already has ${MAX_WAITING_INPUTS} inputs waiting for ZCode. ` +
+          "Wait for one to finish, or cancel them (session/cancel), then send this again.",
+        { details: { waiting: this.waitingCount, limit: MAX_WAITING_INPUTS } },
+      );
+    }
+    const input = new SessionInput(kind, content);
+    this.inputs.push(input);
+    return input;
+  }
+
+  /**
+   * Hand `input` to ZCode, in order after every native input command before it; resolves with
+   * the ack (the input's state says what ZCode did), rejects when ZCode refused it or the outcome
+   * is unknown (then the input is `unknown`: a stop treats it as running).
+   */
+  send(input: SessionInput): Promise<void> {
+    return this.onChain(() => this.sendNow(input));
+  }
+
+  private async sendNow(input: SessionInput): Promise<void> {
+    if (input.done || input.turn?.settled) return; // answered (cancelled) while it waited for its place
+    const live = await this.deps.native.takesLiveInput();
+    input.pairsByOrder = !live;
+    if (this.mayBeHeld && live) {
+      this.mayBeHeld = false;
+      await this.deps.native.releaseHeldQueue(this.deps.where);
+    }
+    input.state = "sending";
+    let retried: "held" | "session" | undefined;
+    for (;;) {
+      try {
+        const sent = await this.deps.native.sendInput({
+          ...this.deps.where,
+          content: input.content.content,
+          attachments: input.content.attachments,
+          ...(input.inputId !== undefined ? { inputId: input.inputId } : {}),
+          ...(input.kind === "steer" ? { delivery: "guide" as const } : {}),
+        });
+        this.admitted(input, sent);
+        return;
+      } catch (error) {
+        const failure = isBridgeError(error) ? error : new BridgeError("HOST_CALL_FAILED", describeError(error), { cause: error });
+        if (input.done) throw failure;
+        if (!retried && live && reasonOf(failure) === "heldQueueDispositionRequired") {
+          // ZCode held its queue (a stop, ours or the desktop's, left items): let it run again, then once more
+          retried = "held";
+          await this.deps.native.releaseHeldQueue(this.deps.where);
+        } else if (!retried && failure.code === "SESSION_NOT_FOUND") {
+          // ZCode's CLI no longer holds the session (it restarted): resume it, then once more
+          retried = "session";
+          this.deps.logger.info("ZCode did not hold the session for an input; resuming it and sending once more");
+          await this.deps.resume();
+        } else {
+          input.state = outcomeUnknown(failure) ? "unknown" : "removed";
+          if (input.state === "removed") this.forget(input);
+          throw failure;
+        }
+        // the refused command id is spent in ZCode's command table: a new one for the new try
+        input.inputId = uuidV7();
+      }
+    }
+  }
+
+  private admitted(input: SessionInput, sent: SentInput): void {
+    if (sent.inputId === undefined) input.inputId = undefined;
+    else if (sent.inputId !== input.inputId) {
+      throw new BridgeError("NATIVE_PROTOCOL_ERROR", "ZCode acknowledged the input under another id than the one it was sent with.", {
+        details: { sent: input.inputId, acked: sent.inputId },
+      });
+    }
+    // a turn.started for it may have come before its ack: it is running already
+    if (input.state === "sending") input.state = sent.delivery === "startNow" ? "started" : "queued";
+    if (input.kind === "steer" && sent.delivery === "startNow") input.resolveSteer("startedNewTurn"); // idle: ZCode started it
+  }
+
+  /**
+   * ZCode started a turn (`turn.started`): the input it carries, now running, or undefined when the
+   * turn is not one of ours (ZCode's own: a background result, a subagent, a desktop prompt).
+   */
+  pair(payload: TurnStartedPayload): SessionInput | undefined {
+    const inputId = typeof payload.inputId === "string" && payload.inputId !== "" ? payload.inputId : undefined;
+    let input = inputId === undefined ? undefined : this.inputs.find((candidate) => candidate.inputId === inputId && !candidate.done);
+    if (!input && !OWN_TURN_SOURCES.has(String(payload.inputSource))) {
+      // the legacy line's one input has no id: the next turn that is not ZCode's own is its
+      input = this.inputs.find((candidate) => candidate.pairsByOrder && (candidate.state === "sending" || candidate.state === "started"));
+    }
+    if (!input || input.state === "running") return undefined;
+    input.state = "running";
+    if (input.kind === "steer") {
+      input.turn ??= new ActiveTurn(); // a steering text that runs as a turn of its own: no prompt awaits it
+      input.resolveSteer("startedNewTurn");
+    }
+    return input;
+  }
+
+  /** ZCode injected guided inputs into its running turn (`turn.steerDrained`). */
+  drained(ids: readonly string[]): void {
+    for (const input of this.inputs) {
+      if (input.kind !== "steer" || input.inputId === undefined || !ids.includes(input.inputId)) continue;
+      input.state = "ended";
+      input.resolveSteer("injected");
+      this.forget(input);
+    }
+  }
+
+  /** Is `inputId` one of ours still before its turn? (a turn that carries it is not the running one's) */
+  isWaiting(inputId: string): boolean {
+    return this.inputs.some((input) => input.inputId === inputId && input.waiting);
+  }
+
+  /** The running input's turn ended. */
+  ended(input: SessionInput): void {
+    input.state = "ended";
+    this.forget(input);
+  }
+
+  /** Wait (bounded) for ZCode to say where a steering text went. */
+  async steerOutcome(input: SessionInput): Promise<SteerOutcome> {
+    const ms = this.deps.steerOutcomeMs ?? DEFAULT_STEER_OUTCOME_MS;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new BridgeError(
+              "HOST_TIMEOUT",
+              `ZCode took the steering text but did not say within ${ms} ms whether it joined the running turn or waits as a prompt ` +
+                "of its own. It was not sent again; its answer, if any, appears in the session.",
+            ),
+          ),
+        ms,
+      );
+      timer.unref?.();
+    });
+    try {
+      return await Promise.race([input.steerOutcome!, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * The one stop routine. Now: every input still waiting is answered (cancelled, or `plan.error`)
+   * and leaves the bound. Then, on the chain (after the sends in flight): each of them that ZCode
+   * may hold leaves its queue (one compare-and-set delete after the other), and — when one of ours
+   * runs or may run — ZCode's running turn is stopped. Resolves when that native part is done
+   * (never rejects: failures are logged; the next send releases a held queue).
+   */
+  stop(plan: StopPlan): Promise<void> {
+    const running = this.running;
+    const answered = this.inputs.filter((input) => input.waiting || input.state === "unknown");
+    for (const input of answered) {
+      const error = plan.error;
+      const turn = input.turn;
+      if (turn && turn.settle(error ? { error: notRun(error) } : { stopReason: "cancelled" })) turn.deliver();
+      input.rejectSteer(
+        error
+          ? notRun(error)
+          : new BridgeError("TURN_FAILED", "The session's turn was cancelled before ZCode took the steering text; it was removed. Send it again as a prompt if it still applies."),
+      );
+    }
+    if (!plan.native) {
+      for (const input of [...answered, ...(running ? [running] : [])]) {
+        input.state = "removed";
+        this.forget(input);
+      }
+      this.mayBeHeld = false; // a new host has a new queue
+      return Promise.resolve();
+    }
+    return this.onChain(async () => {
+      let mayRun = running !== undefined && !running.stopSent;
+      for (const input of answered) {
+        // never sent (answered before its place on the chain came), or refused: nothing to remove
+        if (input.state === "waiting" || input.state === "removed") {
+          input.state = "removed";
+          this.forget(input);
+          continue;
+        }
+        if (input.state === "started" || input.state === "unknown" || input.pairsByOrder) mayRun = true;
+        const queueItemId = input.queueItemId;
+        if (queueItemId !== undefined && input.state !== "started") {
+          const removed = await this.deps.native
+            .removeQueuedInput({ ...this.deps.where, queueItemId })
+            .catch((e: unknown) => this.deps.logger.warn("a queued input could not be removed from ZCode's queue", { error: describeError(e) }));
+          // not in the queue any more and not seen to end: ZCode may have started it
+          if (removed === false && input.state !== "ended") mayRun = true;
+        }
+        if (input.state !== "running") {
+          input.state = "removed";
+          this.forget(input);
+        }
+      }
+      if (mayRun) {
+        if (running) running.stopSent = true;
+        await this.deps.native
+          .stopTurn(this.deps.where)
+          .catch((e: unknown) => this.deps.logger.warn("ZCode's stop failed", { error: describeError(e) }));
+        this.mayBeHeld = true;
+      }
+    });
+  }
+
+  /** Resolves when every native input command issued so far has answered. */
+  settled(): Promise<void> {
+    return this.chain;
+  }
+
+  private onChain(step: () => Promise<void>): Promise<void> {
+    const result = this.chain.then(step);
+    this.chain = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  }
+
+  private forget(input: SessionInput): void {
+    const index = this.inputs.indexOf(input);
+    if (index >= 0) this.inputs.splice(index, 1);
+  }
+}
+
+function reasonOf(error: BridgeError): unknown {
+  const details = error.details as Record<string, unknown> | undefined;
+  return details?.reasonCode;
+}
+
+/** The error of an input answered by a stop that `error` caused: it was not run. */
+function notRun(error: BridgeError): BridgeError {
+  return new BridgeError(error.code, `Not run: ${error.message}`, { cause: error, ...(error.details ? { details: error.details } : {}) });
+}
