@@ -60,6 +60,8 @@ export const DEFAULT_TIMEOUTS_MS = Object.freeze({
   uploadAttachment: DEFAULT_CALL_TIMEOUT_MS,
   /** removing a queued prompt from ZCode's queue (session/cancel) */
   deleteQueuedInput: DEFAULT_ACK_TIMEOUT_MS,
+  /** letting ZCode's held input queue run again (`setAutoDrain`) after a stop */
+  releaseHeldQueue: DEFAULT_ACK_TIMEOUT_MS,
 } satisfies Record<string, number>);
 
 export type TimeoutTable = Readonly<Record<string, number>>;

@@ -71,7 +71,7 @@ export const V4_INPUT_METHODS = [
   "attachmentAbortV4",
 ] as const;
 /** the command types the bridge sends in a V4 envelope (the bootstrap refuses any other) */
-export const V4_COMMAND_TYPES = ["sendText", "stop", "deleteQueueItem"] as const;
+export const V4_COMMAND_TYPES = ["sendText", "stop", "deleteQueueItem", "setAutoDrain"] as const;
 const COMMON_AGENT_METHODS = [
   "initialize",
   "createSession",

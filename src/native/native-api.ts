@@ -71,6 +71,13 @@ export interface SentInput {
   delivery: "startNow" | "queue";
   /** the queue item that removes it before it runs, for a queued input */
   queueItemId?: string;
+  /**
+   * true: the ack was lost and ZCode confirmed the input afterwards only from its transcript (its
+   * command table no longer had it), without saying how it was admitted. The input was taken and
+   * is not to be sent again; `delivery` is then `startNow` and `inputId` the command id, which the
+   * input's turn carries, but that turn may have started, or ended, before the caller listens.
+   */
+  recovered?: true;
 }
 
 export type QuestionAnswer = { action: "accept"; content: unknown } | { action: "decline" | "cancel" };

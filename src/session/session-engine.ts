@@ -101,6 +101,7 @@ export class SessionEngine {
           this.router.forgetTools();
         },
         reportUsage: (turn) => this.reportUsage(turn),
+        runningNow: async () => isRunning(await this.readSnapshot()),
         resume: async () => {
           await this.deps.native.resumeSession({ ...this.where, expectedMode: this.state.options.currentMode });
           this.resident = true;
@@ -392,10 +393,7 @@ export class SessionEngine {
   /** Nothing runs: no turn, no pending interaction, no operation (a release candidate). */
   get idle(): boolean {
     return (
-      this.lifecycle.state === "attached" &&
-      !this.lifecycle.busy &&
-      !this.turns.busy &&
-      this.deps.broker.pendingCount(this.sessionId) === 0
+      this.lifecycle.state === "attached" && !this.lifecycle.busy && !this.turns.busy && this.deps.broker.pendingCount(this.sessionId) === 0
     );
   }
 

@@ -10,7 +10,7 @@
 import type { ContentBlock, SessionUpdate } from "@agentclientprotocol/sdk";
 import type { Logger } from "../log/logger.js";
 import type { TurnStartedPayload } from "../protocol/native-types.js";
-import { BridgeError, describeError, isBridgeError } from "../util/errors.js";
+import { BridgeError, describeError, isBridgeError, isOutcomeUnknown } from "../util/errors.js";
 import type { ActiveTurn, TurnResult } from "./active-turn.js";
 import { convertPrompt } from "./prompt-content.js";
 import type { SessionDeps } from "./session-deps.js";
@@ -18,7 +18,10 @@ import type { SessionLifecycle } from "./session-lifecycle.js";
 import type { IdleBehavior, SteeringOutcome } from "./steering.js";
 import type { TurnOutcome } from "./stop-reason.js";
 import type { UpdateCoalescer } from "./update-coalescer.js";
-import { ZCodeInputs, outcomeUnknown, type SessionInput } from "./zcode-inputs.js";
+import { ZCodeInputs, type SessionInput } from "./zcode-inputs.js";
+
+/** a send that failed this way failed with the host: nothing can be stopped (the next host has a new queue) */
+const HOST_GONE = new Set(["HOST_EXITED", "CHANNEL_CLOSED", "HOST_START_FAILED"]);
 
 /** how long the next turn's updates wait for the previous prompt's answer to be written (a client that reads slowly) */
 export const ANSWER_WRITE_WAIT_MS = 5_000;
@@ -42,6 +45,8 @@ export interface TurnSession {
   reportUsage(turn: ActiveTurn): Promise<void>;
   /** resume the session natively (ZCode's CLI lost it) */
   resume(): Promise<void>;
+  /** does ZCode run a turn of this session now (its state, read)? */
+  runningNow(): Promise<boolean>;
 }
 
 export class SessionTurns {
@@ -120,8 +125,23 @@ export class SessionTurns {
         await this.session.beforeSend(signal, turn);
         if (turn.settled) return;
         turn.sendIssued = true;
-        await this.inputs.send(input);
-        this.prompted = true; // ZCode keeps the session from its first accepted prompt
+        const sent = await this.inputs.send(input);
+        if (sent) this.prompted = true; // ZCode keeps the session from its first accepted prompt
+        // its ack was lost and recovered from ZCode's record: its turn may have come and gone unseen
+        if (sent?.recovered && input.state === "started" && !(await this.session.runningNow())) {
+          this.endTurn(
+            turn,
+            {
+              error: new BridgeError(
+                "HOST_CALL_FAILED",
+                "ZCode took this prompt (its acknowledgement was lost and recovered from ZCode's record), but its turn was not seen " +
+                  "and ZCode is idle: it may have run already. It was not sent again; check the session in ZCode.",
+              ),
+            },
+            false,
+          );
+          this.inputs.ended(input);
+        }
       })
       .catch((error: unknown) => this.sendFailed(input, turn, error));
     return turn.result;
@@ -129,11 +149,11 @@ export class SessionTurns {
 
   private sendFailed(input: SessionInput, turn: ActiveTurn, error: unknown): void {
     const failure = isBridgeError(error) ? error : new BridgeError("HOST_CALL_FAILED", describeError(error), { cause: error });
-    if (outcomeUnknown(failure)) {
+    if (isOutcomeUnknown(failure)) {
       this.prompted = true; // it may have been accepted
       this.session.markResync();
       // the bridge gives up on an input ZCode may run: the stop routine ends it rather than let it run unseen
-      this.giveUp(failure, { native: true, turn });
+      this.giveUp(failure, { native: !HOST_GONE.has(failure.code), turn });
       return;
     }
     if (turn.settled) return;
@@ -150,7 +170,9 @@ export class SessionTurns {
       if (idle === "promptRequired") return { outcome: "promptRequired", reason: "noRunningTurn" };
       // the behaviour both adapters keep for clients that did not opt in: a turn no request awaits
       const detached = this.prompt(blocks);
-      detached.catch((e: unknown) => this.session.logger.warn("a steered prompt started as its own turn failed", { error: describeError(e) }));
+      detached.catch((e: unknown) =>
+        this.session.logger.warn("a steered prompt started as its own turn failed", { error: describeError(e) }),
+      );
       return { outcome: "startedNewTurn" };
     }
     if (!(await deps.native.takesLiveInput())) {
@@ -292,7 +314,8 @@ export class SessionTurns {
   }
 
   private async finishTurn(turn: ActiveTurn, reportUsage: boolean): Promise<void> {
-    if (reportUsage) await this.session.reportUsage(turn).catch((e) => this.session.logger.warn("usage report failed", { error: describeError(e) }));
+    if (reportUsage)
+      await this.session.reportUsage(turn).catch((e) => this.session.logger.warn("usage report failed", { error: describeError(e) }));
     const { updates, deps } = this.session;
     await updates.drain();
     // the next turn's updates go out after this prompt's answer (a client shows them under the right prompt)

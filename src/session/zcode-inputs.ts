@@ -29,7 +29,7 @@
 import type { Logger } from "../log/logger.js";
 import type { NativeApi, SentInput } from "../native/native-api.js";
 import type { TurnStartedPayload } from "../protocol/native-types.js";
-import { BridgeError, describeError, isBridgeError } from "../util/errors.js";
+import { BridgeError, describeError, isBridgeError, isOutcomeUnknown } from "../util/errors.js";
 import { uuidV7 } from "../util/uuid-v7.js";
 import { ActiveTurn } from "./active-turn.js";
 import type { HostPromptInput } from "./prompt-content.js";
@@ -44,14 +44,6 @@ const OWN_TURN_SOURCES = new Set(["background_task", "subagent"]);
 
 export type InputState = "waiting" | "sending" | "started" | "queued" | "unknown" | "running" | "ended" | "removed";
 export type SteerOutcome = "injected" | "startedNewTurn";
-
-/** errors of a send after which ZCode may or may not have taken the input */
-const OUTCOME_UNKNOWN = new Set(["HOST_TIMEOUT", "CHANNEL_OVERFLOW", "FRAME_TOO_LARGE", "CHANNEL_CLOSED"]);
-
-/** Did this failure leave it unknown whether ZCode took the input? (the one list: native and session agree) */
-export function outcomeUnknown(error: BridgeError): boolean {
-  return OUTCOME_UNKNOWN.has(error.code);
-}
 
 export class SessionInput {
   state: InputState = "waiting";
@@ -165,12 +157,15 @@ export class ZCodeInputs {
    * the ack (the input's state says what ZCode did), rejects when ZCode refused it or the outcome
    * is unknown (then the input is `unknown`: a stop treats it as running).
    */
-  send(input: SessionInput): Promise<void> {
-    return this.onChain(() => this.sendNow(input));
+  send(input: SessionInput): Promise<SentInput | undefined> {
+    let sent: SentInput | undefined;
+    return this.onChain(async () => {
+      sent = await this.sendNow(input);
+    }).then(() => sent);
   }
 
-  private async sendNow(input: SessionInput): Promise<void> {
-    if (input.done || input.turn?.settled) return; // answered (cancelled) while it waited for its place
+  private async sendNow(input: SessionInput): Promise<SentInput | undefined> {
+    if (input.done || input.turn?.settled) return undefined; // answered (cancelled) while it waited for its place
     const live = await this.deps.native.takesLiveInput();
     input.pairsByOrder = !live;
     if (this.mayBeHeld && live) {
@@ -189,7 +184,7 @@ export class ZCodeInputs {
           ...(input.kind === "steer" ? { delivery: "guide" as const } : {}),
         });
         this.admitted(input, sent);
-        return;
+        return sent;
       } catch (error) {
         const failure = isBridgeError(error) ? error : new BridgeError("HOST_CALL_FAILED", describeError(error), { cause: error });
         if (input.done) throw failure;
@@ -203,7 +198,7 @@ export class ZCodeInputs {
           this.deps.logger.info("ZCode did not hold the session for an input; resuming it and sending once more");
           await this.deps.resume();
         } else {
-          input.state = outcomeUnknown(failure) ? "unknown" : "removed";
+          input.state = isOutcomeUnknown(failure) ? "unknown" : "removed";
           if (input.state === "removed") this.forget(input);
           throw failure;
         }
@@ -308,7 +303,10 @@ export class ZCodeInputs {
       input.rejectSteer(
         error
           ? notRun(error)
-          : new BridgeError("TURN_FAILED", "The session's turn was cancelled before ZCode took the steering text; it was removed. Send it again as a prompt if it still applies."),
+          : new BridgeError(
+              "TURN_FAILED",
+              "The session's turn was cancelled before ZCode took the steering text; it was removed. Send it again as a prompt if it still applies.",
+            ),
       );
     }
     if (!plan.native) {
@@ -333,7 +331,9 @@ export class ZCodeInputs {
         if (queueItemId !== undefined && input.state !== "started") {
           const removed = await this.deps.native
             .removeQueuedInput({ ...this.deps.where, queueItemId })
-            .catch((e: unknown) => this.deps.logger.warn("a queued input could not be removed from ZCode's queue", { error: describeError(e) }));
+            .catch((e: unknown) =>
+              this.deps.logger.warn("a queued input could not be removed from ZCode's queue", { error: describeError(e) }),
+            );
           // not in the queue any more and not seen to end: ZCode may have started it
           if (removed === false && input.state !== "ended") mayRun = true;
         }

@@ -61,3 +61,27 @@ export function describeError(value: unknown): string {
     return String(value);
   }
 }
+
+/**
+ * THE classification of "outcome unknown": the codes of a failed call after which ZCode may or may
+ * not have done what it was asked (the request may have left before the answer was lost). Such a
+ * call is never sent again, since it could then run twice. Over-inclusive on purpose: a call that
+ * was in fact refused before it left (a full channel, a frame too large for the channel) only
+ * costs a question or a stop, while a call taken for refused that did run could run twice.
+ * - HOST_TIMEOUT: no answer in time;
+ * - CHANNEL_CLOSED, HOST_EXITED: the channel or the host went away while the call was out;
+ * - CHANNEL_OVERFLOW, FRAME_TOO_LARGE: the channel's limits (an answer too large for a frame
+ *   comes back as FRAME_TOO_LARGE after the host did the call).
+ */
+export const OUTCOME_UNKNOWN_CODES: readonly ErrorCode[] = Object.freeze([
+  "HOST_TIMEOUT",
+  "CHANNEL_CLOSED",
+  "HOST_EXITED",
+  "CHANNEL_OVERFLOW",
+  "FRAME_TOO_LARGE",
+]);
+
+/** Did `error` end a call without saying whether ZCode did it (see OUTCOME_UNKNOWN_CODES)? */
+export function isOutcomeUnknown(error: unknown): error is BridgeError {
+  return error instanceof BridgeError && OUTCOME_UNKNOWN_CODES.includes(error.code);
+}

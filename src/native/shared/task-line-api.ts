@@ -27,11 +27,20 @@ import type {
 
 /** The host's "no such session" error (-32004 on the wire, or its message). */
 export function isSessionMissing(error: unknown): boolean {
+  return (
+    isSessionMissingCode(error) ||
+    (isBridgeError(error, "HOST_CALL_FAILED") && /not found|unknown session|no such session/i.test(error.message))
+  );
+}
+
+/**
+ * The host's "no such session" error by its code only (-32004, `session_unavailable`): for a
+ * prompt, whose refusals ("model not found", …) the message alone could misname.
+ */
+function isSessionMissingCode(error: unknown): boolean {
   if (!isBridgeError(error, "HOST_CALL_FAILED")) return false;
   const details = error.details ?? {};
-  return (
-    details.code === -32004 || details.data === "session_unavailable" || /not found|unknown session|no such session/i.test(error.message)
-  );
+  return details.code === -32004 || details.data === "session_unavailable";
 }
 
 export function sessionNotFound(error: unknown, sessionId: string): BridgeError {
@@ -147,20 +156,26 @@ export abstract class TaskLineApi implements NativeApi {
     await this.host.call("agent", "closeSession", native, { timeout: "closeSession" });
   }
 
+  /**
+   * Throws SESSION_NOT_FOUND, the same on both paths, when ZCode does not hold the session (legacy
+   * -32004; V4 ack `proto.sessionNotFound`): the caller may resume it and send again, nothing ran.
+   */
   async sendInput(params: SessionRef & PromptInput & { delivery?: InputDelivery; inputId?: string }): Promise<SentInput> {
     const delivery = params.delivery;
+    const refusal = (error: unknown): unknown =>
+      isSessionMissingCode(error) ? sessionNotFound(error, params.sessionId) : promptRefusal(error);
     if (await this.takesLiveInput()) {
       return this.v4Input()
         .sendText(ref(params), params, delivery)
         .catch((error: unknown) => {
-          throw promptRefusal(error);
+          throw refusal(error);
         });
     }
     if (delivery !== undefined && delivery !== "startNow") throw noLiveInput();
     const native: Record<string, unknown> = { ...ref(params), content: params.content };
     if (params.attachments.length > 0) native.attachments = params.attachments;
     await this.host.call("agent", "sendPrompt", native, { timeout: "sendPrompt" }).catch((error: unknown) => {
-      throw promptRefusal(error);
+      throw refusal(error);
     });
     return { inputId: undefined, delivery: "startNow" };
   }

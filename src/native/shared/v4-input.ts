@@ -7,16 +7,19 @@
  *
  * Fail closed: a hello of a wire version the line does not know, an ack that is not `accepted`
  * for a fresh command id, or an ack of another shape is an error. An input whose outcome is
- * unknown (the ack was lost) is never sent again: ZCode is asked (`queryConversationCommandsV4`)
- * and the prompt fails when it cannot say.
+ * unknown (the ack was lost: `isOutcomeUnknown`) is never sent again: ZCode is asked
+ * (`queryConversationCommandsV4`) while the connection that carried it lives, and the prompt fails
+ * with the lost call's code when it cannot say. What ZCode's source accepts and answers: the
+ * source check of the V4 messages (zcode-v4-source-check.md: §2.3 clientHello, §2.4 sendText,
+ * §2.6 the query, §2.7 attachments).
  */
 import { createHash, randomUUID } from "node:crypto";
 import type { HostClient } from "../../host/types.js";
 import type { OperationTimeout } from "../../host/timeouts.js";
-import { BridgeError, describeError, isBridgeError } from "../../util/errors.js";
+import { BridgeError, describeError, isOutcomeUnknown } from "../../util/errors.js";
 import { uuidV7 } from "../../util/uuid-v7.js";
 import { PACKAGE_VERSION } from "../../version.js";
-import type { InputDelivery, PromptInput, SentInput, SessionRef } from "../native-api.js";
+import { NATIVE_FRAME_LIMIT_BYTES, type InputDelivery, type PromptInput, type SentInput, type SessionRef } from "../native-api.js";
 
 /** ZCode's upload limits (docs/zcode-host.md §15.5): bytes per file, bytes per chunk, chunks per file */
 export const V4_ATTACHMENT_MAX_BYTES = 20 * 1024 * 1024;
@@ -29,8 +32,25 @@ const REVISIONS_KEPT = 256;
 
 const ACK_STATUSES = new Set(["accepted", "rejected", "stale", "duplicate", "noop", "failed"]);
 const DELIVERIES = new Set<string>(["startNow", "queue"]);
-/** errors after which the host may or may not have taken the command */
-const OUTCOME_UNKNOWN = new Set(["HOST_TIMEOUT", "CHANNEL_CLOSED", "CHANNEL_OVERFLOW"]);
+/**
+ * a lost answer after which ZCode is not asked: the connection that carried the command is gone,
+ * and the next host incarnation is a new connection whose command table cannot know it
+ */
+const CONNECTION_GONE = new Set(["CHANNEL_CLOSED", "HOST_EXITED"]);
+/** the query's own failure: ZCode could not look the command up, so its outcome stays unknown */
+const QUERY_UNAVAILABLE = "fault.command.queryUnavailable";
+/** the ack of a command for a session ZCode's agent does not hold (not loaded, or gone) */
+const SESSION_NOT_HELD = "proto.sessionNotFound";
+/**
+ * ZCode reads an attachment whose MIME type is not image/*, video/* or application/pdf back as
+ * text, and only up to this many bytes: above it the turn gets the name, type and size only
+ * (zcode-v4-source-check.md §2.7, `cli/commands/attachment-refs.ts`)
+ */
+export const V4_TEXT_ATTACHMENT_READ_BYTES = 64 * 1024;
+/** the longest attachment file name ZCode takes (UTF-16 units) */
+const FILE_NAME_MAX = 255;
+/** what the prompt text may take of one channel frame, beside the envelope (ids, paths) */
+const PROMPT_TEXT_BUDGET_BYTES = NATIVE_FRAME_LIMIT_BYTES - 64 * 1024;
 
 export interface CommandAck {
   commandId: string;
@@ -62,21 +82,28 @@ export class V4Input {
     private readonly wireVersions: readonly number[],
   ) {}
 
-  get clientId(): string {
-    return CLIENT_ID;
-  }
-
-  /** Send one prompt as `sendText`; resolves with how ZCode admitted it. */
+  /**
+   * Send one prompt as `sendText`; resolves with how ZCode admitted it. Without `delivery` ZCode
+   * routes it (no `requestedDelivery` is sent). A text attachment ZCode would not read in full goes
+   * into the prompt text instead (`prepareAttachments`).
+   */
   async sendText(ref: SessionRef, input: PromptInput, delivery: InputDelivery | undefined): Promise<SentInput> {
+    const prepared = prepareAttachments(input);
     await this.ready();
-    const attachments = await this.upload(ref, input.attachments);
-    const payload: Record<string, unknown> = { text: input.content };
+    const attachments = await this.upload(ref, prepared.uploads);
+    const payload: Record<string, unknown> = { text: prepared.text };
     if (delivery !== undefined) payload.requestedDelivery = delivery;
     if (attachments.length > 0) payload.attachments = attachments;
     const commandId = input.inputId ?? uuidV7();
-    const ack = await this.command(ref, commandId, "sendText", payload, "sendPrompt");
-    if (ack.status !== "accepted") throw refused(ack, "the prompt");
+    const { ack, asked } = await this.command(ref, commandId, "sendText", payload, "sendPrompt");
+    if (ack.status !== "accepted") throw refused(ack, "the prompt", ref);
     const result = ack.result;
+    // ZCode's answer to the question, rebuilt from its transcript after its command table lost the
+    // command (a CLI restart, or more than 512 commands since): `accepted` without a result. The
+    // input was taken; whether it still waits or ran (or runs) is not said. Its turn, if it starts
+    // or started one, carries the command id as its inputId (§2.8), hence `startNow` with
+    // `recovered` so the caller knows the turn may have begun, or ended, unseen.
+    if (asked && result === undefined) return { inputId: commandId, delivery: "startNow", recovered: true };
     if (!isRecord(result) || result.type !== "inputAccepted" || result.inputId !== commandId) {
       throw new BridgeError(
         "NATIVE_PROTOCOL_ERROR",
@@ -101,34 +128,44 @@ export class V4Input {
   /** Stop the running turn of the session (`stop`; `noop` = nothing left to stop). */
   async stop(ref: SessionRef): Promise<void> {
     await this.ready();
-    const ack = await this.command(ref, uuidV7(), "stop", {}, "cancel");
-    if (ack.status !== "accepted" && ack.status !== "noop") throw refused(ack, "the stop");
+    const { ack } = await this.command(ref, uuidV7(), "stop", {}, "cancel");
+    if (ack.status !== "accepted" && ack.status !== "noop") throw refused(ack, "the stop", ref);
   }
 
-  /** Let a held queue run again (`setAutoDrain {autoDrain: true}`, compare-and-set on the session's revision). */
+  /**
+   * Let a held queue run again (`setAutoDrain {autoDrain: true}`, compare-and-set on the session's
+   * revision); `noop` = it was not held.
+   */
   async releaseHeldQueue(ref: SessionRef): Promise<void> {
     await this.ready();
-    let ack: CommandAck | undefined;
-    for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
-      const base = this.revisions.get(key(ref)) ?? 0;
-      ack = await this.command(ref, uuidV7(), "setAutoDrain", { autoDrain: true }, "cancel", base);
-      if (ack.status !== "stale") break;
-    }
-    if (ack && ack.status !== "accepted" && ack.status !== "noop") throw refused(ack, "releasing ZCode's held queue");
+    const ack = await this.compareAndSet(ref, "setAutoDrain", { autoDrain: true }, "releaseHeldQueue");
+    if (ack.status !== "accepted" && ack.status !== "noop") throw refused(ack, "releasing ZCode's held queue", ref);
   }
 
   /** Remove a queued input before it runs (`deleteQueueItem`, compare-and-set on the session's revision). */
   async deleteQueued(ref: SessionRef, queueItemId: string): Promise<boolean> {
     await this.ready();
-    let ack: CommandAck | undefined;
-    for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+    const ack = await this.compareAndSet(ref, "deleteQueueItem", { queueItemId }, "deleteQueuedInput");
+    // noop (`queue.itemMissing`): the item left the queue already (it ran or was removed)
+    if (ack.status !== "accepted" && ack.status !== "noop") throw refused(ack, "the removal of a queued prompt", ref);
+    return ack.status === "accepted";
+  }
+
+  /**
+   * A compare-and-set command at the session's last known revision; on `stale` it is sent again,
+   * with a new command id, at the revision ZCode decided at (at most CAS_ATTEMPTS times).
+   */
+  private async compareAndSet(
+    ref: SessionRef,
+    type: string,
+    payload: Record<string, unknown>,
+    timeout: OperationTimeout,
+  ): Promise<CommandAck> {
+    for (let attempt = 1; ; attempt++) {
       const base = this.revisions.get(key(ref)) ?? 0;
-      ack = await this.command(ref, uuidV7(), "deleteQueueItem", { queueItemId }, "deleteQueuedInput", base);
-      if (ack.status !== "stale") break;
+      const { ack } = await this.command(ref, uuidV7(), type, payload, timeout, base);
+      if (ack.status !== "stale" || attempt >= CAS_ATTEMPTS) return ack;
     }
-    // noop: the item left the queue already (it ran or was removed)
-    if (ack && ack.status !== "accepted" && ack.status !== "noop") throw refused(ack, "the removal of a queued prompt");
-    return ack?.status === "accepted";
   }
 
   // ---- handshake ----
@@ -175,14 +212,19 @@ export class V4Input {
     await this.host.call(
       "agent",
       "initializeConversationV4",
-      { kind: "clientHello", protocolVersion: version, clientId: CLIENT_ID, clientKind: "desktop", appVersion: PACKAGE_VERSION },
+      // no `clientKind`: optional where it is known (3.14+), while the strict schema of 3.11.2 / 3.12.3
+      // is not public and the handshakes verified there went without it (source check §2.3)
+      { kind: "clientHello", protocolVersion: version, clientId: CLIENT_ID, appVersion: PACKAGE_VERSION },
       { timeout: "v4Handshake" },
     );
   }
 
   // ---- commands ----
 
-  /** Send one envelope and return its ack; a lost ack is asked for, never resent. */
+  /**
+   * Send one envelope and return its ack (`asked`: the ack came from the question after the answer
+   * was lost); a lost ack is asked for, never resent.
+   */
   private async command(
     ref: SessionRef,
     commandId: string,
@@ -190,7 +232,7 @@ export class V4Input {
     payload: Record<string, unknown>,
     timeout: OperationTimeout,
     baseRevision?: number,
-  ): Promise<CommandAck> {
+  ): Promise<{ ack: CommandAck; asked: boolean }> {
     const envelope: Record<string, unknown> = {
       commandId,
       clientId: CLIENT_ID,
@@ -201,18 +243,24 @@ export class V4Input {
     };
     if (baseRevision !== undefined) envelope.baseRevision = baseRevision;
     let raw: unknown;
+    let asked = false;
     try {
       raw = await this.host.call("agent", "sendConversationCommandV4", { workspacePath: ref.workspacePath, envelope }, { timeout });
     } catch (error) {
-      if (!isBridgeError(error) || !OUTCOME_UNKNOWN.has(error.code)) throw error;
+      if (!isOutcomeUnknown(error)) throw error;
       raw = await this.askOutcome(ref, commandId, type, error);
+      asked = true;
     }
     const ack = parseAck(raw, commandId, type);
     if (ack.revisionAtDecision !== undefined) this.noteRevision(ref, ack.revisionAtDecision);
-    return ack;
+    return { ack, asked };
   }
 
-  /** The ack of a command whose answer was lost, from ZCode's command table; an error when ZCode cannot say. */
+  /**
+   * The ack of a command whose answer was lost, from ZCode's command table; an error with the lost
+   * call's code (outcome unknown) when ZCode cannot say. Not asked once the channel closed or the
+   * host exited: a new host incarnation is a new connection, and its table cannot know the command.
+   */
   private async askOutcome(ref: SessionRef, commandId: string, type: string, lost: BridgeError): Promise<unknown> {
     // the outcome stays unknown: the lost call's code says so, so the session stops a turn ZCode may run
     const unknown = (cause: unknown): BridgeError =>
@@ -222,6 +270,7 @@ export class V4Input {
           "whether it received it. It was not sent again, so it is not run twice; check the session in ZCode, then retry if needed.",
         { cause, details: { commandId, type } },
       );
+    if (CONNECTION_GONE.has(lost.code)) throw unknown(lost);
     let answer: unknown;
     try {
       answer = await this.host.call(
@@ -231,11 +280,15 @@ export class V4Input {
         { timeout: "queryCommands" },
       );
     } catch (error) {
+      // any failure of the question (fault.command.queryForeignWorkspace is an RPC error) leaves it unknown
       throw unknown(error);
     }
     const results = isRecord(answer) && Array.isArray(answer.results) ? answer.results : [];
-    const entry = results.find((item): item is Record<string, unknown> => isRecord(item) && isRecord(item.result));
+    // `"unknown"` (ZCode never had it, or forgot it) and a missing entry leave it unknown
+    const entry = results.find((item): item is { result: Record<string, unknown> } => isRecord(item) && isRecord(item.result));
     if (!entry) throw unknown(lost);
+    // ZCode could not look it up: not a refusal of the command
+    if (entry.result.status === "failed" && entry.result.reasonCode === QUERY_UNAVAILABLE) throw unknown(lost);
     return entry.result;
   }
 
@@ -251,33 +304,16 @@ export class V4Input {
 
   // ---- attachments ----
 
-  /** Upload the attachments that carry bytes; a local file stays a path mention in the prompt text. */
-  private async upload(ref: SessionRef, attachments: readonly object[]): Promise<Array<Record<string, unknown>>> {
+  /** Upload the attachments (see `prepareAttachments`); their references, in order. */
+  private async upload(ref: SessionRef, uploads: readonly Upload[]): Promise<Array<Record<string, unknown>>> {
     const refs: Array<Record<string, unknown>> = [];
-    for (const item of attachments as readonly Attachment[]) {
-      const bytes =
-        typeof item.dataBase64 === "string"
-          ? Buffer.from(item.dataBase64, "base64")
-          : typeof item.textContent === "string"
-            ? Buffer.from(item.textContent, "utf8")
-            : undefined;
-      if (!bytes) continue;
-      const fileName = typeof item.filename === "string" && item.filename !== "" ? item.filename : "attachment";
-      const mime = typeof item.mimeType === "string" && item.mimeType !== "" ? item.mimeType : "application/octet-stream";
-      refs.push(await this.uploadOne(ref, fileName, mime, bytes));
-    }
+    for (const item of uploads) refs.push(await this.uploadOne(ref, item.fileName, item.mime, item.bytes));
     return refs;
   }
 
   private async uploadOne(ref: SessionRef, fileName: string, mime: string, bytes: Buffer): Promise<Record<string, unknown>> {
-    const chunks = Math.max(1, Math.ceil(bytes.length / V4_ATTACHMENT_CHUNK_BYTES));
-    if (bytes.length > V4_ATTACHMENT_MAX_BYTES || chunks > V4_ATTACHMENT_MAX_CHUNKS) {
-      throw new BridgeError(
-        "INVALID_PARAMS",
-        `The attachment ${fileName} has ${bytes.length} bytes; ZCode takes at most ${V4_ATTACHMENT_MAX_BYTES} bytes per file. Send a smaller file.`,
-        { details: { bytes: bytes.length, limitBytes: V4_ATTACHMENT_MAX_BYTES } },
-      );
-    }
+    // an empty file has no chunk: ZCode takes totalBytes 0 exactly with totalChunks 0 (then commit)
+    const chunks = Math.ceil(bytes.length / V4_ATTACHMENT_CHUNK_BYTES);
     const target = { workspacePath: ref.workspacePath, sessionId: ref.sessionId };
     const uploadId = `zacp-${randomUUID()}`;
     const begun = await this.host.call<unknown>(
@@ -353,9 +389,18 @@ function parseAck(raw: unknown, commandId: string, type: string): CommandAck {
 }
 
 /** A readable error for an ack that is not the success this command needs. */
-function refused(ack: CommandAck, what: string): BridgeError {
+function refused(ack: CommandAck, what: string, ref: SessionRef): BridgeError {
   const reason = ack.reasonCode ? ` (${ack.reasonCode}${ack.message ? `: ${ack.message}` : ""})` : ack.message ? ` (${ack.message})` : "";
   const details = { commandId: ack.commandId, status: ack.status, reasonCode: ack.reasonCode };
+  if (ack.reasonCode === SESSION_NOT_HELD) {
+    // the same code as the legacy "no such session" (-32004): the session layer resumes it and retries once
+    return new BridgeError(
+      "SESSION_NOT_FOUND",
+      `ZCode's agent does not hold the session ${ref.sessionId} (it is not loaded, or no longer exists), so it did not run ${what}. ` +
+        "Load the session again (session/load), then retry.",
+      { details: { ...details, sessionId: ref.sessionId } },
+    );
+  }
   switch (ack.status) {
     case "duplicate":
       return new BridgeError(
@@ -373,4 +418,116 @@ function refused(ack: CommandAck, what: string): BridgeError {
     default:
       return new BridgeError("HOST_CALL_FAILED", `ZCode did not accept ${what}: ${ack.status}${reason}.`, { details });
   }
+}
+
+// ---- attachments: what ZCode's upload schemas take, and what reaches the model ----
+
+interface Upload {
+  fileName: string;
+  mime: string;
+  bytes: Buffer;
+}
+
+/** do ZCode's turns get this MIME type's content as an artifact (not read back as text)? */
+function keptAsArtifact(mime: string): boolean {
+  return mime.startsWith("image/") || mime.startsWith("video/") || mime === "application/pdf";
+}
+
+/**
+ * The prompt text and the uploads of `input`, before anything is sent (a refusal uploads nothing).
+ * An attachment without bytes (a local file) stays a path mention in the prompt text.
+ *
+ * ZCode reads an attachment that is not an image, video or PDF back as text, at most 64 KiB of
+ * it, and silently passes only the name, type and size of a larger one (§2.7). So:
+ * - a TEXT attachment over 64 KiB goes into the prompt text, whole, under a header naming it.
+ *   Not cut: the whole prompt was already bounded to one channel frame when it was converted
+ *   (src/session/prompt-content.ts), and the text is the user's; it is refused below only if the
+ *   prompt text would not fit one frame after all. Inlining keeps the content the user sent,
+ *   where a refusal would make them split it by hand.
+ * - a BINARY attachment over 64 KiB of another type (audio, archives, …) would reach the model as
+ *   a name only, and it cannot be made text: refused (INVALID_PARAMS) with what to do instead.
+ */
+export function prepareAttachments(input: PromptInput): { text: string; uploads: Upload[] } {
+  let text = input.content;
+  const uploads: Upload[] = [];
+  for (const item of input.attachments as readonly Attachment[]) {
+    const isText = typeof item.textContent === "string";
+    const bytes =
+      typeof item.dataBase64 === "string"
+        ? Buffer.from(item.dataBase64, "base64")
+        : isText
+          ? Buffer.from(item.textContent as string, "utf8")
+          : undefined;
+    if (!bytes) continue;
+    const fileName = safeFileName(item.filename);
+    const mime = bareMime(item.mimeType);
+    if (bytes.length > V4_ATTACHMENT_MAX_BYTES) {
+      throw new BridgeError(
+        "INVALID_PARAMS",
+        `The attachment ${fileName} has ${bytes.length} bytes; ZCode takes at most ${V4_ATTACHMENT_MAX_BYTES} bytes per file. Send a smaller file.`,
+        { details: { bytes: bytes.length, limitBytes: V4_ATTACHMENT_MAX_BYTES } },
+      );
+    }
+    if (!keptAsArtifact(mime) && bytes.length > V4_TEXT_ATTACHMENT_READ_BYTES) {
+      if (isText && typeof item.dataBase64 !== "string") {
+        const header = `[zcode-acp: the attached file ${fileName} (${mime}, ${bytes.length} bytes) follows in full]`;
+        text = `${text}${text === "" ? "" : "\n\n"}${header}\n${item.textContent as string}\n[zcode-acp: end of ${fileName}]`;
+        continue;
+      }
+      throw new BridgeError(
+        "INVALID_PARAMS",
+        `The attachment ${fileName} (${mime}, ${bytes.length} bytes) is larger than the ${V4_TEXT_ATTACHMENT_READ_BYTES} bytes ZCode reads ` +
+          "of a file that is not an image, video or PDF: the model would get its name only. Send its content as text (an embedded " +
+          "text resource), a file of at most 64 KiB, or a link to the file in the session's directory.",
+        { details: { bytes: bytes.length, mime, limitBytes: V4_TEXT_ATTACHMENT_READ_BYTES } },
+      );
+    }
+    uploads.push({ fileName, mime, bytes });
+  }
+  if (text !== input.content && Buffer.byteLength(JSON.stringify(text), "utf8") > PROMPT_TEXT_BUDGET_BYTES) {
+    throw new BridgeError(
+      "INVALID_PARAMS",
+      `The prompt with its attached text is more than the ${PROMPT_TEXT_BUDGET_BYTES} bytes one prompt may carry to ZCode; ` +
+        "send less text or fewer attachments.",
+      { details: { limitBytes: PROMPT_TEXT_BUDGET_BYTES } },
+    );
+  }
+  return { text, uploads };
+}
+
+/** characters of a MIME token (RFC 9110), the ones ZCode's `type/subtype` pattern is sure to take */
+const MIME = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/;
+
+/**
+ * A bare lowercase `type/subtype` (ZCode refuses parameters and spaces: `text/plain;
+ * charset=utf-8` fails its pattern); anything else becomes `application/octet-stream`.
+ */
+export function bareMime(value: unknown): string {
+  if (typeof value !== "string") return "application/octet-stream";
+  const bare = value.split(";", 1)[0]!.trim().toLowerCase();
+  return bare.length >= 3 && bare.length <= 255 && MIME.test(bare) ? bare : "application/octet-stream";
+}
+
+/**
+ * A file name ZCode takes (1–255 characters, no NUL, CR or LF): control characters and path
+ * separators become `_`, a longer name is cut by characters keeping its extension, and an empty
+ * one is `attachment`.
+ */
+export function safeFileName(value: unknown): string {
+  // eslint-disable-next-line no-control-regex
+  const cleaned = typeof value === "string" ? value.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029/\\]/g, "_").trim() : "";
+  if (cleaned === "") return "attachment";
+  if (cleaned.length <= FILE_NAME_MAX) return cleaned;
+  const dot = cleaned.lastIndexOf(".");
+  const ext = dot > 0 && cleaned.length - dot <= 17 ? cleaned.slice(dot) : "";
+  const stem = Array.from(ext === "" ? cleaned : cleaned.slice(0, dot));
+  // cut whole code points (never half a surrogate pair) until the name fits in UTF-16 units
+  let kept = stem.length;
+  let length = stem.join("").length;
+  while (kept > 0 && length + ext.length > FILE_NAME_MAX) {
+    kept -= 1;
+    length -= stem[kept]!.length;
+  }
+  // the extension is at most 17 characters, so some of the stem always stays
+  return stem.slice(0, kept).join("") + ext;
 }
