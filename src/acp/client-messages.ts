@@ -43,7 +43,7 @@ function isRecord(value: unknown): value is Message {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-export function isRequestId(value: unknown): value is RequestId {
+function isRequestId(value: unknown): value is RequestId {
   return value === null || typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
 }
 
@@ -82,9 +82,6 @@ const NOTIFICATION_PARAMS: Readonly<Record<string, ParamsCheck>> = {
     isRequestId(p.requestId) ? undefined : "params.requestId must be a JSON-RPC id (a string or a number)",
   ),
 };
-
-/** the methods whose params this module checks */
-export const INSPECTED_METHODS: readonly string[] = [...Object.keys(REQUEST_PARAMS), ...Object.keys(NOTIFICATION_PARAMS)];
 
 function describeType(value: unknown): string {
   if (value === null) return "null";

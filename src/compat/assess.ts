@@ -7,6 +7,7 @@
  * before anything else is read. A bad manifest set throws INVALID_MANIFEST (a configuration
  * error, not a property of the install); a missing --manifest path throws USAGE.
  */
+import { CLI_UNREAD_WHY, cliPhrase } from "./format-assessment.js";
 import type { Assessment } from "./types.js";
 import { silentLogger, type Logger } from "../log/logger.js";
 import { loadManifests, type LoadedManifest } from "../manifest/load-manifests.js";
@@ -197,7 +198,7 @@ export async function assessInstall(options: AssessOptions): Promise<Assessment>
         appVersion: { expected: expectedValues(candidates, (m) => m.manifest.artifact.appVersion), actual: app.version },
         cliVersion: {
           expected: expectedValues(candidates, (m) => m.manifest.artifact.cliVersion),
-          actual: cliVersion ?? "not read (the CLI is not pinned, declares no single version, and is never run)",
+          actual: cliVersion ?? `not read (${CLI_UNREAD_WHY})`,
         },
       };
       switch (selection.kind) {
@@ -218,7 +219,7 @@ export async function assessInstall(options: AssessOptions): Promise<Assessment>
           );
         case "ambiguous":
           throw installProblem(
-            `ZCode ${app.version} with CLI ${cliVersion} matches several manifests ` +
+            `ZCode ${app.version} with ${cliPhrase(cliVersion)} matches several manifests ` +
               `(${selection.matches.map((m) => m.file).join(", ")}); this is ambiguous, so none is used. ` +
               `Keep exactly one per release (delete the extra local manifest files).`,
             evidence,
@@ -236,7 +237,7 @@ export async function assessInstall(options: AssessOptions): Promise<Assessment>
     report.manifestTrust = manifest.trust === "local" ? "local" : "pinned";
     const cliShown =
       report.cliVersion === undefined
-        ? "an unread CLI version (its SHA-256 is pinned nowhere and it declares no single version; zcode-acp does not run it)"
+        ? `an unread CLI version (${CLI_UNREAD_WHY})`
         : `CLI ${report.cliVersion} (${selected.cliFrom === "pinned CLI SHA-256" ? "known from its pinned SHA-256" : "declared in its file"}, not run)`;
     steps.record(
       "version",
@@ -294,7 +295,7 @@ export async function assessInstall(options: AssessOptions): Promise<Assessment>
           ? `by the pinned manifest ${manifest.artifact.id}`
           : `by the manifest ${manifest.artifact.id} given with --manifest`;
     report.message =
-      `ZCode ${report.appVersion} (CLI ${report.cliVersion}) at ${install.rootReal} is verified ${by} ` +
+      `ZCode ${report.appVersion} (${cliPhrase(report.cliVersion)}) at ${install.rootReal} is verified ${by} ` +
       `(release line ${manifest.protocol.id}, RPC module found ${describeFound(artifacts.rpc.path, artifacts.rpc.exports)}); ` +
       `zcode-acp can use it. Pinned: ${describePinning(report.pinning)}.${note}`;
   }

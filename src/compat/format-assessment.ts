@@ -4,6 +4,14 @@ import { STEP_TITLES } from "./step-recorder.js";
 
 const MARK: Record<AssessmentStep["status"], string> = { pass: "ok  ", fail: "FAIL", diagnostic: "note", skipped: "skip" };
 
+/** why a CLI version can be unknown: it is never run (adr/0020) */
+export const CLI_UNREAD_WHY = "its SHA-256 is pinned nowhere and it declares no single version; zcode-acp does not run it";
+
+/** "CLI 0.16.5", or "CLI version unknown (…why…)" when it could not be read */
+export function cliPhrase(version: string | undefined): string {
+  return version === undefined ? `CLI version unknown (${CLI_UNREAD_WHY})` : `CLI ${version}`;
+}
+
 function show(value: unknown): string {
   if (value === undefined) return "-";
   if (Array.isArray(value)) return value.map((v) => show(v)).join(" | ");
@@ -47,8 +55,11 @@ export function formatAssessment(report: Assessment): string {
     lines.push(
       `  app version:      ${report.appVersion}${report.diagnostics.appBuild !== undefined ? ` (build ${report.diagnostics.appBuild})` : ""}`,
     );
-  if (report.cliVersion !== undefined)
-    lines.push(`  CLI version:      ${report.cliVersion}${report.cliIntegrity !== undefined ? ` (${report.cliIntegrity})` : ""}`);
+  if (report.cliVersion !== undefined || report.cliVersionFrom === "not read")
+    lines.push(
+      `  CLI version:      ${report.cliVersion ?? `unknown (${CLI_UNREAD_WHY})`}` +
+        `${report.cliIntegrity !== undefined ? ` (${report.cliIntegrity})` : ""}`,
+    );
   if (report.diagnostics.metadataSha256 !== undefined) lines.push(`  metadata SHA-256: ${report.diagnostics.metadataSha256}`);
   const cache = report.diagnostics.cache;
   if (cache !== undefined)

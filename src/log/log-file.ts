@@ -9,9 +9,12 @@
  * - an existing regular file that group or others can read: its mode is tightened to 0600 when it
  *   is ours (the log says so), refused when it is not (we cannot tighten it);
  * - opened once: every record is written to that descriptor, so replacing the path later changes
- *   nothing. Devices (/dev/null, a terminal) are used as they are.
+ *   nothing. Character devices (/dev/null, a terminal) are used as they are;
+ * - opening never waits: it is non-blocking (O_NONBLOCK), so a FIFO (named pipe) at the path does not
+ *   hold the start-up until some reader appears. A FIFO, a socket or a block device is refused at
+ *   once (USAGE, exit 2), whether or not something reads it, like a non-regular --manifest path.
  */
-import { closeSync, constants, fchmodSync, fstatSync, lstatSync, openSync } from "node:fs";
+import { closeSync, constants, fchmodSync, fstatSync, lstatSync, openSync, type Stats } from "node:fs";
 import { BridgeError } from "../util/errors.js";
 
 export interface OpenedLogFile {
@@ -26,6 +29,17 @@ function refuse(file: string, why: string): BridgeError {
   return new BridgeError("USAGE", `The log file ${file} (--log-file / ZCODE_ACP_LOG_FILE) ${why}.`);
 }
 
+/** "a FIFO (named pipe)", … for a path that is neither a regular file nor a character device */
+function specialKind(info: Stats): string | undefined {
+  if (info.isFIFO()) return "a FIFO (named pipe)";
+  if (info.isSocket()) return "a socket";
+  if (info.isBlockDevice()) return "a block device";
+  return undefined;
+}
+
+const notRegular = (file: string, kind: string): BridgeError =>
+  refuse(file, `is ${kind}, not a regular file; give the path of a regular file (e.g. ~/.local/state/zcode-acp/zcode-acp.log)`);
+
 /** Open `file` for appending as described above, or throw USAGE with the reason. */
 export function openLogFile(file: string, platform: NodeJS.Platform = process.platform): OpenedLogFile {
   const linkRefusal = (): BridgeError =>
@@ -38,18 +52,33 @@ export function openLogFile(file: string, platform: NodeJS.Platform = process.pl
     }
   }
   const noFollow = constants.O_NOFOLLOW ?? 0;
+  // O_NONBLOCK: a FIFO without a reader fails with ENXIO instead of blocking; one with a reader is
+  // refused below. Regular files ignore the flag; a terminal keeps it (a write it cannot take at
+  // once fails, and the logger then goes on on stderr).
+  const noBlock = constants.O_NONBLOCK ?? 0;
   let fd: number;
   try {
-    fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | noFollow, 0o600);
+    fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | noFollow | noBlock, 0o600);
   } catch (error) {
     const e = error as NodeJS.ErrnoException;
     if (e.code === "ELOOP" || e.code === "EMLINK") throw linkRefusal();
+    if (e.code === "ENXIO" || e.code === "EOPNOTSUPP") {
+      let kind: string | undefined;
+      try {
+        kind = specialKind(lstatSync(file));
+      } catch {
+        // gone meanwhile: the generic refusal below
+      }
+      if (kind !== undefined) throw notRegular(file, kind);
+    }
     if (e.code === "EISDIR") throw refuse(file, "is a directory; give the path of a file");
     if (e.code === "ENOENT") throw refuse(file, "cannot be created: its directory does not exist");
     throw refuse(file, `cannot be opened for writing (${e.code ?? e.message})`);
   }
   try {
     const stat = fstatSync(fd);
+    const kind = specialKind(stat);
+    if (kind !== undefined) throw notRegular(file, kind);
     if (!stat.isFile() || (stat.mode & 0o077) === 0 || platform === "win32") return { fd };
     const owner = process.getuid?.();
     if (owner !== undefined && stat.uid !== owner) {

@@ -15,7 +15,11 @@ export function formatBytes(bytes) {
   return `${(bytes / 1_000_000).toFixed(1)} MB`;
 }
 
-/** The plain marker appended where content was left out. */
+/**
+ * The plain marker appended where content was left out. This file is the marker's one definition;
+ * src/session/bounded-content.ts (which cannot import src/runtime/) holds a copy of `formatBytes`,
+ * `omittedMarker` and `utf8Head` that test/unit/session/bounded-content.test.ts compares with these.
+ */
 export function omittedMarker(bytes) {
   return `\n… [zcode-acp: ${formatBytes(bytes)} more not shown]`;
 }

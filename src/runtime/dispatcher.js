@@ -101,22 +101,35 @@ export function createDispatcher(options) {
       }
     }
     const services = await options.services;
+    const projection = config.projections[`${service}.${method}`];
+    // a full history read takes its slot first (history-pages.js): a fifth concurrent load waits
+    // for one, or is refused, before the host reads the whole history
+    let slot;
+    if (projection === "history-pages") {
+      try {
+        slot = await history.reserve();
+      } catch (error) {
+        if (error instanceof HistoryError) return refuse(id, error.code, error.message, error.data);
+        throw error;
+      }
+    }
     let result;
     try {
       result = await services[service][method](params.params);
     } catch (error) {
+      slot?.cancel();
       // the RPC connection died with the host: the host-exit frame ends this request instead
       if (options.isHostGone()) return;
       const { message, data } = describeThrown(error);
       return refuse(id, "HOST_CALL_FAILED", message, data);
     }
     // results that hold secrets are reduced here, before anything leaves this process
-    const projection = config.projections[`${service}.${method}`];
     if (projection !== undefined) {
       try {
-        result = project(projection, result, projectionContext);
+        result = project(projection, result, slot === undefined ? projectionContext : { ...projectionContext, history: slot });
       } catch (error) {
-        if (error instanceof HistoryError) return refuse(id, error.code, error.message);
+        slot?.cancel();
+        if (error instanceof HistoryError) return refuse(id, error.code, error.message, error.data);
         return refuse(
           id,
           "HOST_CALL_FAILED",

@@ -8,9 +8,17 @@
 // MAX_PIECE_MESSAGES messages and at most `pieceBytes` of JSON. A held history is released after
 // its last piece, on close, after IDLE_MS without a request, after LIFETIME_MS in all, and when the
 // bridge's channel closes (disposeAll). At most MAX_HELD histories are held at once.
+//
+// A read takes a slot BEFORE the host's full read (`reserve`, from the dispatcher): held histories
+// and reads in progress together never exceed MAX_HELD. A fifth concurrent load waits for a slot
+// (first come, first served) for at most SLOT_WAIT_MS, then is refused with CHANNEL_OVERFLOW and
+// `data: {retryable: true, limit, waitedMs}` before anything was read. The slot of a read turns
+// into its held history (`slot.hold`) or is given back when the read fails (`slot.cancel`).
 import { boundValue, messageLimits, omittedMarker } from "./bounds.js";
 
 const MAX_HELD = 4;
+/** how long a read waits for a slot; well within the bridge's readHistory timeout (120 s) */
+const SLOT_WAIT_MS = 30_000;
 const MAX_PIECE_MESSAGES = 200;
 const IDLE_MS = 60_000;
 const LIFETIME_MS = 10 * 60_000;
@@ -24,9 +32,11 @@ function isRecord(value) {
 
 /** A coded error the dispatcher answers as it is. */
 export class HistoryError extends Error {
-  constructor(code, message) {
+  /** @param {string} code @param {string} message @param {Record<string, unknown>} [data] */
+  constructor(code, message, data) {
     super(message);
     this.code = code;
+    this.data = data;
   }
 }
 
@@ -54,6 +64,8 @@ export function createHistoryPages(options) {
   const limits = messageLimits(options.frameLimitBytes);
   const pieceBytes = Math.max(64 * 1024, Math.min(1024 * 1024, Math.floor(options.frameLimitBytes / 4)));
   const held = new Map(); // historyId → { messages, index, idle, lifetime }
+  let reserved = 0; // reads in progress that hold a slot
+  const waiters = []; // { grant(slot), timer } in arrival order
   let nextNumber = 1;
 
   const release = (historyId) => {
@@ -63,8 +75,42 @@ export function createHistoryPages(options) {
     clearTimeout(entry.idle);
     clearTimeout(entry.lifetime);
     entry.messages = [];
+    grantWaiting();
     return true;
   };
+
+  /** A reserved slot: `hold` turns it into a held history, `cancel` gives it back (each once). */
+  const newSlot = () => {
+    let open = true;
+    const close = () => {
+      if (!open) return false;
+      open = false;
+      reserved -= 1;
+      return true;
+    };
+    return {
+      hold(messages) {
+        if (!Array.isArray(messages)) {
+          if (close()) grantWaiting();
+          throw new Error("the history is not a list of messages");
+        }
+        if (!close()) throw new Error("this history slot was already used");
+        return holdEntry(messages);
+      },
+      cancel() {
+        if (close()) grantWaiting();
+      },
+    };
+  };
+
+  function grantWaiting() {
+    while (waiters.length > 0 && held.size + reserved < MAX_HELD) {
+      const waiter = waiters.shift();
+      clearTimeout(waiter.timer);
+      reserved += 1;
+      waiter.grant(newSlot());
+    }
+  }
 
   const armIdle = (historyId, entry) => {
     clearTimeout(entry.idle);
@@ -86,21 +132,56 @@ export function createHistoryPages(options) {
     return entry;
   };
 
+  function holdEntry(messages) {
+    const historyId = `h${nextNumber}`;
+    nextNumber += 1;
+    const entry = { messages, index: 0, idle: undefined, lifetime: undefined };
+    entry.lifetime = setTimeout(() => release(historyId), LIFETIME_MS);
+    entry.lifetime.unref?.();
+    armIdle(historyId, entry);
+    held.set(historyId, entry);
+    return { historyId, total: messages.length };
+  }
+
   return {
-    /** Hold a full history read (an array of messages, oldest first); answer its handle. */
+    /**
+     * A slot for one full read, taken before the read: at once when fewer than MAX_HELD histories
+     * are held or being read, else after the earliest release within SLOT_WAIT_MS, else refused.
+     * @returns {Promise<{ hold(messages: unknown): { historyId: string, total: number }, cancel(): void }>}
+     */
+    reserve() {
+      if (waiters.length === 0 && held.size + reserved < MAX_HELD) {
+        reserved += 1;
+        return Promise.resolve(newSlot());
+      }
+      return new Promise((resolve, reject) => {
+        const waiter = { grant: resolve, timer: undefined, reject };
+        waiter.timer = setTimeout(() => {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          reject(
+            new HistoryError(
+              "CHANNEL_OVERFLOW",
+              `${MAX_HELD} session histories (the most read at once) were still being loaded after ${SLOT_WAIT_MS / 1000} s, ` +
+                `so this history was not read; load the session again once another load has finished`,
+              { retryable: true, limit: MAX_HELD, waitedMs: SLOT_WAIT_MS },
+            ),
+          );
+        }, SLOT_WAIT_MS);
+        waiter.timer.unref?.();
+        waiters.push(waiter);
+      });
+    },
+
+    /** Hold a full history read without a reserved slot (refused when MAX_HELD are held or being read). */
     hold(messages) {
       if (!Array.isArray(messages)) throw new Error("the history is not a list of messages");
-      if (held.size >= MAX_HELD) {
-        throw new HistoryError("CHANNEL_OVERFLOW", `more than ${MAX_HELD} session histories are being loaded at once`);
+      if (held.size + reserved >= MAX_HELD) {
+        throw new HistoryError("CHANNEL_OVERFLOW", `more than ${MAX_HELD} session histories are being loaded at once`, {
+          retryable: true,
+          limit: MAX_HELD,
+        });
       }
-      const historyId = `h${nextNumber}`;
-      nextNumber += 1;
-      const entry = { messages, index: 0, idle: undefined, lifetime: undefined };
-      entry.lifetime = setTimeout(() => release(historyId), LIFETIME_MS);
-      entry.lifetime.unref?.();
-      armIdle(historyId, entry);
-      held.set(historyId, entry);
-      return { historyId, total: messages.length };
+      return holdEntry(messages);
     },
 
     /** The next piece of a held history; the last piece (done) releases it. */
@@ -134,7 +215,16 @@ export function createHistoryPages(options) {
       return held.size;
     },
 
+    /** reads waiting for a slot right now */
+    get waiting() {
+      return waiters.length;
+    },
+
     disposeAll() {
+      for (const waiter of waiters.splice(0)) {
+        clearTimeout(waiter.timer);
+        waiter.reject(new HistoryError("CHANNEL_PROTOCOL", "the channel closed while the history read waited for a slot"));
+      }
       for (const historyId of [...held.keys()]) release(historyId);
     },
   };

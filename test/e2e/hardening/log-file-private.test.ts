@@ -1,7 +1,9 @@
 /**
  * The built CLI's log file is private (adr/0021): created 0600, a symbolic link refused at start
- * with exit 2 and a clear reason (in ACP mode, check and onboard), nothing written through it.
+ * with exit 2 and a clear reason (in ACP mode, check and onboard), nothing written through it; a
+ * FIFO at the path is refused at once (exit 2), never waited on.
  */
+import { execFileSync } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import { mkdtemp, symlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -49,5 +51,22 @@ describe.runIf(process.platform !== "win32")("--log-file is private", () => {
       expect(run.stdout).toBe("");
     }
     expect(readFileSync(target, "utf8")).toBe("untouched\n");
+  });
+
+  it("a FIFO as the log path is refused at once with exit 2 (start-up never waits for a reader)", async () => {
+    const fifo = join(dir, "pipe.log");
+    execFileSync("mkfifo", [fifo]);
+    for (const args of [
+      ["--log-file", fifo],
+      ["check", "--log-file", fifo],
+    ]) {
+      // the old blocking open never returned: runCli would reject after its timeout
+      const run = await runCli(args, { env: sim.env, input: "", timeoutMs: 10_000 });
+      expect(run.code, args.join(" ")).toBe(2);
+      expect(run.stderr).toContain(
+        `zcode-acp: The log file ${fifo} (--log-file / ZCODE_ACP_LOG_FILE) is a FIFO (named pipe), not a regular file`,
+      );
+      expect(run.stdout).toBe("");
+    }
   });
 });

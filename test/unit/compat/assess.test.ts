@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join, win32 } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { assessInstall, type AssessOptions } from "../../../src/compat/assess.js";
+import { formatAssessment } from "../../../src/compat/format-assessment.js";
 import type { Assessment, Manifest, StepId } from "../../../src/compat/types.js";
 import { silentLogger } from "../../../src/log/logger.js";
 import { createSimulatedInstall } from "../../../fixtures/sim-install.js";
@@ -246,7 +247,29 @@ describe.each(forms)("assessment of a simulated install ($form)", ({ packed }) =
     expect(report.cliVersion).toBeUndefined();
     expect(report.steps[3]!.summary).toMatch(/an unread CLI version .*zcode-acp does not run it/);
     if (packed) expectPackedExportCheckFailure(report);
-    else expect(report.supported).toBe(true);
+    else {
+      expect(report.supported).toBe(true);
+      expect(report.message).toMatch(
+        /^ZCode \S+ \(CLI version unknown \(its SHA-256 is pinned nowhere .*zcode-acp does not run it\)\) at /,
+      );
+    }
+    // `check`'s text says why, and never "CLI undefined"
+    const text = formatAssessment(report);
+    expect(text).not.toMatch(/undefined/);
+    expect(text).toMatch(/ {2}CLI version: {6}unknown \(its SHA-256 is pinned nowhere/);
+  });
+
+  it("an unread CLI version with two manifests for the release → ambiguous, and the message says the CLI version is unknown", async () => {
+    await writeFile(join(sim.resourcesDir, "glm", "zcode.cjs"), "throw new Error('no');\n");
+    const dir = join(work, "two-unread");
+    await mkdir(dir);
+    await writeManifest(dir, "a.json", manifestCopy());
+    const b = manifestCopy();
+    b.artifact.id = "another-id";
+    await writeManifest(dir, "b.json", b);
+    const report = await assess({ manifestPath: dir });
+    expectFailedAt(report, "version", /with CLI version unknown \(its SHA-256 is pinned nowhere.*\) matches several manifests/);
+    expect(formatAssessment(report)).not.toMatch(/undefined/);
   });
 
   it("a malformed manifest is a configuration error naming the file and field", async () => {

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { boundValue, eventLimits, formatBytes, utf8Head } from "../../../src/runtime/bounds.js";
 import { project } from "../../../src/runtime/projections.js";
 import { createHistoryPages } from "../../../src/runtime/history-pages.js";
+import { createDispatcher } from "../../../src/runtime/dispatcher.js";
 
 const FRAME = 16 * 1024 * 1024;
 const limits = eventLimits(FRAME);
@@ -109,5 +110,123 @@ describe("history pages", () => {
     pages.hold([message(0, 1)]);
     pages.disposeAll();
     expect(pages.size).toBe(0);
+  });
+});
+
+/**
+ * Whether `promise` has settled once the microtasks queued now have run (raced against one real
+ * setImmediate): a wait that did not end answers false at once, not at a test timeout.
+ */
+async function settledNow(promise: Promise<unknown>): Promise<boolean> {
+  return Promise.race([promise.then(() => true), new Promise<boolean>((resolve) => setImmediate(() => resolve(false)))]);
+}
+
+describe("history slots (a fifth concurrent load)", () => {
+  const message = (i: number, bytes: number) => ({
+    info: { messageId: `m${i}`, role: "user" },
+    parts: [{ type: "text", text: "t".repeat(bytes) }],
+  });
+
+  it("a fifth read waits for a slot, and gets the first one given back (held history released, or a read cancelled)", async () => {
+    const pages = createHistoryPages({ frameLimitBytes: FRAME });
+    const slots = await Promise.all([1, 2, 3, 4].map(() => pages.reserve()));
+    const fifth = pages.reserve();
+    const sixth = pages.reserve();
+    expect(await settledNow(fifth)).toBe(false);
+    expect(pages.waiting).toBe(2);
+    // a slot's read held its history: still four in use
+    const { historyId } = slots[0]!.hold([message(0, 1)]);
+    expect(await settledNow(fifth)).toBe(false);
+    // the held history is paged out to its end: its slot goes to the fifth, first come first served
+    expect(pages.piece(historyId).done).toBe(true);
+    expect(await settledNow(fifth)).toBe(true);
+    expect(await settledNow(sixth)).toBe(false);
+    // a failed read gives its slot back
+    slots[1]!.cancel();
+    slots[1]!.cancel(); // once only
+    expect(await settledNow(sixth)).toBe(true);
+    expect(pages.waiting).toBe(0);
+    // without a slot, hold refuses while four are held or being read
+    expect(() => pages.hold([])).toThrow("more than 4");
+    pages.disposeAll();
+  });
+
+  it("a read that waited too long is refused with a typed, retryable error naming the limit", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const pages = createHistoryPages({ frameLimitBytes: FRAME });
+    await Promise.all([1, 2, 3, 4].map(() => pages.reserve()));
+    const fifth = pages.reserve();
+    const outcome = fifth.then(
+      () => "granted",
+      (error: unknown) => error,
+    );
+    vi.advanceTimersByTime(29_999);
+    expect(await settledNow(outcome)).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(await outcome).toMatchObject({
+      code: "CHANNEL_OVERFLOW",
+      message: expect.stringMatching(
+        /^4 session histories \(the most read at once\) .* load the session again once another load has finished/,
+      ),
+      data: { retryable: true, limit: 4, waitedMs: 30_000 },
+    });
+    expect(pages.waiting).toBe(0);
+  });
+
+  it("the dispatcher reads a fifth history only once a slot is free, and every load is answered", async () => {
+    const reads: Array<{ resolve: (messages: unknown[]) => void }> = [];
+    const sent: Array<{ id?: number; result?: unknown; error?: unknown }> = [];
+    const services = {
+      agent: {
+        readSessionMessages: () => new Promise((resolve) => reads.push({ resolve })),
+      },
+    };
+    const dispatcher = createDispatcher({
+      config: {
+        services: ["agent"],
+        allowlist: { agent: ["readSessionMessages"] },
+        events: { agent: [] },
+        envelopeTypes: {},
+        projections: { "agent.readSessionMessages": "history-pages" },
+        frameLimitBytes: FRAME,
+      } as never,
+      services: Promise.resolve(services),
+      send: (frame: object) => {
+        sent.push(frame);
+        return "ok";
+      },
+      isHostGone: () => false,
+      onProtocolFailure: () => {
+        throw new Error("protocol failure");
+      },
+    });
+    const answer = (id: number) => sent.find((f) => f.id === id);
+    /** until the dispatcher has settled what it can: one real macrotask */
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    for (let id = 1; id <= 5; id += 1)
+      dispatcher.handleFrame({
+        id,
+        method: "__call",
+        params: { service: "agent", method: "readSessionMessages", params: { sessionId: `s${id}` } },
+      });
+    await turn();
+    // four full reads at the host; the fifth is not read at all yet
+    expect(reads).toHaveLength(4);
+    reads.forEach((read, i) => read.resolve([message(i, 1)]));
+    await turn();
+    const first = answer(1)!.result as { historyId: string };
+    expect(first).toMatchObject({ total: 1 });
+    expect(reads).toHaveLength(4);
+    expect(answer(5)).toBeUndefined();
+    // the first load pages its history to the end: the fifth read starts, and is answered
+    dispatcher.handleFrame({ id: 6, method: "__history", params: { op: "next", historyId: first.historyId } });
+    await turn();
+    expect(answer(6)!.result).toMatchObject({ done: true });
+    expect(reads).toHaveLength(5);
+    reads[4]!.resolve([message(5, 1)]);
+    await turn();
+    expect(answer(5)!.result).toMatchObject({ total: 1, historyId: expect.stringMatching(/^h\d+$/) });
+    expect(sent.filter((f) => f.error !== undefined)).toEqual([]);
+    dispatcher.disposeAll();
   });
 });

@@ -1,5 +1,7 @@
 /** The diagnostic log file is private and never reached through a link (adr/0021). */
-import { chmodSync, closeSync, existsSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { chmodSync, closeSync, constants, existsSync, openSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -69,6 +71,30 @@ describe.runIf(posix)("openLogFile", () => {
     const devNull = openLogFile("/dev/null");
     expect(devNull.tightened).toBeUndefined();
     closeSync(devNull.fd);
+  });
+
+  it("refuses a FIFO at once, with or without a reader, and a socket (never waits for a reader)", async () => {
+    const fifo = join(dir, "pipe.log");
+    execFileSync("mkfifo", [fifo]);
+    // a reader present (checked first: the open itself succeeds, so this fails fast if it is not refused)
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      expect(() => openLogFile(fifo)).toThrow(/is a FIFO \(named pipe\), not a regular file/);
+    } finally {
+      closeSync(reader);
+    }
+    // no reader: refused at once (a blocking open would wait here for a reader)
+    expect(() => openLogFile(fifo)).toThrow(
+      expect.objectContaining({ code: "USAGE", message: expect.stringMatching(/is a FIFO \(named pipe\), not a regular file/) }),
+    );
+    const socketPath = join(dir, "sock.log");
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(socketPath, resolve));
+    try {
+      expect(() => openLogFile(socketPath)).toThrow(/is a socket, not a regular file/);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it("keeps writing to the file it opened when the path is replaced by a link afterwards", async () => {

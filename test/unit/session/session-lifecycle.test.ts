@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { MAX_PENDING_OPERATIONS, SessionLifecycle, abortableDelay, type LifecycleState } from "../../../src/session/session-lifecycle.js";
 
 /** a promise with its resolve, to hold an operation open */
@@ -114,26 +114,51 @@ describe("session lifecycle: one operation at a time", () => {
   });
 });
 
+/**
+ * Whether `promise` has settled once the microtasks queued now have run: raced against one
+ * setImmediate (real), so a delay that did not end answers false at once, not at a test timeout.
+ */
+async function settledNow(promise: Promise<unknown>): Promise<boolean> {
+  return Promise.race([promise.then(() => true), new Promise<boolean>((resolve) => setImmediate(() => resolve(false)))]);
+}
+
 describe("abortableDelay", () => {
-  it("ends at once when a signal aborts, and on its own after the time", async () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("ends at once when a signal aborts (and not before)", async () => {
     const controller = new AbortController();
-    // longer than the test's own timeout: only the abort can end it in time
-    const waiting = abortableDelay(120_000, [controller.signal]);
+    const other = new AbortController();
+    const waiting = abortableDelay(120_000, [other.signal, controller.signal]);
+    expect(await settledNow(waiting)).toBe(false);
     controller.abort();
-    await waiting;
-    await abortableDelay(5, []);
-    await abortableDelay(10_000, [AbortSignal.abort()]);
+    expect(await settledNow(waiting)).toBe(true);
+  });
+
+  it("ends at once for a signal aborted before the call", async () => {
+    expect(await settledNow(abortableDelay(120_000, [AbortSignal.abort()]))).toBe(true);
+  });
+
+  it("ends on its own after the time, not before", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const waiting = abortableDelay(5, []);
+    vi.advanceTimersByTime(4);
+    expect(await settledNow(waiting)).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(await settledNow(waiting)).toBe(true);
   });
 
   it("ends when the wake hook is called, and unregisters it", async () => {
     const wakes = new Set<() => void>();
-    const waiting = abortableDelay(10_000, [], (wake) => {
+    const waiting = abortableDelay(120_000, [], (wake) => {
       wakes.add(wake);
       return () => void wakes.delete(wake);
     });
     expect(wakes.size).toBe(1);
+    expect(await settledNow(waiting)).toBe(false);
     for (const wake of wakes) wake();
-    await waiting;
+    expect(await settledNow(waiting)).toBe(true);
     expect(wakes.size).toBe(0);
   });
 });
