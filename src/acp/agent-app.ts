@@ -100,6 +100,11 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     if (options.reportsWrites) waitingForWrite.set(requestId, publish);
     else publish();
   };
+  /** Run `then` once the response to `requestId` was written (at once, a turn of the event loop later, without write reports). */
+  const afterWrite = (requestId: acp.JsonRpcId, then: () => void): void => {
+    if (options.reportsWrites) waitingForWrite.set(requestId, then);
+    else setImmediate(then);
+  };
   const responseWritten = (message: object): void => {
     if (waitingForWrite.size === 0 || !("id" in message)) return;
     const publish = waitingForWrite.get(message.id);
@@ -134,6 +139,8 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
         logger: options.logger.child("session"),
         cancelGraceMs: options.cancelGraceMs,
         mergeDeltas: options.mergeDeltas,
+        // the next turn's updates wait for the previous prompt's answer to be written (afterWrite)
+        answerWrites: true,
         ...(options.subscribeConfirmMs !== undefined ? { subscribeConfirmMs: options.subscribeConfirmMs } : {}),
         defaultCwd: options.defaultCwd,
       });
@@ -224,7 +231,13 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
           await engine.whenOpen();
           // a cancel read after this request but before this handler ran found no turn (adr/0019)
           if (options.tracker?.cancelledOnWire(requestId)) return { stopReason: "cancelled" as const };
-          return await engine.prompt(params.prompt, cancelsBefore);
+          // the session holds the next turn's updates until this answer is out (session-turns.ts)
+          const answered = engine.prompt(params.prompt, cancelsBefore);
+          answered.then(
+            (result) => afterWrite(requestId, () => engine.answerWritten(result)),
+            (error: unknown) => afterWrite(requestId, () => engine.answerWritten(error)),
+          );
+          return await answered;
         } finally {
           signal.removeEventListener("abort", onAbort);
         }
