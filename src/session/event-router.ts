@@ -236,7 +236,7 @@ export class EventRouter {
     if (this.endedTurnIds.has(turnId)) return "other";
     if (this.engine.liveTurn?.turnId === turnId) return "current";
     if (event.type === "turn.started" && !this.foreignTurnIds.has(turnId)) {
-      const turn = this.engine.turnStarted(turnId, event.payload as TurnStartedPayload);
+      const turn = this.engine.turnStarted(turnId, event.payload);
       if (turn) return "current";
     }
     if (terminal) this.turnEnded(turnId);

@@ -321,14 +321,13 @@ export class SessionTurns {
     // the next turn's updates go out after this prompt's answer (a client shows them under the right prompt)
     if (turn.awaited && deps.answerWrites === true) {
       const release = updates.hold();
-      let timer: NodeJS.Timeout | undefined;
       const answer = turn.deliver();
       const done = (): void => {
         clearTimeout(timer);
         this.answerHolds.delete(answer);
         release();
       };
-      timer = setTimeout(done, ANSWER_WRITE_WAIT_MS);
+      const timer = setTimeout(done, ANSWER_WRITE_WAIT_MS);
       timer.unref?.();
       this.answerHolds.set(answer, done);
       return;

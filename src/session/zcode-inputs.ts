@@ -373,7 +373,7 @@ export class ZCodeInputs {
 }
 
 function reasonOf(error: BridgeError): unknown {
-  const details = error.details as Record<string, unknown> | undefined;
+  const details = error.details;
   return details?.reasonCode;
 }
 
