@@ -22,7 +22,7 @@ for (const release of ["3.11.2", "3.12.3"] as const) {
   describe(`V4 routing on the simulated ${release}`, () => {
     it("without a requested delivery: idle starts a turn (startNow), busy queues (queue); nothing is preempted", async () => {
       const rig = await v4Rig(release);
-      const first = await command(rig, "sendText", { text: "sim:stream-until-cancel interval=10 max=15" });
+      const first = await command(rig, "sendText", { text: "sim:stream-until-cancel interval=10 max=50" });
       expect(first.result).toEqual({ type: "inputAccepted", delivery: "startNow", inputId: first.envelope.commandId });
       const second = await command(rig, "sendText", { text: "after you" });
       expect(second.result).toEqual({ type: "inputAccepted", delivery: "queue", inputId: second.envelope.commandId });
@@ -84,7 +84,7 @@ for (const release of ["3.11.2", "3.12.3"] as const) {
       expect(idle.result.delivery).toBe("startNow");
       await rig.events.terminal(1);
       const ref = await upload(rig, "up-g", "a.png", "image/png", Buffer.from("png"));
-      await command(rig, "sendText", { text: "sim:steerable wait=300" });
+      await command(rig, "sendText", { text: "sim:steerable wait=1000" });
       await rig.events.waitForSessionEvent("model.streaming", 5000, (await rig.events.terminal(1)).seq);
       const withFile = await command(rig, "sendText", {
         text: "look",
@@ -99,7 +99,7 @@ for (const release of ["3.11.2", "3.12.3"] as const) {
 
     it("a guide the running turn never takes falls back to the queue and starts its own turn", async () => {
       const rig = await v4Rig(release);
-      await command(rig, "sendText", { text: "sim:stream-until-cancel interval=10 max=15" });
+      await command(rig, "sendText", { text: "sim:stream-until-cancel interval=10 max=50" });
       await rig.events.waitForSessionEvent("model.streaming");
       const guide = await command(rig, "sendText", { text: "steer this", requestedDelivery: "guide" });
       expect(guide.result.delivery).toBe("queue");
@@ -170,7 +170,7 @@ for (const release of ["3.11.2", "3.12.3"] as const) {
       );
       expect(deleted.status).toBe("accepted");
       // the queue is empty: idle again, a prompt starts
-      const next = await command(rig, "sendText", { text: "sim:stream-until-cancel interval=10 max=15" });
+      const next = await command(rig, "sendText", { text: "sim:stream-until-cancel interval=10 max=50" });
       expect(next.result.delivery).toBe("startNow");
       const later = await command(rig, "sendText", { text: "later" });
       expect(later.result.delivery).toBe("queue");
@@ -183,6 +183,32 @@ for (const release of ["3.11.2", "3.12.3"] as const) {
       expect(started(rig)).toHaveLength(2);
       await command(rig, "setAutoDrain", { autoDrain: true }, { baseRevision: stillThere.revisionAtDecision });
       expect((await rig.events.terminal(3)).payload).toMatchObject({ response: "You said: later", inputId: later.envelope.commandId });
+    });
+
+    it("with a heldQueueDisposition the input is routed as if the queue were empty and the held items stay held (a guess)", async () => {
+      const rig = await v4Rig(release);
+      await command(rig, "sendText", { text: "sim:stream-until-cancel interval=10 max=500" });
+      await rig.events.waitForSessionEvent("model.streaming");
+      const held = await command(rig, "sendText", { text: "held" });
+      await command(rig, "stop", {});
+      await rig.events.terminal(1);
+      const chosen = await command(rig, "sendText", { text: "go on", heldQueueDisposition: "keep" });
+      expect(chosen.result.delivery).toBe("startNow");
+      expect((await rig.events.terminal(2)).payload.inputId).toBe(chosen.envelope.commandId);
+      // the held item is still there, and a prompt without a disposition is still refused
+      expect(await command(rig, "sendText", { text: "again" })).toMatchObject({
+        status: "failed",
+        reasonCode: "heldQueueDispositionRequired",
+      });
+      const probe = await command(rig, "deleteQueueItem", { queueItemId: "queue_none" }, { baseRevision: 0 });
+      const deleted = await command(
+        rig,
+        "deleteQueueItem",
+        { queueItemId: `queue_${held.envelope.commandId}` },
+        { baseRevision: probe.revisionAtDecision },
+      );
+      expect(deleted.status).toBe("accepted");
+      expect(started(rig)).toHaveLength(2);
     });
 
     it("sim:background wait=MS: ZCode's own background-result turn follows the prompt's turn; startNow preempts it", async () => {
@@ -206,7 +232,7 @@ for (const release of ["3.11.2", "3.12.3"] as const) {
 
     it("a prompt without a delivery while ZCode runs its own turn queues behind it and preempts nothing", async () => {
       const rig = await v4Rig(release);
-      await command(rig, "sendText", { text: "sim:background wait=150" });
+      await command(rig, "sendText", { text: "sim:background wait=500" });
       const first = await rig.events.terminal(1);
       const own = await rig.events.waitForSessionEvent("turn.started", 5000, first.seq);
       const prompt = await command(rig, "sendText", { text: "after the background" });
