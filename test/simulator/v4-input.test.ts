@@ -1,28 +1,15 @@
 /**
  * The simulated host's V4 conversation input (fixtures/sim/app/out/host/sim-v4.js; docs/zcode-host.md
- * §14), on both lines: the handshake and its order, sendText (startNow / guide / queue) and its ack,
- * guided input read by `sim:steerable`, queued inputs that start their own turns, stop (which holds
- * what is queued), deleteQueueItem (compare-and-set), the command query and the uploads.
+ * §14), on both lines: the handshake and its order, sendText and its ack, guided input read by
+ * `sim:steerable`, queued inputs that start their own turns, stop (which holds what is queued),
+ * deleteQueueItem (compare-and-set), the command query and the uploads. The routing rules taken
+ * from ZCode's source (preemption, held queues, setAutoDrain, …) are in v4-routing.test.ts.
  */
-import { createHash, randomUUID } from "node:crypto";
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { Any } from "./support/host-harness.js";
-import { sessionRig, WS, type SessionRig } from "./support/session-helpers.js";
-
-const CLIENT = "sim-test-client";
-
-async function handshake(rig: SessionRig): Promise<Any> {
-  const hello = await rig.conn.agent.helloConversationV4({});
-  await rig.conn.agent.initializeConversationV4({ kind: "clientHello", protocolVersion: 3, clientId: CLIENT, appVersion: "test" });
-  return hello;
-}
-
-function command(rig: SessionRig, type: string, payload: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<Any> {
-  const envelope = { commandId: randomUUID(), clientId: CLIENT, sessionId: rig.sessionId, type, payload, issuedAt: Date.now(), ...extra };
-  return rig.conn.agent.sendConversationCommandV4({ workspacePath: WS, envelope }).then((ack: Any) => ({ ...ack, envelope }));
-}
-
-const started = (rig: SessionRig): Any[] => rig.events.sessionEvents().filter((e) => e.type === "turn.started");
+import { sessionRig, WS } from "./support/session-helpers.js";
+import { CLIENT, command, handshake, started } from "./support/v4-helpers.js";
 
 for (const release of ["3.11.2", "3.12.3"] as const) {
   describe(`V4 input on the simulated ${release}`, () => {
@@ -46,7 +33,7 @@ for (const release of ["3.11.2", "3.12.3"] as const) {
     it("sendText starts a turn that carries the command id as its input id; the same command id again is a duplicate", async () => {
       const rig = await sessionRig({ release });
       await handshake(rig);
-      const ack = await command(rig, "sendText", { text: "hello v4", requestedDelivery: "startNow" });
+      const ack = await command(rig, "sendText", { text: "hello v4" });
       expect(ack).toMatchObject({
         status: "accepted",
         revisionAtDecision: expect.any(Number),
@@ -60,18 +47,35 @@ for (const release of ["3.11.2", "3.12.3"] as const) {
       expect(started(rig)).toHaveLength(1);
     });
 
-    it("sim:steerable: a guided input joins the running turn and the model answers it before the one terminal", async () => {
+    it("sim:steerable: a guided input joins the running turn (acked as queue) and the model answers it before the one terminal", async () => {
       const rig = await sessionRig({ release });
       await handshake(rig);
-      await command(rig, "sendText", { text: "sim:steerable wait=5000", requestedDelivery: "startNow" });
+      const first = await command(rig, "sendText", { text: "sim:steerable wait=5000" });
       await rig.events.waitForSessionEvent("model.streaming");
       const guide = await command(rig, "sendText", { text: "prefer tabs", requestedDelivery: "guide" });
-      expect(guide.result).toMatchObject({ delivery: "guide", inputId: guide.envelope.commandId });
+      // ZCode never acks "guide": a guide while busy is acked as queue
+      expect(guide.result).toEqual({ type: "inputAccepted", delivery: "queue", inputId: guide.envelope.commandId });
       const terminal = await rig.events.terminal(1);
       expect(terminal.payload.response).toBe("Working on it; steer me if you like. Steered by: prefer tabs");
-      const types = rig.events.ofTurn(terminal.turnId).map((e) => e.type);
-      expect(types.indexOf("turn.steerQueued")).toBeLessThan(types.indexOf("turn.steerDrained"));
-      expect(started(rig)).toHaveLength(1);
+      const turn = rig.events.ofTurn(terminal.turnId);
+      const queuedEvent = turn.find((e) => e.type === "turn.steerQueued");
+      const drainedEvent = turn.find((e) => e.type === "turn.steerDrained");
+      const id = guide.envelope.commandId;
+      expect(queuedEvent.payload).toEqual({ pendingInputId: id, targetTurnId: terminal.turnId, queueLength: 1, delivery: "guide" });
+      expect(drainedEvent.payload).toEqual({
+        pendingInputIds: [id],
+        queryIds: [id],
+        targetTurnId: terminal.turnId,
+        injectedMessageIds: [`msg_${id.slice(-12)}`],
+      });
+      expect(turn.indexOf(queuedEvent)).toBeLessThan(turn.indexOf(drainedEvent));
+      expect(started(rig).map((e) => e.payload.inputId)).toEqual([first.envelope.commandId]);
+      // the guided text is a user message of the running turn
+      const read = await rig.conn.agent.readSessionMessages({ workspacePath: WS, sessionId: rig.sessionId });
+      expect(read.find((m: Any) => m.info.messageId === `msg_${id.slice(-12)}`)).toMatchObject({
+        info: { role: "user", turnId: terminal.turnId },
+        parts: [{ type: "text", text: "prefer tabs" }],
+      });
       // without a guide the scenario says so when its wait ends
       const quiet = await command(rig, "sendText", { text: "sim:steerable wait=50" });
       expect(quiet.result.delivery).toBe("startNow");
@@ -89,7 +93,7 @@ for (const release of ["3.11.2", "3.12.3"] as const) {
       expect(started(rig).map((e) => e.payload.inputId)[1]).toBe(queued.envelope.commandId);
     });
 
-    it("stop ends the running turn and holds what is queued; deleteQueueItem is compare-and-set", async () => {
+    it("stop ends the running turn and holds what is queued; deleteQueueItem is compare-and-set; an idle stop is accepted", async () => {
       const rig = await sessionRig({ release });
       await handshake(rig);
       await command(rig, "sendText", { text: "sim:stream-until-cancel interval=10 max=500" });
@@ -103,8 +107,8 @@ for (const release of ["3.11.2", "3.12.3"] as const) {
       const deleted = await command(rig, "deleteQueueItem", { queueItemId }, { baseRevision: stale.revisionAtDecision });
       expect(deleted.status).toBe("accepted");
       const again = await command(rig, "deleteQueueItem", { queueItemId }, { baseRevision: deleted.revisionAtDecision });
-      expect(again).toMatchObject({ status: "noop", reasonCode: "guard.queueItemNotFound" });
-      expect(await command(rig, "stop", {})).toMatchObject({ status: "noop" });
+      expect(again).toMatchObject({ status: "noop", reasonCode: "queue.itemMissing", revisionAtDecision: deleted.revisionAtDecision });
+      expect(await command(rig, "stop", {})).toMatchObject({ status: "accepted" });
       // the held input never ran
       expect(started(rig)).toHaveLength(1);
     });
