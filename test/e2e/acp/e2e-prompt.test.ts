@@ -187,7 +187,7 @@ describe("e2e: prompt turns against the simulated host", () => {
     client.expectValid();
   });
 
-  it("queues a concurrent second prompt in ZCode and keeps the first running (adr/0022)", async () => {
+  it("queues a concurrent second prompt in ZCode and keeps the first running (adr/0023)", async () => {
     const { client, sessionId } = await session();
     const first = client.prompt(sessionId, "sim:stream-until-cancel interval=20 max=15");
     await client.waitForUpdate(sessionId, (u) => u.sessionUpdate === "agent_message_chunk");
@@ -195,8 +195,9 @@ describe("e2e: prompt turns against the simulated host", () => {
     await expect(first).resolves.toMatchObject({ stopReason: "end_turn" });
     await expect(second).resolves.toMatchObject({ stopReason: "end_turn" });
     expect(client.text(sessionId)).toMatch(/tick 14 You said: second$/);
+    // ZCode's routing queued the second one (busy); the bridge never asks for startNow
     const sent = forSession(await t.commands("sendText"), sessionId).map((e) => (e.params as any).payload.requestedDelivery);
-    expect(sent).toEqual(["startNow", "queue"]);
+    expect(sent).toEqual([undefined, undefined]);
     expect(forSession(await t.calls("sendPrompt"), sessionId)).toEqual([]);
     client.expectValid();
   });
