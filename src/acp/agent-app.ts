@@ -7,6 +7,7 @@ import type { NativeApi } from "../native/native-api.js";
 import type { Logger } from "../log/logger.js";
 import type { InteractionBroker } from "../session/interactions/types.js";
 import { SessionService, type OpenedSession } from "../session/session-service.js";
+import type { SessionEngine } from "../session/session-engine.js";
 import { describeError } from "../util/errors.js";
 import { AcpClientPort } from "./client-port.js";
 import { AUTH_METHOD_ID, initializeResponse } from "./initialize.js";
@@ -118,6 +119,16 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     return service;
   };
 
+  /**
+   * The session a request is for, once it is open: a released session is reopened first, so every
+   * handler treats it as an attached one. On an open session `use` runs synchronously (the
+   * operation keeps its place before a later close).
+   */
+  const withSession = <T>(sessionId: string, use: (engine: SessionEngine) => Promise<T>): Promise<T> => {
+    const engine = sessions().session(sessionId);
+    return engine.isOpen ? use(engine) : engine.whenOpen().then(() => use(engine));
+  };
+
   const shutdown = (): Promise<void> => {
     waitingForWrite.clear();
     shutdownPromise ??= (service?.shutdown() ?? Promise.resolve()).catch((e) =>
@@ -205,8 +216,7 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     )
     .onRequest(acp.methods.agent.session.setMode, ({ params }) =>
       answer(async () => {
-        const engine = sessions().ready(params.sessionId) ?? (await sessions().acquire(params.sessionId));
-        await engine.setMode(params.modeId);
+        await withSession(params.sessionId, (engine) => engine.setMode(params.modeId));
         return {};
       }),
     )
@@ -215,15 +225,15 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
         if (typeof params.value !== "string") {
           throw invalidParams(`Config option "${params.configId}" takes one of its listed values, not a boolean.`);
         }
-        const engine = sessions().ready(params.sessionId) ?? (await sessions().acquire(params.sessionId));
-        return { configOptions: await engine.setConfigOption(params.configId, params.value) };
+        const value = params.value;
+        return { configOptions: await withSession(params.sessionId, (engine) => engine.setConfigOption(params.configId, value)) };
       }),
     )
     .onRequest(acp.methods.agent.session.prompt, ({ params, signal, requestId }) =>
       // a failure is also explained in the session (clients that show String(error)): adr/0010
       answerPrompt({ sessionUpdate: (n) => port!.sessionUpdate(n) }, params.sessionId, logger, async () => {
         // a released session reopens first: a cancel while it does is seen by this prompt
-        const engine = sessions().ready(params.sessionId) ?? sessions().opening(params.sessionId);
+        const engine = sessions().session(params.sessionId);
         const cancelsBefore = engine.cancelCount;
         const onAbort = (): void => engine.cancel();
         signal.addEventListener("abort", onAbort, { once: true });
@@ -253,19 +263,18 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     ({ params }) =>
       answer(async () => {
         const request = parseSteeringRequest(params);
-        return sessions().get(request.sessionId).steer(request.prompt, request.idleBehavior);
+        return withSession(request.sessionId, (engine) => engine.steer(request.prompt, request.idleBehavior));
       }),
   );
 
   const diagnostics = (): Record<string, number> =>
     service ? { ...service.diagnostics(), clientRequests: broker?.clientRequestCount() ?? 0 } : {};
 
+  /** A released session runs nothing: its cancel (like an unknown session's) is answered at once without reopening it. */
   function cancelSession(sessionId: string): void {
-    try {
-      sessions().get(sessionId).cancel();
-    } catch {
-      logger.debug("session/cancel for an unknown session ignored", { sessionId });
-    }
+    const engine = service?.session(sessionId, { reopen: false });
+    if (engine) engine.cancel();
+    else logger.debug("session/cancel for a session with nothing running (released or unknown) ignored", { sessionId });
   }
 
   return { app, shutdown, diagnostics, cancelSession, responseWritten };

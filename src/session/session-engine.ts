@@ -147,7 +147,9 @@ export class SessionEngine {
 
   /**
    * Open the session: `load` creates or resumes it natively (the snapshot it answers is checked by
-   * `check`), then the engine subscribes to its events. Idempotent: a second call joins the first.
+   * `check`), then the engine subscribes to its events. `restore`: the option values a reopened
+   * session must have (in the order they are set); what differs is set again, then checked — the
+   * open fails rather than leave the session in other settings. Idempotent: a second call joins the first.
    */
   open(load: () => Promise<SessionSnapshot>, restore: Record<string, string> = {}): Promise<void> {
     this.opening ??= this.lifecycle.run(async (signal) => {
@@ -158,16 +160,41 @@ export class SessionEngine {
       this.router.resetSeq(snapshot.runtime?.eventSeq ?? -1);
       await this.attach(signal);
       this.lifecycle.to(this.subscription ? "attached" : "detached");
+      await this.restore(restore, signal);
       this.opened = true;
-      // a re-created session gets the option values it had (mode, model, thought level)
-      for (const [configId, value] of Object.entries(restore)) {
-        if (signal.aborted || this.configValues()[configId] === value) continue;
-        await setSessionConfigOption(this.settingsContext(), configId, value).catch((e) =>
-          this.logger.warn("an option of a re-created session was not set again", { configId, error: describeError(e) }),
-        );
-      }
     });
     return this.opening;
+  }
+
+  /** A reopened session gets the option values it had (mode, plan included; model; thought level), or the open fails. */
+  private async restore(values: Record<string, string>, signal: AbortSignal): Promise<void> {
+    const differing = (): Array<[string, string]> => Object.entries(values).filter(([id, value]) => this.configValues()[id] !== value);
+    for (const [configId, value] of differing()) {
+      if (signal.aborted) throw this.lifecycle.closedError();
+      if (this.configValues()[configId] === value) continue; // an earlier change set it too
+      try {
+        await setSessionConfigOption(this.settingsContext(), configId, value);
+      } catch (error) {
+        const failure = toBridgeError(error);
+        throw new BridgeError(
+          failure.code,
+          `Session ${this.sessionId} could not be reopened with its ${configId} "${value}": ${failure.message} ` +
+            "Nothing was run; send the request again to retry.",
+          { cause: error, details: { sessionId: this.sessionId } },
+        );
+      }
+    }
+    if (signal.aborted) throw this.lifecycle.closedError();
+    const still = differing();
+    if (still.length === 0) return;
+    const now = this.configValues();
+    throw new BridgeError(
+      "HOST_CALL_FAILED",
+      `Session ${this.sessionId} was reopened with other settings than it had (` +
+        still.map(([id, value]) => `${id} "${now[id] ?? "none"}" instead of "${value}"`).join(", ") +
+        "). Nothing was run; send the request again to retry.",
+      { details: { sessionId: this.sessionId } },
+    );
   }
 
   /** Resolves when the open (started by whoever registered the engine) is done; rejects as it did. */

@@ -3,11 +3,15 @@
  * native sessions, the sign-in check, and host exits. One `SessionEngine` per open session,
  * registered before its first await, so a second load or resume of the same session joins the
  * first (adr/0017). Idle sessions above `MAX_ATTACHED_SESSIONS` are released (unsubscribed and
- * closed natively) and reopened at their next use.
+ * closed natively) and reopened at their next use, transparently: every ACP handler reaches a
+ * session through `session()`, which reopens a released one; the reopen asks for the mode and
+ * option values the session had and checks them. A new open of an id (load, resume, reopen)
+ * waits for that id's pending native close.
  */
 import type { McpServer, SessionConfigOption, SessionInfo, SessionModeState } from "@agentclientprotocol/sdk";
 import type { SessionSnapshot } from "../protocol/native-types.js";
 import { BridgeError, describeError } from "../util/errors.js";
+import { MODE_OPTION_ID, MODEL_OPTION_ID, THOUGHT_LEVEL_OPTION_ID } from "./session-options.js";
 import { SessionEngine } from "./session-engine.js";
 import type { SessionDeps } from "./session-deps.js";
 import type { Disposable } from "../util/disposable.js";
@@ -34,10 +38,16 @@ interface ReleasedSession {
   /** ZCode persisted it (it had a prompt): reopened with resumeSession; else created again with the same id */
   prompted: boolean;
   mcpServers: McpServer[] | undefined;
-  /** config option values (mode, model, thought level) to apply again to a re-created session */
+  /** config option values (mode, model, thought level) the reopened session must have again */
   configValues: Record<string, string>;
-  /** the engine's native close; a reopen waits for it */
-  closed: Promise<void>;
+}
+
+/** the order a reopen sets option values in: a model change may reset the thought level; plan last */
+const RESTORE_ORDER = [MODEL_OPTION_ID, THOUGHT_LEVEL_OPTION_ID, MODE_OPTION_ID];
+
+function restoreOrder(values: Record<string, string>): Record<string, string> {
+  const rank = (id: string): number => (RESTORE_ORDER.includes(id) ? RESTORE_ORDER.indexOf(id) : RESTORE_ORDER.length);
+  return Object.fromEntries(Object.entries(values).sort(([a], [b]) => rank(a) - rank(b)));
 }
 
 export interface OpenedSession {
@@ -63,6 +73,8 @@ export class SessionService {
   private readonly loading = new Map<string, { cwd: string; opened: Promise<OpenedSession> }>();
   /** MCP servers each open session was opened with (kept for a release) */
   private readonly mcpServers = new Map<string, McpServer[] | undefined>();
+  /** native closes on their way (close, release, a failed open), by session: a new open of the id waits for it */
+  private readonly nativeCloses = new Map<string, Promise<void>>();
   /** workspace → host incarnation in which the sign-in check passed */
   private readonly signedIn = new Map<string, number>();
   private readonly hostExits: Disposable;
@@ -74,37 +86,42 @@ export class SessionService {
     });
   }
 
-  /** The open session's engine (no reopen): for cancel. Released and unknown sessions throw SESSION_NOT_FOUND. */
-  get(sessionId: string): SessionEngine {
-    const engine = this.sessions.get(sessionId);
-    if (!engine || engine.isClosed) throw this.unknown(sessionId);
-    return engine;
-  }
-
   /**
-   * The open session's engine, synchronously (so a request keeps its place before a later close),
-   * or undefined when it must be opened first (`acquire`).
+   * The session an ACP request is for: the one accessor of every session handler (prompt,
+   * steering, set_mode, set_config_option, cancel). The engine at once, synchronously (a request
+   * on an open session keeps its place before a later close), open or opening: a released session
+   * starts to reopen here (`isOpen` false until then; `whenOpen` tells). With `reopen: false`
+   * (cancel: nothing runs in a released session) a released session is undefined, as is an
+   * unknown one; otherwise an unknown or closed session throws SESSION_NOT_FOUND.
    */
-  ready(sessionId: string): SessionEngine | undefined {
-    const engine = this.sessions.get(sessionId);
-    if (!engine?.isOpen) return undefined;
+  session(sessionId: string): SessionEngine;
+  session(sessionId: string, options: { reopen: false }): SessionEngine | undefined;
+  session(sessionId: string, options: { reopen?: boolean } = {}): SessionEngine | undefined {
+    const current = this.sessions.get(sessionId);
+    if (options.reopen === false) return current && !current.isClosed ? current : undefined;
+    const engine = current ?? this.reopen(sessionId);
+    if (!engine || engine.isClosed) throw this.unknown(sessionId);
     engine.lifecycle.touch();
     return engine;
   }
 
-  /** The session's engine once it is open: a released session is reopened first (prompt, mode, options). */
+  /** The open (or opening) session's engine, never reopening: released and unknown sessions throw SESSION_NOT_FOUND. */
+  get(sessionId: string): SessionEngine {
+    const engine = this.session(sessionId, { reopen: false });
+    if (!engine) throw this.unknown(sessionId);
+    return engine;
+  }
+
+  /** `session()`, then wait until it is open. */
   async acquire(sessionId: string): Promise<SessionEngine> {
-    const engine = this.opening(sessionId);
+    const engine = this.session(sessionId);
     await engine.whenOpen();
     return engine;
   }
 
-  /** The session's engine at once, open or opening (a released session starts to reopen); `whenOpen` tells when it is open. */
+  /** `session()` (kept for the tests that name it). */
   opening(sessionId: string): SessionEngine {
-    const engine = this.sessions.get(sessionId) ?? this.reopen(sessionId);
-    if (!engine || engine.isClosed) throw this.unknown(sessionId);
-    engine.lifecycle.touch();
-    return engine;
+    return this.session(sessionId);
   }
 
   /** The workspace must have a usable provider (else AUTH_REQUIRED); checked once per host incarnation. */
@@ -166,6 +183,8 @@ export class SessionService {
       await this.opened(
         opening,
         opening.open(async () => {
+          // an earlier engine of this id is still being closed natively: its closeSession must not follow this resume
+          await this.closedNatively(sessionId);
           await this.ensureSignedIn(cwd);
           return this.checkWorkspace(
             await this.deps.native.resumeSession({
@@ -197,10 +216,12 @@ export class SessionService {
   }
 
   async closeSession(sessionId: string): Promise<void> {
-    if (this.released.delete(sessionId)) return; // closed natively when it was released
+    if (this.released.delete(sessionId)) return; // closed natively when it was released (a new open waits for that close)
     const engine = this.get(sessionId);
     this.forget(sessionId, engine);
-    await engine.close("close");
+    const closing = engine.close("close");
+    this.closingNatively(engine);
+    await closing;
   }
 
   /** Counts for leak checks (`_zcode/diagnostics`): sessions, running turns, pending interactions, queued updates, waiters. */
@@ -230,6 +251,7 @@ export class SessionService {
     const engines = [...this.sessions.values()];
     this.sessions.clear();
     this.released.clear();
+    this.nativeCloses.clear();
     await Promise.all(
       engines.map((engine) =>
         engine.close("disconnect").catch((e) => this.deps.logger.warn("session shutdown failed", { error: describeError(e) })),
@@ -257,36 +279,54 @@ export class SessionService {
       await opening;
     } catch (error) {
       if (this.sessions.get(engine.sessionId) === engine) this.forget(engine.sessionId, engine);
-      await engine.close("close");
+      const closing = engine.close("close");
+      this.closingNatively(engine);
+      await closing;
       throw error;
     }
     this.releaseIdle(engine);
   }
 
-  /** Reopen a released session: resumed if ZCode kept it, else created again with the same id and options. */
+  /**
+   * Reopen a released session: resumed if ZCode kept it (asking for its mode: a cold resume may
+   * lose plan), else created again with the same id; either way its mode and option values are set
+   * again where they differ and checked (`SessionEngine.open`). A failed reopen closes what it
+   * opened and keeps the record: the next use tries again.
+   */
   private reopen(sessionId: string): SessionEngine | undefined {
     const record = this.released.get(sessionId);
     if (!record) return undefined;
     this.released.delete(sessionId);
     const engine = this.register(sessionId, record.workspacePath, record.mcpServers, record.prompted, true);
     const where = { workspacePath: record.workspacePath, sessionId };
-    const opening = engine.open(
-      async () => {
-        await record.closed;
-        await this.ensureSignedIn(record.workspacePath);
-        const mcp = record.mcpServers ? { mcpServers: record.mcpServers } : {};
-        if (record.prompted) return this.checkWorkspace(await this.deps.native.resumeSession({ ...where, ...mcp }), record.workspacePath);
-        // a deferred session released before its first prompt left no trace in ZCode: the same id again
-        return this.checkWorkspace(
-          await this.deps.native.createSession({ ...where, mcpServers: record.mcpServers ?? [], persistence: "deferred" }),
-          record.workspacePath,
-        );
-      },
-      record.prompted ? {} : record.configValues,
-    );
+    const expectedMode = record.configValues[MODE_OPTION_ID];
+    const opening = engine.open(async () => {
+      await this.closedNatively(sessionId);
+      await this.ensureSignedIn(record.workspacePath);
+      const mcp = record.mcpServers ? { mcpServers: record.mcpServers } : {};
+      if (record.prompted) {
+        const resumed = await this.deps.native.resumeSession({ ...where, ...mcp, ...(expectedMode ? { expectedMode } : {}) });
+        return this.checkWorkspace(resumed, record.workspacePath);
+      }
+      // a deferred session released before its first prompt left no trace in ZCode: the same id again
+      return this.checkWorkspace(
+        await this.deps.native.createSession({ ...where, mcpServers: record.mcpServers ?? [], persistence: "deferred" }),
+        record.workspacePath,
+      );
+    }, restoreOrder(record.configValues));
     this.deps.logger.debug("reopening a released session", { sessionId, prompted: record.prompted });
-    void this.opened(engine, opening).catch((e) =>
-      this.deps.logger.warn("reopening a released session failed", { sessionId, error: describeError(e) }),
+    // registered first, so this runs before the requests that wait for the open see its failure
+    opening.then(
+      () => this.releaseIdle(engine),
+      (error: unknown) => {
+        this.deps.logger.warn("reopening a released session failed", { sessionId, error: describeError(error) });
+        if (this.sessions.get(sessionId) !== engine) return; // closed (or shut down) meanwhile
+        this.forget(sessionId, engine);
+        void engine.close("close");
+        this.closingNatively(engine);
+        // what it learnt while open (a first prompt) stays true
+        this.released.set(sessionId, { ...record, prompted: record.prompted || engine.prompted });
+      },
     );
     return engine;
   }
@@ -308,14 +348,28 @@ export class SessionService {
         prompted: engine.prompted,
         mcpServers: this.mcpServers.get(engine.sessionId),
         configValues: engine.configValues(),
-        closed: Promise.resolve(),
       };
       this.forget(engine.sessionId, engine);
       void engine.close("release");
-      record.closed = engine.whenClosed();
+      this.closingNatively(engine);
       this.released.set(engine.sessionId, record);
       this.deps.logger.debug("idle session released", { sessionId: engine.sessionId, prompted: engine.prompted });
     }
+  }
+
+  /** Note the native close of a closed engine (call after `close`): a new open of its id waits for it. */
+  private closingNatively(engine: SessionEngine): void {
+    const { sessionId } = engine;
+    const closed = engine.whenClosed();
+    this.nativeCloses.set(sessionId, closed);
+    void closed.then(() => {
+      if (this.nativeCloses.get(sessionId) === closed) this.nativeCloses.delete(sessionId);
+    });
+  }
+
+  /** Resolves once no native close of this id is on its way. */
+  private async closedNatively(sessionId: string): Promise<void> {
+    for (let closing = this.nativeCloses.get(sessionId); closing; closing = this.nativeCloses.get(sessionId)) await closing;
   }
 
   private forget(sessionId: string, engine: SessionEngine): void {
