@@ -119,6 +119,12 @@ export class ZCodeInputs {
   private chain: Promise<void> = Promise.resolve();
   /** a stop may have left ZCode's queue held (autoDrain off): the next send releases it first */
   private mayBeHeld = false;
+  /**
+   * queue items of steering texts answered by a stop while ZCode held them as guides: ZCode turns
+   * an undrained guide into a queue item when its turn ends, so they are removed again before a
+   * held queue is released (else the release would run text the client was told was removed)
+   */
+  private leftovers: string[] = [];
 
   constructor(private readonly deps: ZCodeInputsDeps) {}
 
@@ -170,6 +176,11 @@ export class ZCodeInputs {
     input.pairsByOrder = !live;
     if (this.mayBeHeld && live) {
       this.mayBeHeld = false;
+      for (const queueItemId of this.leftovers.splice(0)) {
+        await this.deps.native
+          .removeQueuedInput({ ...this.deps.where, queueItemId })
+          .catch((e: unknown) => this.deps.logger.warn("a steering text could not be removed from ZCode's queue", { error: describeError(e) }));
+      }
       await this.deps.native.releaseHeldQueue(this.deps.where);
     }
     input.state = "sending";
@@ -315,6 +326,7 @@ export class ZCodeInputs {
         this.forget(input);
       }
       this.mayBeHeld = false; // a new host has a new queue
+      this.leftovers = [];
       return Promise.resolve();
     }
     return this.onChain(async () => {
@@ -334,8 +346,12 @@ export class ZCodeInputs {
             .catch((e: unknown) =>
               this.deps.logger.warn("a queued input could not be removed from ZCode's queue", { error: describeError(e) }),
             );
-          // not in the queue any more and not seen to end: ZCode may have started it
-          if (removed === false && input.state !== "ended") mayRun = true;
+          // not in the queue any more and not seen to end: ZCode may have started it (a prompt), or
+          // holds it as a guide of the running turn, which the stop turns into a queue item
+          if (removed === false && input.state !== "ended") {
+            if (input.kind === "steer") this.leftovers = [...this.leftovers, queueItemId].slice(-MAX_WAITING_INPUTS);
+            else mayRun = true;
+          }
         }
         if (input.state !== "running") {
           input.state = "removed";
