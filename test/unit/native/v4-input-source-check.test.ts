@@ -296,14 +296,14 @@ describe("V4 input: sessions ZCode does not hold, and the queue", () => {
     expect(fake.callsOf("sendConversationCommandV4")).toHaveLength(4);
   });
 
-  it("takes a deleteQueueItem `noop` (queue.itemMissing) as success", async () => {
+  it("takes a deleteQueueItem `noop` (queue.itemMissing) as success that says the item was no longer queued", async () => {
     const fake = host((envelope) => ({
       commandId: envelope.commandId,
       status: "noop",
       reasonCode: "queue.itemMissing",
       revisionAtDecision: 4,
     }));
-    await expect(new V4Input(fake, "zcode-task-v1", [3]).deleteQueued(REF, "queue_x")).resolves.toBeUndefined();
+    await expect(new V4Input(fake, "zcode-task-v1", [3]).deleteQueued(REF, "queue_x")).resolves.toBe(false);
   });
 
   it("sends only command types the bootstrap lets through (V4_COMMAND_TYPES)", async () => {
