@@ -254,7 +254,7 @@ export class SessionTurns {
         this.endTurn(turn, { stopReason: "cancelled" }, false);
       });
     }
-    void this.inputs.stop({ native: true });
+    void this.inputs.stop({ native: true, graceMs: this.session.deps.cancelGraceMs });
   }
 
   /** The bridge fails the running turn itself (an interaction it cannot answer, a protocol error): stop it, fail what waits. */

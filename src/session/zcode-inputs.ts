@@ -110,6 +110,12 @@ export interface StopPlan {
   error?: BridgeError;
   /** send ZCode's stop for what runs (false when the host is gone: its queue went with it) */
   native: boolean;
+  /**
+   * a cancel: a prompt whose input ZCode may have started (sent, not yet paired) is answered when
+   * its turn ends — its updates come before its answer — or after this many ms; every other
+   * waiting input is answered at once
+   */
+  graceMs?: number;
 }
 
 export class ZCodeInputs {
@@ -307,9 +313,22 @@ export class ZCodeInputs {
   stop(plan: StopPlan): Promise<void> {
     const running = this.running;
     const answered = this.inputs.filter((input) => input.waiting || input.state === "unknown");
+    /** prompts ZCode may have started: answered by their turn's end (or the grace), not now */
+    const awaitingTurn: SessionInput[] = [];
     for (const input of answered) {
       const error = plan.error;
       const turn = input.turn;
+      if (turn && !error && plan.graceMs !== undefined && (input.state === "sending" || input.state === "started")) {
+        turn.cancelRequested = true;
+        turn.abortSignal("cancel");
+        turn.startGraceTimer(plan.graceMs, () => {
+          this.deps.logger.warn("a cancelled prompt's turn did not end within the grace; answered cancelled");
+          if (turn.settle({ stopReason: "cancelled" })) turn.deliver();
+          if (input.state !== "running") this.ended(input);
+        });
+        awaitingTurn.push(input);
+        continue;
+      }
       if (turn && turn.settle(error ? { error: notRun(error) } : { stopReason: "cancelled" })) turn.deliver();
       input.rejectSteer(
         error
@@ -340,20 +359,28 @@ export class ZCodeInputs {
         }
         if (input.state === "started" || input.state === "unknown" || input.pairsByOrder) mayRun = true;
         const queueItemId = input.queueItemId;
-        if (queueItemId !== undefined && input.state !== "started") {
-          const removed = await this.deps.native
+        let removed: boolean | void = undefined;
+        if (queueItemId !== undefined && (input.state === "queued" || input.state === "sending" || input.state === "unknown")) {
+          removed = await this.deps.native
             .removeQueuedInput({ ...this.deps.where, queueItemId })
             .catch((e: unknown) =>
               this.deps.logger.warn("a queued input could not be removed from ZCode's queue", { error: describeError(e) }),
             );
           // not in the queue any more and not seen to end: ZCode may have started it (a prompt), or
           // holds it as a guide of the running turn, which the stop turns into a queue item
-          if (removed === false && input.state !== "ended") {
+          if (removed === false && stateOf(input) !== "ended") {
             if (input.kind === "steer") this.leftovers = [...this.leftovers, queueItemId].slice(-MAX_WAITING_INPUTS);
             else mayRun = true;
           }
         }
-        if (input.state !== "running") {
+        if (awaitingTurn.includes(input)) {
+          // its turn runs, or will: the turn's end answers it (or the grace)
+          const now = stateOf(input);
+          if (removed !== true && (now === "started" || now === "running" || now === "queued")) continue;
+          const turn = input.turn!;
+          if (turn.settle({ stopReason: "cancelled" })) turn.deliver();
+        }
+        if (stateOf(input) !== "running") {
           input.state = "removed";
           this.forget(input);
         }
@@ -386,6 +413,11 @@ export class ZCodeInputs {
     const index = this.inputs.indexOf(input);
     if (index >= 0) this.inputs.splice(index, 1);
   }
+}
+
+/** an input's state now (it changes while the stop routine awaits ZCode) */
+function stateOf(input: SessionInput): InputState {
+  return input.state;
 }
 
 function reasonOf(error: BridgeError): unknown {

@@ -85,18 +85,19 @@ describe("e2e: a failed prompt is explained in the session before the error", ()
   });
 
   it("an unknown session or a busy session: the error only, nothing written into a session", async () => {
-    // the stopped turn ends late: a prompt sent while it is still stopping is refused as busy
-    // (a prompt sent while a turn runs is queued instead: test/e2e/v4)
-    const { client, sessionId } = await session(PASEO, { simProfile: { cancelTerminal: "late", cancelLateMs: 1500 } });
+    // busy: a prompt beyond the 8 that may wait behind the running one (adr/0023); a prompt sent
+    // while a turn runs, or stops, is queued instead (test/e2e/v4)
+    const { client, sessionId } = await session(PASEO);
     const unknown = await failingPrompt(client, "ses_does_not_exist", "hello");
     expect(unknown.code).toBe(-32002);
     const running = client.prompt(sessionId, "sim:stream-until-cancel interval=20");
     await client.waitForUpdate(sessionId, (u) => u.sessionUpdate === "agent_message_chunk");
-    await client.cancel(sessionId);
-    const busy = await failingPrompt(client, sessionId, "hello");
+    const waiting = Array.from({ length: 8 }, (_, i) => client.prompt(sessionId, `waiting ${i}`));
+    const busy = await failingPrompt(client, sessionId, "one too many");
     expect(busy.data).toMatchObject({ code: "SESSION_BUSY" });
-    expect(busy.message).toMatch(/still stopping its previous prompt/);
-    await expect(running).resolves.toMatchObject({ stopReason: "cancelled" });
+    expect(busy.message).toMatch(/already has 8 inputs waiting/);
+    await client.cancel(sessionId);
+    for (const answer of [running, ...waiting]) await expect(answer).resolves.toMatchObject({ stopReason: "cancelled" });
     const explained = client.transcript.lines.filter(
       (l) => l.from === "agent" && l.message?.params?.update?._meta?.["zcode-acp/promptError"],
     );
