@@ -185,7 +185,9 @@ export class ZCodeInputs {
       for (const queueItemId of this.leftovers.splice(0)) {
         await this.deps.native
           .removeQueuedInput({ ...this.deps.where, queueItemId })
-          .catch((e: unknown) => this.deps.logger.warn("a steering text could not be removed from ZCode's queue", { error: describeError(e) }));
+          .catch((e: unknown) =>
+            this.deps.logger.warn("a steering text could not be removed from ZCode's queue", { error: describeError(e) }),
+          );
       }
       await this.deps.native.releaseHeldQueue(this.deps.where);
     }
@@ -349,7 +351,9 @@ export class ZCodeInputs {
       return Promise.resolve();
     }
     return this.onChain(async () => {
-      let mayRun = running !== undefined && !running.stopSent;
+      // one stop per input: a second cancel (the transport and the handler both report one) adds none
+      const stopFor = new Set<SessionInput>();
+      if (running && !running.stopSent) stopFor.add(running);
       for (const input of answered) {
         // never sent (answered before its place on the chain came), or refused: nothing to remove
         if (input.state === "waiting" || input.state === "removed") {
@@ -357,7 +361,9 @@ export class ZCodeInputs {
           this.forget(input);
           continue;
         }
-        if (input.state === "started" || input.state === "unknown" || input.pairsByOrder) mayRun = true;
+        // ZCode started it, may have, or runs it now (paired while the stop waited for its send)
+        if ((input.state === "started" || input.state === "unknown" || input.state === "running" || input.pairsByOrder) && !input.stopSent)
+          stopFor.add(input);
         const queueItemId = input.queueItemId;
         let removed: boolean | void = undefined;
         if (queueItemId !== undefined && (input.state === "queued" || input.state === "sending" || input.state === "unknown")) {
@@ -370,7 +376,7 @@ export class ZCodeInputs {
           // holds it as a guide of the running turn, which the stop turns into a queue item
           if (removed === false && stateOf(input) !== "ended") {
             if (input.kind === "steer") this.leftovers = [...this.leftovers, queueItemId].slice(-MAX_WAITING_INPUTS);
-            else mayRun = true;
+            else if (!input.stopSent) stopFor.add(input);
           }
         }
         if (awaitingTurn.includes(input)) {
@@ -385,8 +391,8 @@ export class ZCodeInputs {
           this.forget(input);
         }
       }
-      if (mayRun) {
-        if (running) running.stopSent = true;
+      if (stopFor.size > 0) {
+        for (const input of stopFor) input.stopSent = true;
         await this.deps.native
           .stopTurn(this.deps.where)
           .catch((e: unknown) => this.deps.logger.warn("ZCode's stop failed", { error: describeError(e) }));
