@@ -17,7 +17,8 @@ import { chmod, writeFile } from "node:fs/promises";
 import { homedir, userInfo } from "node:os";
 import { resolve } from "node:path";
 import type { Logger } from "../log/logger.js";
-import { defaultInstallRoot, isInstallPlatform } from "../install/layout.js";
+import { isInstallPlatform } from "../install/layout.js";
+import { installRootCandidates } from "../install/discover.js";
 import { inspectBuild } from "../onboard/inspect.js";
 import { probeMarkdown, shareableReport, type RedactionContext } from "../onboard/probe-report.js";
 import { PACKAGE_VERSION } from "../version.js";
@@ -173,7 +174,7 @@ async function probeCommand(config: Config, io: OnboardIo, logger: Logger): Prom
     {
       zcodeAcp: PACKAGE_VERSION,
       now: new Date(),
-      defaultRoot: isInstallPlatform(platform) ? defaultInstallRoot(platform, io.env) : undefined,
+      defaultRoots: isInstallPlatform(platform) ? installRootCandidates(platform, io.env) : [],
     },
     redactionContext(io.env),
   );

@@ -11,7 +11,8 @@ import { cliPhrase, cliUnknownWhy } from "./format-assessment.js";
 import type { Assessment } from "./types.js";
 import { silentLogger, type Logger } from "../log/logger.js";
 import { loadManifests, type LoadedManifest } from "../manifest/load-manifests.js";
-import { defaultInstallRoot, isInstallPlatform, INSTALL_PLATFORMS } from "../install/layout.js";
+import { isInstallPlatform, INSTALL_PLATFORMS } from "../install/layout.js";
+import { discoverInstallRoot } from "../install/discover.js";
 import { resolveInstall, installPaths } from "../install/resolve-install.js";
 import { readBundleMetadata } from "../install/bundle-metadata.js";
 import { readAppVersionFromArchive, readAppVersionFromPlist } from "../install/app-version.js";
@@ -91,7 +92,7 @@ export async function assessInstall(options: AssessOptions): Promise<Assessment>
     options.manifestPath,
     options.localManifestDir !== undefined ? { localDir: options.localManifestDir } : {},
   );
-  const root = options.installRoot ?? defaultInstallRoot(platform, env);
+  const root = options.installRoot ?? (await discoverInstallRoot(platform, env));
   if (root === undefined) {
     steps.fail(
       "layout",

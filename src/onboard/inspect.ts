@@ -14,7 +14,8 @@ import { readBundleMetadata } from "../install/bundle-metadata.js";
 import { hashFile, hashMember } from "../install/cached-hash.js";
 import { FingerprintCache } from "../install/fingerprint-cache.js";
 import { CHILD_RUN_TIMEOUT_MS } from "../install/electron-node.js";
-import { defaultInstallRoot, isInstallPlatform, INSTALL_PLATFORMS, type InstallPlatform } from "../install/layout.js";
+import { discoverInstallRoot } from "../install/discover.js";
+import { isInstallPlatform, INSTALL_PLATFORMS, type InstallPlatform } from "../install/layout.js";
 import { installPaths, resolveInstall, type ResolvedInstall } from "../install/resolve-install.js";
 import { loadManifests, type LoadedManifest } from "../manifest/load-manifests.js";
 import { acceptsOptionalParam, BUILTIN_PROVIDER_CONFIG, findLine, V4_INPUT_METHODS } from "../manifest/release-lines.js";
@@ -107,14 +108,14 @@ export async function inspectBuild(options: OnboardOptions): Promise<{ report: O
   };
   try {
     if (!isInstallPlatform(platform)) refuse(`zcode-acp supports ZCode on ${INSTALL_PLATFORMS.join(", ")}; this system is ${platform}.`);
-    const root = options.installRoot ?? defaultInstallRoot(platform as InstallPlatform, env);
+    const root = options.installRoot ?? (await discoverInstallRoot(platform as InstallPlatform, env));
     if (root === undefined) refuse("The default ZCode install location is unknown (LOCALAPPDATA is not set). Pass --zcode-install DIR.");
     report.installRoot = root;
 
     // an install a manifest already verifies needs nothing
-    const { installRoot, manifestPath, localManifestDir, cacheFile, childTimeoutMs } = options;
+    const { manifestPath, localManifestDir, cacheFile, childTimeoutMs } = options;
     const assessment = await assessInstall({
-      installRoot,
+      installRoot: root,
       manifestPath,
       localManifestDir,
       cacheFile,

@@ -114,7 +114,7 @@ export function redactDeep<T>(value: T, context: RedactionContext): T {
 export function shareableReport(
   review: OnboardReport,
   probe: ProbeResult,
-  meta: { zcodeAcp: string; now: Date; defaultRoot: string | undefined },
+  meta: { zcodeAcp: string; now: Date; defaultRoots: readonly string[] },
   context: RedactionContext,
 ): ShareableReport {
   const { ran, ...answers } = probe;
@@ -126,7 +126,8 @@ export function shareableReport(
     createdAt: meta.now.toISOString(),
     system: review.systemPlatform,
     install: {
-      root: root === undefined ? "unknown" : root === meta.defaultRoot ? `${root} (the default)` : "(given with --zcode-install)",
+      root:
+        root === undefined ? "unknown" : meta.defaultRoots.includes(root) ? `${root} (a default location)` : "(given with --zcode-install)",
     },
     zcode: {
       ...(review.appVersion !== undefined ? { appVersion: review.appVersion } : {}),
