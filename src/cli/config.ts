@@ -40,6 +40,10 @@ export interface Config {
   readonly json: boolean;
   /** (onboard) write the candidate to the local manifest store */
   readonly accept: boolean;
+  /** (onboard) start the build's host and write a shareable report (src/onboard/probe.ts) */
+  readonly probe: boolean;
+  /** (onboard --probe) the report file; undefined: zcode-acp-probe-<version>.json in the current directory */
+  readonly report: string | undefined;
   /** the ZCode install root; undefined: the platform's default location */
   readonly zcodeInstall: string | undefined;
   /** a manifest file or directory replacing the built-in manifests and the local store */
@@ -95,6 +99,8 @@ export function resolveConfig(argv: readonly string[], env: NodeJS.ProcessEnv, p
     command: line.command,
     json: line.json,
     accept: line.accept,
+    probe: line.probe,
+    report: line.report,
     zcodeInstall: line.zcodeInstall ?? (env.ZCODE_ACP_ZCODE_INSTALL || undefined),
     manifest: line.manifest ?? (env.ZCODE_ACP_MANIFEST || undefined),
     logFile: line.logFile ?? (env.ZCODE_ACP_LOG_FILE || undefined),

@@ -12,11 +12,15 @@ export interface CommandLine {
   json: boolean;
   /** onboard only: write the candidate to the local manifest store */
   accept: boolean;
+  /** onboard only: start the build's host (no model call) and write a shareable report */
+  probe: boolean;
   /** the value flags as given (never empty) */
   zcodeInstall?: string;
   manifest?: string;
   logFile?: string;
   logLevel?: string;
+  /** onboard --probe only: the report file */
+  report?: string;
 }
 
 const VALUE_FLAGS = {
@@ -24,6 +28,7 @@ const VALUE_FLAGS = {
   "--manifest": "manifest",
   "--log-file": "logFile",
   "--log-level": "logLevel",
+  "--report": "report",
 } as const;
 
 export const USAGE = `Usage:
@@ -31,13 +36,21 @@ export const USAGE = `Usage:
   zcode-acp check [options]        fingerprint and compatibility check, no launch of the host
   zcode-acp onboard [--accept]     review a ZCode build no pinned manifest covers; asks in a terminal,
                                    --accept pins it without asking (scripts)
+  zcode-acp onboard --probe [--accept] [--report FILE]
+                                   also start that build's host (no model call, nothing pinned) and
+                                   write a redacted report to attach to a bug report; asks first,
+                                   --accept runs it without asking (scripts)
   zcode-acp --version | --help
 
 Options (each also read from the environment):
   --zcode-install DIR   ZCODE_ACP_ZCODE_INSTALL  ZCode install root
   --manifest PATH       ZCODE_ACP_MANIFEST       manifest file or directory replacing the built-in ones
   --json                                         (check, onboard) machine-readable report on stdout
-  --accept                                       (onboard only) write the local manifest
+  --accept                                       (onboard only) write the local manifest; with --probe:
+                                                 run the build's host without asking (writes no manifest)
+  --probe                                        (onboard only) start the host, V4 handshake, report
+  --report FILE                                  (onboard --probe) report file: .md Markdown, else JSON;
+                                                 default zcode-acp-probe-<version>.json here (mode 0600)
   --log-file FILE       ZCODE_ACP_LOG_FILE       diagnostic log (redacted); otherwise stderr
   --log-level LEVEL     ZCODE_ACP_LOG_LEVEL      error | warn | info | debug (default info)
 `;
@@ -51,6 +64,7 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
   let command: CommandName | undefined;
   let json = false;
   let accept = false;
+  let probe = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const eq = arg.indexOf("=");
@@ -62,6 +76,7 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
       values[key] = value;
     } else if (arg === "--json") json = true;
     else if (arg === "--accept") accept = true;
+    else if (arg === "--probe") probe = true;
     else if (arg === "--help" || arg === "-h") command = "help";
     else if (arg === "--version" || arg === "-v") command = command === "help" ? "help" : "version";
     else if (arg === "check" && command === undefined) command = "check";
@@ -72,5 +87,7 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
   command ??= "acp";
   if (json && command === "acp") throw usageError(`--json is only valid with "check" and "onboard"`);
   if (accept && command !== "onboard") throw usageError(`--accept is only valid with "onboard"`);
-  return { command, json, accept, ...values };
+  if (probe && command !== "onboard") throw usageError(`--probe is only valid with "onboard"`);
+  if (values.report !== undefined && !probe) throw usageError(`--report is only valid with "onboard --probe"`);
+  return { command, json, accept, probe, ...values };
 }

@@ -7,11 +7,12 @@
  * before anything else is read. A bad manifest set throws INVALID_MANIFEST (a configuration
  * error, not a property of the install); a missing --manifest path throws USAGE.
  */
-import { CLI_UNREAD_WHY, cliPhrase } from "./format-assessment.js";
+import { cliPhrase, cliUnknownWhy } from "./format-assessment.js";
 import type { Assessment } from "./types.js";
 import { silentLogger, type Logger } from "../log/logger.js";
 import { loadManifests, type LoadedManifest } from "../manifest/load-manifests.js";
-import { defaultInstallRoot, isInstallPlatform, INSTALL_PLATFORMS } from "../install/layout.js";
+import { isInstallPlatform, INSTALL_PLATFORMS } from "../install/layout.js";
+import { discoverInstallRoot } from "../install/discover.js";
 import { resolveInstall, installPaths } from "../install/resolve-install.js";
 import { readBundleMetadata } from "../install/bundle-metadata.js";
 import { readAppVersionFromArchive, readAppVersionFromPlist } from "../install/app-version.js";
@@ -26,6 +27,7 @@ import { expectedValues, metadataMatches, METADATA_FIELDS, selectManifest } from
 import { resolveLineLayout } from "./line-layout.js";
 import { describeFound } from "./rpc-discovery.js";
 import { findLine } from "../manifest/release-lines.js";
+import { UNKNOWN_CLI_VERSION } from "../manifest/manifest-schema.js";
 import { describePinning, unpinnedFiles, type ManifestKind } from "./pinning.js";
 import type { CliVersionSource } from "./types.js";
 
@@ -90,7 +92,7 @@ export async function assessInstall(options: AssessOptions): Promise<Assessment>
     options.manifestPath,
     options.localManifestDir !== undefined ? { localDir: options.localManifestDir } : {},
   );
-  const root = options.installRoot ?? defaultInstallRoot(platform, env);
+  const root = options.installRoot ?? (await discoverInstallRoot(platform, env));
   if (root === undefined) {
     steps.fail(
       "layout",
@@ -119,6 +121,9 @@ export async function assessInstall(options: AssessOptions): Promise<Assessment>
   ): Promise<{ version: string | undefined; from: CliVersionSource }> {
     const sha = await hashFile(cache, cli);
     const pinned = manifests.find((m) => m.manifest.artifact.cliSha256 === sha);
+    // a local manifest of a CLI that declares no single version pins its SHA-256 with the version "unknown"
+    if (pinned !== undefined && pinned.manifest.artifact.cliVersion === UNKNOWN_CLI_VERSION)
+      return { version: undefined, from: "pinned CLI SHA-256" };
     if (pinned !== undefined) return { version: pinned.manifest.artifact.cliVersion, from: "pinned CLI SHA-256" };
     const declared = await cachedFact(cache, `cli-declared-version\u0000${cli}`, [cli], isDeclared, async () => ({
       version: (await readCliVersionFromFile(cli)) ?? null,
@@ -198,7 +203,7 @@ export async function assessInstall(options: AssessOptions): Promise<Assessment>
         appVersion: { expected: expectedValues(candidates, (m) => m.manifest.artifact.appVersion), actual: app.version },
         cliVersion: {
           expected: expectedValues(candidates, (m) => m.manifest.artifact.cliVersion),
-          actual: cliVersion ?? `not read (${CLI_UNREAD_WHY})`,
+          actual: cliVersion ?? `not read (${cliUnknownWhy(cliFrom)})`,
         },
       };
       switch (selection.kind) {
@@ -237,7 +242,7 @@ export async function assessInstall(options: AssessOptions): Promise<Assessment>
     report.manifestTrust = manifest.trust === "local" ? "local" : "pinned";
     const cliShown =
       report.cliVersion === undefined
-        ? `an unread CLI version (${CLI_UNREAD_WHY})`
+        ? `an unread CLI version (${cliUnknownWhy(selected.cliFrom)})`
         : `CLI ${report.cliVersion} (${selected.cliFrom === "pinned CLI SHA-256" ? "known from its pinned SHA-256" : "declared in its file"}, not run)`;
     steps.record(
       "version",
@@ -295,7 +300,7 @@ export async function assessInstall(options: AssessOptions): Promise<Assessment>
           ? `by the pinned manifest ${manifest.artifact.id}`
           : `by the manifest ${manifest.artifact.id} given with --manifest`;
     report.message =
-      `ZCode ${report.appVersion} (${cliPhrase(report.cliVersion)}) at ${install.rootReal} is verified ${by} ` +
+      `ZCode ${report.appVersion} (${cliPhrase(report.cliVersion, report.cliVersionFrom)}) at ${install.rootReal} is verified ${by} ` +
       `(release line ${manifest.protocol.id}, RPC module found ${describeFound(artifacts.rpc.path, artifacts.rpc.exports)}); ` +
       `zcode-acp can use it. Pinned: ${describePinning(report.pinning)}.${note}`;
   }

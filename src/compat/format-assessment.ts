@@ -1,5 +1,5 @@
 /** The human-readable form of an Assessment (`zcode-acp check` without --json). */
-import type { Advisory, Assessment, AssessmentStep, FilePinning } from "./types.js";
+import type { Advisory, Assessment, AssessmentStep, CliVersionSource, FilePinning } from "./types.js";
 import { STEP_TITLES } from "./step-recorder.js";
 
 const MARK: Record<AssessmentStep["status"], string> = { pass: "ok  ", fail: "FAIL", diagnostic: "note", skipped: "skip" };
@@ -7,9 +7,17 @@ const MARK: Record<AssessmentStep["status"], string> = { pass: "ok  ", fail: "FA
 /** why a CLI version can be unknown: it is never run (adr/0020) */
 export const CLI_UNREAD_WHY = "its SHA-256 is pinned nowhere and it declares no single version; zcode-acp does not run it";
 
+/** why the version of a CLI a local manifest pins as "unknown" is not known */
+export const CLI_UNKNOWN_PINNED_WHY = "it declares no single version and zcode-acp does not run it; a local manifest pins its SHA-256";
+
+/** why the CLI version is unknown, by where it came from */
+export function cliUnknownWhy(from: CliVersionSource | undefined): string {
+  return from === "pinned CLI SHA-256" ? CLI_UNKNOWN_PINNED_WHY : CLI_UNREAD_WHY;
+}
+
 /** "CLI 0.16.5", or "CLI version unknown (…why…)" when it could not be read */
-export function cliPhrase(version: string | undefined): string {
-  return version === undefined ? `CLI version unknown (${CLI_UNREAD_WHY})` : `CLI ${version}`;
+export function cliPhrase(version: string | undefined, from?: CliVersionSource): string {
+  return version === undefined ? `CLI version unknown (${cliUnknownWhy(from)})` : `CLI ${version}`;
 }
 
 function show(value: unknown): string {
@@ -55,9 +63,9 @@ export function formatAssessment(report: Assessment): string {
     lines.push(
       `  app version:      ${report.appVersion}${report.diagnostics.appBuild !== undefined ? ` (build ${report.diagnostics.appBuild})` : ""}`,
     );
-  if (report.cliVersion !== undefined || report.cliVersionFrom === "not read")
+  if (report.cliVersion !== undefined || report.cliVersionFrom !== undefined)
     lines.push(
-      `  CLI version:      ${report.cliVersion ?? `unknown (${CLI_UNREAD_WHY})`}` +
+      `  CLI version:      ${report.cliVersion ?? `unknown (${cliUnknownWhy(report.cliVersionFrom)})`}` +
         `${report.cliIntegrity !== undefined ? ` (${report.cliIntegrity})` : ""}`,
     );
   if (report.diagnostics.metadataSha256 !== undefined) lines.push(`  metadata SHA-256: ${report.diagnostics.metadataSha256}`);

@@ -17,6 +17,7 @@ import type { Assessment } from "../compat/types.js";
 import type { Logger } from "../log/logger.js";
 import { DEFAULT_FRAME_LIMIT_BYTES } from "../channel/limits.js";
 import { BridgeError, describeError } from "../util/errors.js";
+import { acceptsOptionalParam } from "../manifest/release-lines.js";
 import { HostIncarnation } from "./incarnation.js";
 import { requireSupported } from "./launcher.js";
 import { buildTimeoutTable, timeoutFor, type TimeoutTable } from "./timeouts.js";
@@ -156,6 +157,11 @@ export class HostConnection implements HostClient {
   async allows(service: ServiceName, method: string): Promise<boolean> {
     const { protocol } = (await this.ensureStarted()).install.manifest;
     return protocol.channels[service] !== undefined && (protocol.allowlist[service] ?? []).includes(method);
+  }
+
+  async acceptsParam(service: ServiceName, method: string, param: string): Promise<boolean> {
+    const { artifact } = (await this.ensureStarted()).install.manifest;
+    return acceptsOptionalParam(artifact.cliVersion, service, method, param);
   }
 
   async subscribe(target: SessionEventTarget, sink: HostEventSink): Promise<HostSubscription> {

@@ -105,6 +105,11 @@ export class LazyHostClient implements HostClient {
     return (await this.ready()).allows(service, method);
   }
 
+  async acceptsParam(service: ServiceName, method: string, param: string): Promise<boolean> {
+    const host = await this.ready();
+    return (await host.acceptsParam?.(service, method, param)) ?? false;
+  }
+
   async subscribe(target: SessionEventTarget, sink: HostEventSink): Promise<HostSubscription> {
     return (await this.ready()).subscribe(target, sink);
   }

@@ -73,6 +73,12 @@ export interface HostClient {
   history(historyId: string, op: "next" | "close", options?: CallOptions): Promise<unknown>;
   /** Does the verified install's manifest allowlist `service.method`? Starts the host lazily. */
   allows(service: ServiceName, method: string): Promise<boolean>;
+  /**
+   * Does the verified build accept the optional parameter `param` of `service.method`? False for a
+   * parameter its CLI dropped (src/manifest/release-lines.ts DROPPED_PARAMS). Starts the host lazily.
+   * Absent (a test double): treated as false — the parameter is not sent.
+   */
+  acceptsParam?(service: ServiceName, method: string, param: string): Promise<boolean>;
   /** Subscribe to onDynamicSessionEvent. Resolves once the host acknowledged the subscription. */
   subscribe(target: SessionEventTarget, sink: HostEventSink): Promise<HostSubscription>;
   /** Listen for host exits (crash or stop) until the returned subscription is disposed. */

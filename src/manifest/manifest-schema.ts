@@ -2,6 +2,8 @@
  * The closed JSON Schema of a manifest (docs/runtime-contract.md §2): exactly the `Manifest` shape of
  * src/compat/types.ts, every object closed with `additionalProperties: false`, every field required.
  */
+/** the `cliVersion` of a local manifest whose CLI version could not be read without running it */
+export const UNKNOWN_CLI_VERSION = "unknown";
 const identifier = { type: "string", pattern: "^[A-Za-z_$][A-Za-z0-9_$]*$" } as const;
 const descriptorId = { type: "string", pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$" } as const;
 const semver = {
@@ -68,7 +70,8 @@ export const MANIFEST_SCHEMA = {
         {
           id: descriptorId,
           appVersion: semver,
-          cliVersion: semver,
+          /** "unknown": an onboarded build whose CLI declares no single version (its SHA-256 is pinned all the same) */
+          cliVersion: { anyOf: [semver, { const: UNKNOWN_CLI_VERSION }] },
           cliSha256: sha256,
           protocolId: descriptorId,
           hostIndex: fileFingerprint,

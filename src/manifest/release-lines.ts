@@ -138,5 +138,33 @@ export function findLine(id: string): ReleaseLine | undefined {
   return RELEASE_LINES.find((line) => line.id === id);
 }
 
+/**
+ * Optional parameters a newer agent CLI dropped, by `<channel>.<method>.<param>`: sent only to a build
+ * whose manifest names a CLI older than `droppedInCli`. A CLI version that is not a plain
+ * `x.y.z` (an onboarded build whose CLI version could not be read: "unknown") never gets them
+ * (docs/runtime-contract.md §8; CLI 0.17.0 answers `listSessions` `includeArchived` with -32602).
+ */
+export const DROPPED_PARAMS: Readonly<Record<string, { droppedInCli: string }>> = {
+  "agent.listSessions.includeArchived": { droppedInCli: "0.17.0" },
+};
+
+const PLAIN_VERSION = /^(\d+)\.(\d+)\.(\d+)(?:-[0-9A-Za-z.-]+)?$/;
+
+/** Does a build whose CLI is `cliVersion` accept the optional parameter `channel.method.param`? */
+export function acceptsOptionalParam(cliVersion: string, channel: string, method: string, param: string): boolean {
+  const rule = DROPPED_PARAMS[`${channel}.${method}.${param}`];
+  if (rule === undefined) return true;
+  const have = PLAIN_VERSION.exec(cliVersion);
+  const limit = PLAIN_VERSION.exec(rule.droppedInCli)!;
+  if (!have) return false;
+  for (let i = 1; i <= 3; i++) {
+    const a = Number(have[i]);
+    const b = Number(limit[i]);
+    if (a !== b) return a < b;
+  }
+  // the dropping version itself, and its pre-releases (0.17.0-rc.1), do not get it
+  return false;
+}
+
 /** The builtin provider config of a v2 install, relative to the resources dir (docs/runtime-contract.md §4.1). */
 export const BUILTIN_PROVIDER_CONFIG = "config/provider/zcode-builtin.json";

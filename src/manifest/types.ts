@@ -38,6 +38,7 @@ export type RpcModuleFingerprint =
 export interface ArtifactDescriptor {
   id: string;
   appVersion: string;
+  /** "x.y.z", or "unknown" (a local manifest whose CLI declares no single version; src/manifest/manifest-schema.ts) */
   cliVersion: string;
   cliSha256: string;
   protocolId: string;

@@ -25,6 +25,14 @@ export function formatOnboardReport(report: OnboardReport, written?: string, opt
     for (const other of report.line.evidence.filter((e) => e.id !== report.line!.id))
       row(`  not ${other.id}: `, other.missing.length > 0 ? `lacks ${other.missing.join(", ")}` : "also complete, less specific");
   }
+  if (report.paths) {
+    row("input path:", report.paths.input);
+    row("read path:", report.paths.read);
+  }
+  if (report.methods) {
+    row("named in bundle:", report.methods.named.join(", ") || "none");
+    row("not named:", report.methods.notNamed.join(", ") || "none");
+  }
   if (report.nearest) {
     row("nearest pinned:", `${report.nearest.release} (${report.nearest.manifest})`);
     for (const difference of report.nearest.differences) lines.push(`    - ${difference}`);

@@ -14,11 +14,14 @@ import { readBundleMetadata } from "../install/bundle-metadata.js";
 import { hashFile, hashMember } from "../install/cached-hash.js";
 import { FingerprintCache } from "../install/fingerprint-cache.js";
 import { CHILD_RUN_TIMEOUT_MS } from "../install/electron-node.js";
-import { defaultInstallRoot, isInstallPlatform, INSTALL_PLATFORMS, type InstallPlatform } from "../install/layout.js";
-import { resolveInstall, type ResolvedInstall } from "../install/resolve-install.js";
+import { discoverInstallRoot } from "../install/discover.js";
+import { isInstallPlatform, INSTALL_PLATFORMS, type InstallPlatform } from "../install/layout.js";
+import { installPaths, resolveInstall, type ResolvedInstall } from "../install/resolve-install.js";
 import { loadManifests, type LoadedManifest } from "../manifest/load-manifests.js";
-import { BUILTIN_PROVIDER_CONFIG, findLine } from "../manifest/release-lines.js";
+import { acceptsOptionalParam, BUILTIN_PROVIDER_CONFIG, findLine, V4_INPUT_METHODS } from "../manifest/release-lines.js";
+import { UNKNOWN_CLI_VERSION } from "../manifest/manifest-schema.js";
 import type { Manifest, RpcExports } from "../manifest/types.js";
+import type { InstallPaths } from "../install/types.js";
 import { validateManifest } from "../manifest/validate-manifest.js";
 import { confinedEntry } from "../install/confine.js";
 import { joinLayout } from "../install/layout.js";
@@ -50,8 +53,22 @@ export interface OnboardReport {
   roles?: RpcExports;
   line?: { id: string; why: string; evidence: LineEvidence[] };
   nearest?: { release: string; manifest: string; differences: string[] };
+  /** which paths the build would use (docs/runtime-contract.md §8): how prompts are sent, how sessions are read */
+  paths?: { input: string; read: string };
+  /** the host methods and events of the onboard checklist, by whether the host bundle names them */
+  methods?: { named: string[]; notNamed: string[] };
   candidate?: Manifest;
   warning?: string;
+}
+
+/**
+ * What the probe (src/cli/onboard-probe.ts) needs to start the candidate's host with the launcher
+ * the bridge uses (the shape of src/host/launcher.ts SupportedInstall); never part of the printed report.
+ */
+export interface ProbeTarget {
+  install: { paths: InstallPaths; manifest: Manifest; rpcExports: RpcExports; rpcModuleSha256: string };
+  /** the Electron executable the host runs in */
+  executable: string;
 }
 
 export interface OnboardOptions {
@@ -76,6 +93,11 @@ export interface OnboardOptions {
 class Refusal extends Error {}
 
 export async function inspectForOnboarding(options: OnboardOptions): Promise<OnboardReport> {
+  return (await inspectBuild(options)).report;
+}
+
+/** The review, and for a candidate what the probe starts (the candidate manifest stays in memory). */
+export async function inspectBuild(options: OnboardOptions): Promise<{ report: OnboardReport; target?: ProbeTarget }> {
   const env = options.env;
   const platform = options.platform ?? process.platform;
   const arch = options.arch ?? process.arch;
@@ -86,14 +108,14 @@ export async function inspectForOnboarding(options: OnboardOptions): Promise<Onb
   };
   try {
     if (!isInstallPlatform(platform)) refuse(`zcode-acp supports ZCode on ${INSTALL_PLATFORMS.join(", ")}; this system is ${platform}.`);
-    const root = options.installRoot ?? defaultInstallRoot(platform as InstallPlatform, env);
+    const root = options.installRoot ?? (await discoverInstallRoot(platform as InstallPlatform, env));
     if (root === undefined) refuse("The default ZCode install location is unknown (LOCALAPPDATA is not set). Pass --zcode-install DIR.");
     report.installRoot = root;
 
     // an install a manifest already verifies needs nothing
-    const { installRoot, manifestPath, localManifestDir, cacheFile, childTimeoutMs } = options;
+    const { manifestPath, localManifestDir, cacheFile, childTimeoutMs } = options;
     const assessment = await assessInstall({
-      installRoot,
+      installRoot: root,
       manifestPath,
       localManifestDir,
       cacheFile,
@@ -103,11 +125,12 @@ export async function inspectForOnboarding(options: OnboardOptions): Promise<Onb
       logger,
       childTimeoutMs,
     });
-    if (assessment.supported) return verified(report, assessment, manifestPath !== undefined);
+    if (assessment.supported) return { report: verified(report, assessment, manifestPath !== undefined) };
 
     const cache = await FingerprintCache.load(cacheFile, logger);
+    let target: ProbeTarget | undefined;
     try {
-      await buildCandidate(
+      target = await buildCandidate(
         report,
         assessment,
         {
@@ -123,17 +146,12 @@ export async function inspectForOnboarding(options: OnboardOptions): Promise<Onb
     } finally {
       await cache.save();
     }
-    return report;
+    return target ? { report, target } : { report };
   } catch (error) {
-    if (error instanceof Refusal) {
+    if (error instanceof Refusal || isBridgeError(error, "UNSUPPORTED_ZCODE")) {
       report.outcome = "refused";
       report.message = error.message;
-      return report;
-    }
-    if (isBridgeError(error, "UNSUPPORTED_ZCODE")) {
-      report.outcome = "refused";
-      report.message = error.message;
-      return report;
+      return { report };
     }
     throw error;
   }
@@ -169,7 +187,7 @@ async function buildCandidate(
   assessment: Assessment,
   ctx: Context,
   refuse: (message: string) => never,
-): Promise<void> {
+): Promise<ProbeTarget> {
   const pinned = (await loadManifests()).manifests;
   // 1. layout (the generic one; the line's own files are checked once the line is known)
   const install = await resolveInstall(ctx.platform, ctx.root);
@@ -191,13 +209,11 @@ async function buildCandidate(
         `but this system is ${report.systemPlatform}. Install the ZCode build for ${report.systemPlatform}.`,
     );
   // 4. versions: the assessment above read them (the CLI's without running it, adr/0020)
-  const { appVersion, cliVersion } = assessment;
+  const { appVersion } = assessment;
   if (appVersion === undefined) refuse(`${assessment.message} Nothing was written.`);
-  if (cliVersion === undefined)
-    refuse(
-      `The agent CLI version of ZCode ${appVersion} cannot be read without running glm/zcode.cjs: no manifest pins its SHA-256 ` +
-        `and the file does not declare a single version. zcode-acp never runs unpinned install code; nothing was written.`,
-    );
+  // the CLI's version is a diagnostic: a CLI that declares no single version (a real bundled zcode.cjs
+  // declares many) is "unknown", its SHA-256 pinned all the same; zcode-acp never runs it to ask
+  const cliVersion = assessment.cliVersion ?? UNKNOWN_CLI_VERSION;
   const app = { version: appVersion, build: assessment.diagnostics.appBuild };
   report.appVersion = app.version;
   if (app.build !== undefined) report.appBuild = app.build;
@@ -239,11 +255,19 @@ async function buildCandidate(
   report.roles = exports;
   // the line the bundle shows
   const bundle = await hostBundleText(install, HOST_INDEX_PATH);
+  report.methods = checklistMethods(bundle.text);
+  const read = readPath(bundle.text);
+  report.paths = { input: inputPath(bundle.text), read: read.path };
   const evidence = lineEvidence(bundle.text);
   const chosen = chooseLine(evidence);
-  if (!chosen) {
-    const detail = evidence.map((e) => `${e.id} lacks ${e.missing.join(", ")}`).join("; ");
-    refuse(`No release line this zcode-acp implements matches this build (${detail}). Update zcode-acp; nothing was written.`);
+  if (read.missing.length > 0 || !chosen) {
+    const problems: string[] = [];
+    if (read.missing.length > 0) problems.push(`${read.path}; missing: ${read.missing.join(", ")}`);
+    if (!chosen)
+      problems.push(
+        `no release line this zcode-acp implements matches this build (${evidence.map((e) => `${e.id} lacks ${e.missing.join(", ")}`).join("; ")})`,
+      );
+    refuse(`A candidate would not run: ${problems.join(". ")}. Update zcode-acp; nothing was written.`);
   }
   report.line = {
     id: chosen.id,
@@ -251,13 +275,16 @@ async function buildCandidate(
     evidence,
   };
   const releaseLine = findLine(chosen.id)!;
-  if (releaseLine.needsBuiltinProviderConfig) await requireLineFile(install);
+  if (releaseLine.needsBuiltinProviderConfig) install.builtinProviderConfig = await requireLineFile(install);
   // the nearest pinned release of the line, and what differs
   const nearest = nearestPinned(pinned, chosen.id, app.version);
   if (!nearest) refuse(`No pinned release of the line ${chosen.id} exists to take its protocol descriptor from; update zcode-acp.`);
   const base = nearest.manifest;
   // the allowlist: the base's, less what this build does not name
   const allowed = allowedMethods(base.protocol, releaseLine, bundle.text);
+  // the input path the candidate will use: V4 only where every V4 input method stays allowed
+  report.paths.input =
+    allowed.v4 === "named" ? "V4 input (sendConversationCommandV4 / sendText)" : "legacy sendPrompt (no steering or queueing)";
   report.nearest = {
     release: base.artifact.appVersion,
     manifest: base.artifact.id,
@@ -296,13 +323,82 @@ async function buildCandidate(
   report.candidate = validateManifest(candidate, "(candidate)");
   report.outcome = "candidate";
   report.warning = UNVERIFIED_WARNING;
+  const cliNote =
+    cliVersion === UNKNOWN_CLI_VERSION ? ": it declares no single version and is never run to ask; its SHA-256 is pinned" : "";
   report.message =
-    `ZCode ${app.version} (CLI ${cliVersion}) can be onboarded as a local manifest of the ${chosen.id} line. ` +
+    `ZCode ${app.version} (CLI ${cliVersion}${cliNote}) ` +
+    `can be onboarded as a local manifest of the ${chosen.id} line. ` +
     `Review the report; run \`zcode-acp onboard --accept\` to pin it.`;
+  return {
+    install: {
+      paths: installPaths(install, hostIndex, rpcModule),
+      manifest: report.candidate,
+      rpcExports: { ...exports },
+      rpcModuleSha256: rpcSha,
+    },
+    executable: install.executable,
+  };
 }
 
-async function requireLineFile(install: ResolvedInstall): Promise<void> {
-  await confinedEntry(install.rootReal, joinLayout(install.resourcesDir, BUILTIN_PROVIDER_CONFIG), BUILTIN_PROVIDER_CONFIG, "file");
+async function requireLineFile(install: ResolvedInstall): Promise<string> {
+  return (await confinedEntry(install.rootReal, joinLayout(install.resourcesDir, BUILTIN_PROVIDER_CONFIG), BUILTIN_PROVIDER_CONFIG, "file"))
+    .real;
+}
+
+/** the legacy session event this zcode-acp reads sessions through */
+export const LEGACY_READ_EVENT = "onDynamicSessionEvent";
+/** ZCode's V4 read path (subscriptions and frames), which this zcode-acp does not read yet */
+export const V4_READ_NAMES = ["subscribeConversationV4", "onDynamicConversationFrame"] as const;
+
+/** How the build's sessions would be read, and what is missing for this zcode-acp to read them. */
+export function readPath(bundle: string): { path: string; missing: string[] } {
+  const v4 = V4_READ_NAMES.filter((name) => bundle.includes(name));
+  if (bundle.includes(LEGACY_READ_EVENT))
+    return {
+      path: `legacy ${LEGACY_READ_EVENT}${v4.length > 0 ? ` (the bundle also names the V4 read path: ${v4.join(", ")}; not used)` : ""}`,
+      missing: [],
+    };
+  if (v4.length > 0)
+    return {
+      path: `V4 read path: not yet supported by this zcode-acp (the host bundle names ${v4.join(", ")} but not ${LEGACY_READ_EVENT})`,
+      missing: [LEGACY_READ_EVENT],
+    };
+  return {
+    path: `none this zcode-acp knows (the host bundle names neither ${LEGACY_READ_EVENT} nor ${V4_READ_NAMES.join(", ")})`,
+    missing: [LEGACY_READ_EVENT],
+  };
+}
+
+/** How the build would take prompts, from the bundle alone (the allowlist narrows it once a line is chosen). */
+export function inputPath(bundle: string): string {
+  if (V4_INPUT_METHODS.every((m) => bundle.includes(m))) return "V4 input (sendConversationCommandV4 / sendText)";
+  if (bundle.includes("sendPrompt")) return "legacy sendPrompt (no steering or queueing)";
+  return `none this zcode-acp knows (the host bundle names neither every V4 input call nor sendPrompt)`;
+}
+
+/** the host methods and events the onboard checklist records (zcode-3.16-4.0.md §4 item 7) */
+export const CHECKLIST_METHODS = [
+  "sendPrompt",
+  "onDynamicSessionEvent",
+  "respondPermission",
+  "respondElicitation",
+  "stopGeneration",
+  "readSession",
+  "readSessionMessages",
+  "listSessions",
+  "includeArchived",
+  "getContextComposition",
+  "stopSubagent",
+  "syncAppRuntimePreferences",
+  ...V4_INPUT_METHODS,
+  ...V4_READ_NAMES,
+] as const;
+
+export function checklistMethods(bundle: string): { named: string[]; notNamed: string[] } {
+  return {
+    named: CHECKLIST_METHODS.filter((m) => bundle.includes(m)),
+    notNamed: CHECKLIST_METHODS.filter((m) => !bundle.includes(m)),
+  };
 }
 
 function nearestPinned(pinned: readonly LoadedManifest[], lineId: string, version: string): LoadedManifest | undefined {
@@ -326,7 +422,11 @@ function differences(
 ): string[] {
   const a = base.artifact;
   const out: string[] = [];
-  if (found.cliVersion !== a.cliVersion) out.push(`agent CLI ${a.cliVersion} → ${found.cliVersion}`);
+  if (found.cliVersion === UNKNOWN_CLI_VERSION)
+    out.push(`agent CLI ${a.cliVersion} → unknown (glm/zcode.cjs declares no single version; it is not run to ask; its SHA-256 is pinned)`);
+  else if (found.cliVersion !== a.cliVersion) out.push(`agent CLI ${a.cliVersion} → ${found.cliVersion}`);
+  if (!acceptsOptionalParam(found.cliVersion, "agent", "listSessions", "includeArchived"))
+    out.push("listSessions is called without includeArchived (CLI 0.17.0 dropped it; an unknown CLI version is not sent it)");
   if (found.cliSha256 !== a.cliSha256) out.push("glm/zcode.cjs changed (SHA-256 differs)");
   if (found.hostIndexSha !== a.hostIndex.sha256) out.push(`${a.hostIndex.path} changed (SHA-256 differs)`);
   if (a.rpcModule.path === undefined) out.push(`RPC module ${found.rpcPath} (${a.appVersion} pins it on first use)`);

@@ -130,12 +130,10 @@ export abstract class TaskLineApi implements NativeApi {
   }
 
   async listSessions(workspacePath: string): Promise<NativeSessionEntry[]> {
-    const raw = await this.host.call<unknown>(
-      "agent",
-      "listSessions",
-      { workspacePath, includeArchived: false },
-      { timeout: "listSessions" },
-    );
+    // CLI 0.17.0 dropped includeArchived (-32602): sent only where the reviewed build accepts it
+    const params: Record<string, unknown> = { workspacePath };
+    if ((await this.host.acceptsParam?.("agent", "listSessions", "includeArchived")) === true) params.includeArchived = false;
+    const raw = await this.host.call<unknown>("agent", "listSessions", params, { timeout: "listSessions" });
     if (!Array.isArray(raw)) throw new BridgeError("NATIVE_PROTOCOL_ERROR", "ZCode returned a session list that is not an array.");
     return (raw as SessionListEntry[]).map((item) => {
       if (typeof item?.sessionId !== "string" || item.sessionId === "")

@@ -13,6 +13,8 @@ describe("resolveConfig", () => {
       command: "acp",
       json: false,
       accept: false,
+      probe: false,
+      report: undefined,
       zcodeInstall: undefined,
       manifest: undefined,
       logFile: undefined,

@@ -18,16 +18,31 @@ describe("command line", () => {
   it("accepts --flag=value", () => {
     expect(resolveConfig(["--zcode-install=/x"], {}).zcodeInstall).toBe("/x");
   });
-  it.each([[["--bogus"]], [["frobnicate"]], [["--json"]], [["--log-level", "loud"]], [["--manifest"]]])(
-    "rejects %j as a usage error",
-    (argv) => {
-      let caught: unknown;
-      try {
-        resolveConfig(argv, {});
-      } catch (e) {
-        caught = e;
-      }
-      expect(isBridgeError(caught, "USAGE")).toBe(true);
-    },
-  );
+  it("reads onboard --probe and --report", () => {
+    expect(resolveConfig(["onboard", "--probe", "--report", "r.md"], {})).toMatchObject({
+      command: "onboard",
+      probe: true,
+      report: "r.md",
+    });
+    expect(resolveConfig(["onboard"], {})).toMatchObject({ probe: false, report: undefined });
+  });
+  it.each([
+    [["--bogus"]],
+    [["frobnicate"]],
+    [["--json"]],
+    [["--log-level", "loud"]],
+    [["--manifest"]],
+    [["check", "--probe"]],
+    [["--probe"]],
+    [["onboard", "--report", "r.json"]],
+    [["onboard", "--probe", "--report"]],
+  ])("rejects %j as a usage error", (argv) => {
+    let caught: unknown;
+    try {
+      resolveConfig(argv, {});
+    } catch (e) {
+      caught = e;
+    }
+    expect(isBridgeError(caught, "USAGE")).toBe(true);
+  });
 });
