@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Any } from "./support/host-harness.js";
-import { EventCollector, WS } from "./support/session-helpers.js";
+import { EventCollector, startHost, WS, type SessionRig } from "./support/session-helpers.js";
+import { handshake } from "./support/v4-helpers.js";
 import { FrameReader, crc32Hex, rowsOf, v4Command, v4Rig } from "./support/v4-read-helpers.js";
 
 const textOf = (reader: FrameReader, kind = "assistantText"): string =>
@@ -409,5 +410,56 @@ describe("V4 conversation read on the simulated 3.12.3", () => {
     const log = await rig.install.readCallLog();
     expect(log.some((e) => e.kind === "call" && e.method === "subscribeConversationV4")).toBe(true);
     expect(log.some((e) => e.kind === "listen" && e.event === "onDynamicConversationFrame")).toBe(true);
+  });
+
+  it("a failed turn: header failed, phase error, lastError; an Agent tool has a subagent row", async () => {
+    const rig = await v4Rig();
+    await rig.reader.subscribe(rig.sessionId);
+    await v4Command(rig, "sendText", { text: "sim:turn-failed" });
+    const failed = await rig.reader.idleAfter(1);
+    expect(failed.control).toMatchObject({
+      phase: "error",
+      lastError: { code: expect.any(String), message: expect.any(String), recoverable: true },
+    });
+    expect(rowsOf(rig.reader, "turnHeader")[0].state).toBe("failed");
+    await v4Command(rig, "sendText", { text: "sim:subagent" });
+    const held = await rig.reader.idleAfter(2);
+    expect(held.control).toMatchObject({ phase: "completedSuccess", lastError: null });
+    const agent = rowsOf(rig.reader, "toolCall").find((r) => r.toolName === "Agent");
+    expect(rowsOf(rig.reader, "subagent")).toEqual([
+      expect.objectContaining({
+        parentToolCallId: agent.toolCallId,
+        subagentType: "explore",
+        status: "completed",
+        summaryText: "Found 3 test files",
+      }),
+    ]);
+  });
+
+  it("a stored session after a host restart: subscribe cold-resumes it, rows rebuilt from the stored messages, a new logEpoch", async () => {
+    const rig = await v4Rig();
+    await rig.reader.subscribe(rig.sessionId);
+    await v4Command(rig, "sendText", { text: "sim:tool-read" });
+    const before = await rig.reader.idleAfter(1);
+    await rig.host.dispose();
+    const host = startHost(rig.install);
+    const conn = await host.connect();
+    await conn.agent.initialize({ workspacePath: WS });
+    await handshake({ conn } as unknown as SessionRig);
+    const reader = new FrameReader(conn);
+    const answer = await reader.subscribe(rig.sessionId, { base: { logEpoch: before.logEpoch, seq: before.seq } });
+    expect(answer.ack.mode).toBe("snapshot");
+    expect(answer.ack.logEpoch).not.toBe(before.logEpoch);
+    const shape = (rows: Any[]) => rows.map((r) => [r.rowId, r.kind, r.text ?? r.toolName ?? r.origin, r.state ?? r.status]);
+    expect(shape(reader.rows())).toEqual(shape(before.rows.window));
+    expect(rowsOf(reader, "toolCall")[0]).toMatchObject({
+      input: before.rows.window.find((r: Any) => r.kind === "toolCall").input,
+      status: "success",
+    });
+    // live again: a V4 input runs in it
+    const ack = await v4Command({ conn, sessionId: rig.sessionId }, "sendText", { text: "again" });
+    expect(ack.status).toBe("accepted");
+    await reader.idleAfter(2);
+    expect(rowsOf(reader, "userInput").map((r) => r.text)).toEqual(["sim:tool-read", "again"]);
   });
 });
