@@ -8,10 +8,12 @@ import { PassThrough } from "node:stream";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import plist from "plist";
-import { createSimulatedInstall, SIM_RELEASES, type SimInstall, type SimRelease } from "../../fixtures/sim-install.js";
+import { createSimulatedInstall, SIM_RELEASES, v3Protocol, type SimInstall, type SimRelease } from "../../fixtures/sim-install.js";
 import { loadRpcModule, waitUntil } from "./support/host-harness.js";
 import { MANIFESTS_DIR, verifiedReleases } from "../support/verified-releases.js";
-import { onCleanup } from "./support/session-helpers.js";
+import { EventCollector, onCleanup, promptToEnd, sessionRig, WS } from "./support/session-helpers.js";
+import { rowsOf, v4Command, v4Rig } from "./support/v4-read-helpers.js";
+import type { Any } from "./support/host-harness.js";
 
 const run = promisify(execFile);
 const sha256 = (data: Buffer | string): string => createHash("sha256").update(data).digest("hex");
@@ -42,7 +44,24 @@ const bothClassNames = (text: string): boolean => text.includes("MessagePortProt
 
 describe("release flavours (fixtures/sim-releases.ts)", () => {
   it("the table: lines, chunk names, letters and CLI versions as the brief and the public records say", () => {
-    expect(RELEASES).toEqual(["3.10.2", "3.11.2", "3.12.3", "3.14.4", "3.14.5"]);
+    expect(RELEASES).toEqual(["3.10.2", "3.11.2", "3.12.3", "3.14.4", "3.14.5", "3.16.2", "3.18.2", "4.0.0"]);
+    // after 3.15 (shared/reference/zcode-3.16-4.0.md): CLI 0.17.x, no public fingerprint (first-use, the
+    // simulator's own manifest), 3.18.2's RPC module renamed away from chunk-*, 4.0.0 on zcode-task-v3
+    expect(SIM_RELEASES["3.16.2"]).toMatchObject({
+      line: "zcode-task-v2",
+      cliVersion: "0.17.0",
+      rpcPin: "first-use",
+      hostFeatures: ["cli-0.17"],
+    });
+    expect(SIM_RELEASES["3.18.2"]).toMatchObject({
+      line: "zcode-task-v2",
+      cliVersion: "0.17.1",
+      rpcPin: "first-use",
+      hostFeatures: ["cli-0.17", "context-composition", "stop-subagent"],
+    });
+    expect(SIM_RELEASES["3.18.2"].rpcModule).not.toMatch(/\/chunk-/);
+    expect(SIM_RELEASES["4.0.0"]).toMatchObject({ line: "zcode-task-v3", rpcPin: "first-use", manifestInEnv: true });
+    expect(SIM_RELEASES["3.14.5"].manifestInEnv).toBe(false);
     for (const release of ["3.10.2", "3.11.2"] as const) {
       expect(SIM_RELEASES[release]).toMatchObject({
         line: "zcode-task-v1",
@@ -100,7 +119,8 @@ describe("release flavours (fixtures/sim-releases.ts)", () => {
 
 describe.each(RELEASES)("the %s install", (release) => {
   const flavour = SIM_RELEASES[release];
-  const v2 = flavour.line === "zcode-task-v2";
+  // v2 and later lines share the v2 install layout (builtin provider config, exports found by shape)
+  const v2 = flavour.line !== "zcode-task-v1";
 
   it("holds the RPC chunk under the release's name: its exports have the release's letters and the role shapes", async () => {
     const install = await make(release);
@@ -126,7 +146,8 @@ describe.each(RELEASES)("the %s install", (release) => {
     expect(
       roles.filter((v) => v !== null && typeof v === "object" && typeof (v as { toService?: unknown }).toService === "function"),
     ).toHaveLength(1);
-    if (v2) expect(mod.c.name).toBe("SocketProtocol");
+    if (v2) expect(mod[flavour.rpcExports.SocketProtocol!].name).toBe("SocketProtocol");
+    if (release === "3.12.3" || release.startsWith("3.14.")) expect(mod.c.name).toBe("SocketProtocol");
   });
 
   it("index.js imports the RPC chunk directly; besides it only the 3.12 line's companion chunk names both classes, and its exports hold no role", async () => {
@@ -161,7 +182,7 @@ describe.each(RELEASES)("the %s install", (release) => {
     const reference = await pinned(flavour.protocolFrom);
     const manifest = JSON.parse(await readFile(install.manifestPath, "utf8"));
     expect(manifest).toEqual(install.manifest);
-    expect(manifest.protocol).toEqual(reference.protocol);
+    expect(manifest.protocol).toEqual(flavour.line === "zcode-task-v3" ? v3Protocol(reference.protocol) : reference.protocol);
     expect(manifest.artifact).toMatchObject({
       appVersion: release,
       cliVersion: flavour.cliVersion,
@@ -182,7 +203,9 @@ describe.each(RELEASES)("the %s install", (release) => {
     if (v2) expect("exports" in manifest.artifact).toBe(false);
     else expect(manifest.artifact.exports).toEqual({ protocol: "g", client: "i", service: "j" });
     expect(install.env.ZCODE_ACP_CONFIG_DIR).toBe(join(dirname(install.manifestPath), "config"));
-    expect(install.env.ZCODE_ACP_MANIFEST).toBe(verifiedReleases().includes(release) ? install.manifestPath : undefined);
+    expect(install.env.ZCODE_ACP_MANIFEST).toBe(flavour.manifestInEnv ? install.manifestPath : undefined);
+    // every release with a pinned manifest names its simulated one; of the others only 3.14.5 does not
+    if (verifiedReleases().includes(release)) expect(flavour.manifestInEnv).toBe(true);
   });
 
   it("has the builtin provider config on v2 only (resources/config/provider/zcode-builtin.json), without secrets", async () => {
@@ -318,5 +341,89 @@ describe("SocketProtocol of the v2 chunks (docs/zcode-host.md §13.6)", () => {
     );
     expect(received.map((b) => [...b])).toEqual([[1, 2, 3], [4]]);
     receiver.disconnect();
+  });
+});
+
+describe("what the releases after 3.15 change on the host (shared/reference/zcode-3.16-4.0.md)", () => {
+  it("3.16.2 (CLI 0.17.0): listSessions refuses includeArchived with -32602; without it, and on 3.14.5, it lists", async () => {
+    for (const release of ["3.16.2", "3.14.5"] as const) {
+      const rig = await sessionRig({ release });
+      const listed = rig.conn.agent.listSessions({ workspacePath: WS, includeArchived: false });
+      if (release === "3.16.2")
+        await expect(listed).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/unknown parameter/) });
+      else expect((await listed).map((s: Any) => s.sessionId)).toEqual([rig.sessionId]);
+      expect((await rig.conn.agent.listSessions({ workspacePath: WS })).map((s: Any) => s.sessionId)).toEqual([rig.sessionId]);
+    }
+  });
+
+  it("3.18.2: getContextComposition (11 categories summing to the used tokens) and stopSubagent; 3.16.2 has neither", async () => {
+    const rig = await sessionRig({ release: "3.18.2" });
+    await promptToEnd(rig, "hello");
+    const target = { workspacePath: WS, sessionId: rig.sessionId };
+    const composition = await rig.conn.agent.getContextComposition(target);
+    expect(composition.categories).toHaveLength(11);
+    expect(composition.categories.reduce((sum: number, c: Any) => sum + c.tokens, 0)).toBe(composition.totalTokens);
+    expect(composition.totalTokens).toBeGreaterThan(0);
+    expect(composition.contextWindow).toBeGreaterThan(composition.totalTokens);
+    for (const c of composition.categories)
+      expect(c).toEqual({ id: expect.any(String), label: expect.any(String), tokens: expect.any(Number) });
+    expect(await rig.conn.agent.stopSubagent({ ...target, toolCallId: "call_none" })).toEqual({ stopped: false });
+    await expect(rig.conn.agent.stopSubagent(target)).rejects.toMatchObject({ code: -32602 });
+    const older = await sessionRig({ release: "3.16.2" });
+    await expect(older.conn.agent.getContextComposition({ workspacePath: WS, sessionId: older.sessionId })).rejects.toThrow(
+      /Method not found/,
+    );
+    await expect(older.conn.agent.stopSubagent({ workspacePath: WS, sessionId: older.sessionId, toolCallId: "x" })).rejects.toThrow(
+      /Method not found/,
+    );
+  });
+
+  it("4.0.0: no sendPrompt, no zcode-task answers or stop; a whole turn with a permission runs on V4 alone (hello protocol 3)", async () => {
+    const rig = await v4Rig({ release: "4.0.0" });
+    const target = { workspacePath: WS, sessionId: rig.sessionId };
+    await expect(rig.conn.agent.sendPrompt({ ...target, content: "hi" })).rejects.toThrow(/Method not found: sendPrompt/);
+    for (const method of ["respondPermission", "respondElicitation", "stopGeneration"]) {
+      await expect(rig.conn.task[method]({ taskId: rig.sessionId, requestId: "r", optionId: "deny", action: "cancel" })).rejects.toThrow(
+        new RegExp(`Method not found: ${method}`),
+      );
+    }
+    expect((await rig.conn.agent.helloConversationV4({})).protocolVersion).toBe(3);
+    // the legacy event is gone: a listener of it gets nothing while the turn runs
+    const legacy = new EventCollector(rig.conn, { ...target, deliveryKind: "desktop-continuous", includeSnapshot: true });
+    await rig.reader.subscribe(rig.sessionId);
+    await v4Command(rig, "sendText", { text: "sim:permission command=ls" });
+    const pending = await rig.reader.waitFor((r) => r.held?.pendingInteractions[0], "a pending permission");
+    expect(
+      await v4Command(rig, "resolveInteraction", { interactionId: pending.interactionId, answer: { optionId: "allow_once" } }),
+    ).toMatchObject({
+      status: "accepted",
+    });
+    await rig.reader.idleAfter(1);
+    expect(rowsOf(rig.reader, "toolCall")[0]).toMatchObject({ toolName: "Bash", status: "success" });
+    // legacy events would have been fired before the frame that shows the turn's end (frames flush 30 ms later)
+    expect(legacy.events).toEqual([]);
+    const log = await rig.install.readCallLog();
+    expect(log.filter((e) => e.kind === "listen" && e.event === "onDynamicSessionEvent")).toHaveLength(1);
+  });
+
+  it("4.0.0's manifest: the zcode-task-v3 descriptor without the legacy calls, naming the V4 read calls and frame event", async () => {
+    const install = await make("4.0.0");
+    const { protocol } = install.manifest;
+    expect(protocol.id).toBe("zcode-task-v3");
+    expect(install.manifest.artifact.protocolId).toBe("zcode-task-v3");
+    expect(protocol.allowlist.agent).not.toContain("sendPrompt");
+    expect(protocol.allowlist.agent).toEqual(
+      expect.arrayContaining([
+        "subscribeConversationV4",
+        "resyncConversationV4",
+        "unsubscribeConversationV4",
+        "conversationRowsRangeV4",
+        "sendConversationCommandV4",
+        "helloConversationV4",
+      ]),
+    );
+    expect(protocol.events.agent).toEqual(["onDynamicConversationFrame"]);
+    expect("task" in protocol.channels || "task" in protocol.allowlist).toBe(false);
+    expect(protocol.operations).toEqual({});
   });
 });
