@@ -26,6 +26,17 @@ export interface SessionEventTarget {
   afterSeq?: number;
 }
 
+/**
+ * Target of zcode-agent.onDynamicConversationFrame (V4, docs/zcode-host.md §16): every
+ * conversation frame of the workspace; the reader keeps those of its own subscription.
+ */
+export interface ConversationFrameTarget {
+  event: "onDynamicConversationFrame";
+  workspacePath: string;
+}
+
+export type HostEventTarget = SessionEventTarget | ConversationFrameTarget;
+
 export interface HostEventSink {
   /**
    * one raw host event (a top-level dynamic event: snapshot, session.event, …); not yet validated.
@@ -73,8 +84,11 @@ export interface HostClient {
   history(historyId: string, op: "next" | "close", options?: CallOptions): Promise<unknown>;
   /** Does the verified install's manifest allowlist `service.method`? Starts the host lazily. */
   allows(service: ServiceName, method: string): Promise<boolean>;
-  /** Subscribe to onDynamicSessionEvent. Resolves once the host acknowledged the subscription. */
-  subscribe(target: SessionEventTarget, sink: HostEventSink): Promise<HostSubscription>;
+  /**
+   * Subscribe to onDynamicSessionEvent, or to the event a target names (onDynamicConversationFrame).
+   * Resolves once the host acknowledged the subscription.
+   */
+  subscribe(target: HostEventTarget, sink: HostEventSink): Promise<HostSubscription>;
   /** Listen for host exits (crash or stop) until the returned subscription is disposed. */
   onExit(listener: ExitListener): Disposable;
   /** Stop the host gracefully (dispose, bounded wait, SIGTERM, SIGKILL). Idempotent. */

@@ -62,7 +62,7 @@ export class TaskV2Api extends TaskLineApi {
     return this.toSession(raw, "setModel");
   }
 
-  protected toSession(raw: unknown, what: string): SessionSnapshot {
+  protected parseSession(raw: unknown, what: string): SessionSnapshot {
     const workspacePath =
       isRecord(raw) && isRecord(raw.session) && isRecord(raw.session.workspace) ? raw.session.workspace.workspacePath : undefined;
     const view = typeof workspacePath === "string" ? this.views.get(workspacePath) : undefined;
