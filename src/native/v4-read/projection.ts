@@ -22,7 +22,7 @@
  */
 import type { Logger } from "../../log/logger.js";
 import type { SessionRef } from "../native-api.js";
-import { bridgeMode } from "../zcode-task-v2/api.js";
+import { bridgeMode } from "../shared/modes.js";
 import { rowKey, type Row, type RowKey, type RowStore, type Touched } from "./row-store.js";
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);

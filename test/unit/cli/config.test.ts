@@ -22,6 +22,7 @@ describe("resolveConfig", () => {
       timeouts: {},
       cancelGraceMs: DEFAULT_CANCEL_GRACE_MS,
       mergeDeltas: true,
+      readPath: "legacy",
       diagnostics: false,
       warnings: [],
     });
