@@ -38,12 +38,7 @@ export interface ReleaseLine {
 
 /** the reductions src/runtime/projections.js defines */
 export type Projection =
-  | "model-selection-view"
-  | "session-state"
-  | "session-event"
-  | "history-pages"
-  | "conversation-frame"
-  | "conversation-rows";
+  "model-selection-view" | "session-state" | "session-event" | "history-pages" | "conversation-frame" | "conversation-rows";
 
 /** What the V4 read path reduces: each wire frame is split to fit the channel, each rows page bounded (adr/0024). */
 const V4_READ_PROJECTIONS = {

@@ -143,7 +143,12 @@ export class V4Input {
    * bridge: a second answer is refused here, before anything is sent. ZCode races the answer
    * against the legacy reverse request, first answer wins: `noop` (already resolved) is success.
    */
-  async resolveInteraction(ref: SessionRef, interactionId: string, answer: Record<string, unknown>, timeout: OperationTimeout): Promise<CommandAck> {
+  async resolveInteraction(
+    ref: SessionRef,
+    interactionId: string,
+    answer: Record<string, unknown>,
+    timeout: OperationTimeout,
+  ): Promise<CommandAck> {
     const k = `${key(ref)}\u0000${interactionId}`;
     if (this.answered.has(k)) {
       throw new BridgeError("INVALID_PARAMS", `The interaction ${interactionId} was answered already; it is answered once.`, {

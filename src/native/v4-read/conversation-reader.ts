@@ -193,7 +193,11 @@ export class ConversationReader {
 
   private fatal(error: BridgeError): void {
     if (this.ended) return;
-    this.options.logger.error("V4 conversation subscription ended", { sessionId: this.ref.sessionId, code: error.code, message: error.message });
+    this.options.logger.error("V4 conversation subscription ended", {
+      sessionId: this.ref.sessionId,
+      code: error.code,
+      message: error.message,
+    });
     this.end(error);
     this.onFatal?.();
   }
@@ -246,7 +250,12 @@ export async function openConversation(ref: SessionRef, sink: HostEventSink, opt
     released = true;
     reader.stop();
     await host
-      .call("agent", "unsubscribeConversationV4", { workspacePath: ref.workspacePath, subscriptionId }, { timeout: "unsubscribeConversation" })
+      .call(
+        "agent",
+        "unsubscribeConversationV4",
+        { workspacePath: ref.workspacePath, subscriptionId },
+        { timeout: "unsubscribeConversation" },
+      )
       .catch((error: unknown) => options.logger.debug("V4 unsubscribe failed", { subscriptionId, error: describeError(error) }));
     await listener.dispose();
   };

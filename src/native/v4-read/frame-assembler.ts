@@ -117,11 +117,13 @@ export class FrameAssembler {
     if (typeof id !== "string" || id === "") return fault("a fragment without a logicalFrameId");
     if (!isCount(count) || count < 1 || count > ASSEMBLY_LIMITS.maxFragments) return fault(`a fragment count of ${String(count)}`);
     if (!isCount(index) || index >= count) return fault(`a fragment index of ${String(index)} of ${count}`);
-    if (!isCount(logicalBytes) || logicalBytes > ASSEMBLY_LIMITS.maxLogicalBytes) return fault(`a logical frame of ${String(logicalBytes)} bytes`);
+    if (!isCount(logicalBytes) || logicalBytes > ASSEMBLY_LIMITS.maxLogicalBytes)
+      return fault(`a logical frame of ${String(logicalBytes)} bytes`);
     if (!isRecord(checksum) || checksum.algorithm !== "crc32" || typeof checksum.value !== "string" || !HEX8.test(checksum.value)) {
       return fault("a fragment without a crc32 checksum");
     }
-    if (typeof dataBase64 !== "string" || dataBase64.length % 4 !== 0 || !BASE64.test(dataBase64)) return fault("a fragment whose data is not base64");
+    if (typeof dataBase64 !== "string" || dataBase64.length % 4 !== 0 || !BASE64.test(dataBase64))
+      return fault("a fragment whose data is not base64");
     const data = Buffer.from(dataBase64, "base64");
     if (data.length > ASSEMBLY_LIMITS.maxFragmentBytes) return fault(`a fragment of ${data.length} bytes`);
     let assembly = this.assemblies.get(id);

@@ -95,7 +95,8 @@ export async function* rowsHistory(host: HostClient, ref: SessionRef): AsyncGene
 export function rowsToMessages(rows: readonly Row[]): SnapshotMessage[] {
   const messages: SnapshotMessage[] = [];
   for (const row of rows) {
-    const messageId = typeof row.assistantResponseId === "string" && row.assistantResponseId !== "" ? row.assistantResponseId : `row-${row.rowId}`;
+    const messageId =
+      typeof row.assistantResponseId === "string" && row.assistantResponseId !== "" ? row.assistantResponseId : `row-${row.rowId}`;
     switch (row.kind) {
       case "userInput":
         if (typeof row.text === "string" && row.text !== "") {
@@ -115,7 +116,12 @@ export function rowsToMessages(rows: readonly Row[]): SnapshotMessage[] {
         const state: Record<string, unknown> = { status };
         if (row.input !== undefined) state.input = row.input;
         if (status === "error") {
-          const error = isRecord(row.error) && typeof row.error.message === "string" ? row.error.message : row.status === "cancelled" ? "cancelled" : "failed";
+          const error =
+            isRecord(row.error) && typeof row.error.message === "string"
+              ? row.error.message
+              : row.status === "cancelled"
+                ? "cancelled"
+                : "failed";
           state.error = error;
         } else if (status === "completed") {
           state.output = toolResult(row);
