@@ -77,7 +77,7 @@ export class ConversationReader {
     this.subscriptionId = subscriptionId;
     const early = this.early ?? [];
     this.early = undefined;
-    for (const frame of early) this.physical(frame);
+    for (const frame of early) void this.physical(frame);
   }
 
   /** one physical wire frame from onDynamicConversationFrame */

@@ -116,7 +116,7 @@ export class RowStore {
           next.output = { ...output, text: (typeof output.text === "string" ? output.text : "") + append };
         } else {
           const field = path as string;
-          next[field] = (typeof row[field] === "string" ? (row[field] as string) : "") + append;
+          next[field] = (typeof row[field] === "string" ? row[field] : "") + append;
         }
         this.rows.set(key, next);
         touch(touched.rows, key);
