@@ -192,10 +192,13 @@ export const RELEASE_LINES: readonly ReleaseLine[] = [
     // answers; sessions are read, prompted, answered and stopped through V4 (adr/0024)
     id: "zcode-task-v3",
     markers: ["zcodeBuiltinProviderConfigFilePath", "model-selection", "subscribeConversationV4", "conversationRowsRangeV4"],
-    channels: { agent: "zcode-agent", modelSelection: "model-selection" },
-    methods: { agent: V3_AGENT_METHODS, modelSelection: ["getView"] },
-    events: { agent: [V4_FRAME_EVENT], modelSelection: [] },
-    requiredMethods: { agent: V3_REQUIRED_AGENT_METHODS, modelSelection: ["getView"] },
+    // the manifest schema has a `task` channel and three operations on every line: a v3 manifest
+    // names the channel and allows nothing on it; its operations name allowlisted agent methods
+    // and are never run (stop and answers go through V4 commands)
+    channels: { agent: "zcode-agent", task: "zcode-task", modelSelection: "model-selection" },
+    methods: { agent: V3_AGENT_METHODS, task: [], modelSelection: ["getView"] },
+    events: { agent: [V4_FRAME_EVENT], task: [], modelSelection: [] },
+    requiredMethods: { agent: V3_REQUIRED_AGENT_METHODS, task: [], modelSelection: ["getView"] },
     needsBuiltinProviderConfig: true,
     projections: {
       "agent.createSession": "session-state",
