@@ -57,6 +57,8 @@ describe("release line zcode-task-v3 (ZCode 4.0.0)", () => {
     expect((error as BridgeError).message).toContain('lacks "subscribeConversationV4", which the zcode-task-v3 line needs');
     const legacy = structuredClone(manifest);
     legacy.protocol.events.agent = ["onDynamicSessionEvent"];
-    expect(() => validateManifest(legacy, "/m/zcode-4.0.0.json")).toThrow(/onDynamicSessionEvent" is not an event the zcode-task-v3 line uses/);
+    expect(() => validateManifest(legacy, "/m/zcode-4.0.0.json")).toThrow(
+      /onDynamicSessionEvent" is not an event the zcode-task-v3 line uses/,
+    );
   });
 });

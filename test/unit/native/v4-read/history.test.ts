@@ -68,7 +68,15 @@ describe("V4 history from rows pages", () => {
         { rowId: 2, kind: "userInput", text: "do it" },
         { rowId: 3, kind: "reasoning", text: "hmm" },
         { rowId: 4, kind: "assistantText", text: "done", assistantResponseId: "m1" },
-        { rowId: 5, kind: "toolCall", toolCallId: "c1", toolName: "Bash", status: "success", input: { command: "ls" }, output: { text: "a\n" } },
+        {
+          rowId: 5,
+          kind: "toolCall",
+          toolCallId: "c1",
+          toolName: "Bash",
+          status: "success",
+          input: { command: "ls" },
+          output: { text: "a\n" },
+        },
         { rowId: 6, kind: "toolCall", toolCallId: "c2", toolName: "Edit", status: "error", input: {}, error: { message: "no match" } },
         { rowId: 7, kind: "toolCall", toolCallId: "c3", toolName: "Read", status: "cancelled" },
         { rowId: 8, kind: "timelineMarker", marker: "compact" },
@@ -80,13 +88,23 @@ describe("V4 history from rows pages", () => {
       { info: { role: "assistant", messageId: "m1" }, parts: [{ type: "text", text: "done" }] },
       {
         info: { role: "assistant", messageId: "row-5" },
-        parts: [{ type: "tool", callId: "c1", tool: "Bash", state: { status: "completed", input: { command: "ls" }, output: { content: "a\n" } } }],
+        parts: [
+          {
+            type: "tool",
+            callId: "c1",
+            tool: "Bash",
+            state: { status: "completed", input: { command: "ls" }, output: { content: "a\n" } },
+          },
+        ],
       },
       {
         info: { role: "assistant", messageId: "row-6" },
         parts: [{ type: "tool", callId: "c2", tool: "Edit", state: { status: "error", input: {}, error: "no match" } }],
       },
-      { info: { role: "assistant", messageId: "row-7" }, parts: [{ type: "tool", callId: "c3", tool: "Read", state: { status: "error", error: "cancelled" } }] },
+      {
+        info: { role: "assistant", messageId: "row-7" },
+        parts: [{ type: "tool", callId: "c3", tool: "Read", state: { status: "error", error: "cancelled" } }],
+      },
     ]);
   });
 });

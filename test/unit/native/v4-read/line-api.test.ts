@@ -10,7 +10,12 @@ function v4Host(): StubHost {
   host.allowed.add("*");
   host.handlers.set("sendConversationCommandV4", (params) => {
     const envelope = params.envelope as { commandId: string };
-    return { commandId: envelope.commandId, status: "accepted", revisionAtDecision: 3, result: { type: "resolveInteraction", resolvedBy: "me" } };
+    return {
+      commandId: envelope.commandId,
+      status: "accepted",
+      revisionAtDecision: 3,
+      result: { type: "resolveInteraction", resolvedBy: "me" },
+    };
   });
   host.handlers.set("readSession", () => ({
     session: { sessionId: SESSION, workspace: { workspacePath: "/w" }, title: "", status: "idle" },
@@ -29,9 +34,16 @@ describe("the V4 read path on a line", () => {
     expect((await api.readSession(REF)).runtime?.eventSeq).toBe(0);
     const events: unknown[] = [];
     await api.subscribe(REF, { onEvent: (e) => void events.push(e), onEnd: () => {} });
-    expect(host.calls.map((c) => c.method)).toEqual(["readSession", "helloConversationV4", "initializeConversationV4", "subscribeConversationV4"]);
+    expect(host.calls.map((c) => c.method)).toEqual([
+      "readSession",
+      "helloConversationV4",
+      "initializeConversationV4",
+      "subscribeConversationV4",
+    ]);
     host.frame(complete(1, logical(0, 10, snapshotPayload(snapshot(10))), "initial"));
-    host.frame(complete(2, logical(10, 11, deltas({ kind: "row.appended", row: row("turnHeader", { state: "running", sourceCommandId: "c" }) }))));
+    host.frame(
+      complete(2, logical(10, 11, deltas({ kind: "row.appended", row: row("turnHeader", { state: "running", sourceCommandId: "c" }) }))),
+    );
     expect(events).toHaveLength(2);
     expect((events[1] as { event: { seq: number } }).event.seq).toBe(1);
     expect((await api.readSession(REF)).runtime?.eventSeq).toBe(1);
@@ -42,7 +54,11 @@ describe("the V4 read path on a line", () => {
     const api = createNativeApi("zcode-task-v3", host);
     await api.answerPermission({ ...REF, requestId: "i1", optionId: "allow_once" });
     await expect(api.answerPermission({ ...REF, requestId: "i1", optionId: "deny" })).rejects.toMatchObject({ code: "INVALID_PARAMS" });
-    await api.answerQuestion({ ...REF, requestId: "q1", answer: { action: "accept", content: { answers: { "Which?": "A" }, answer_0: "A" } } });
+    await api.answerQuestion({
+      ...REF,
+      requestId: "q1",
+      answer: { action: "accept", content: { answers: { "Which?": "A" }, answer_0: "A" } },
+    });
     await api.answerQuestion({ ...REF, requestId: "p1", answer: { action: "decline" } });
     const sent = envelopes(host);
     expect(sent.map((e) => [e.type, e.payload])).toEqual([
@@ -67,13 +83,20 @@ describe("the V4 read path on a line", () => {
     const api = createNativeApi("zcode-task-v3", host);
     await expect(api.answerPermission({ ...REF, requestId: "i1", optionId: "allow_once" })).resolves.toMatchObject({ status: "noop" });
     status = "rejected";
-    await expect(api.answerPermission({ ...REF, requestId: "i2", optionId: "allow_once" })).rejects.toMatchObject({ code: "HOST_CALL_FAILED" });
+    await expect(api.answerPermission({ ...REF, requestId: "i2", optionId: "allow_once" })).rejects.toMatchObject({
+      code: "HOST_CALL_FAILED",
+    });
   });
 
   it("a legacy line reads its legacy stream unless told to read V4; told so, an install without the V4 reading is refused", async () => {
     const legacy = new StubHost();
     await createNativeApi("zcode-task-v2", legacy).subscribe(REF, { onEvent: () => {}, onEnd: () => {} });
-    expect(legacy.listenerTarget).toEqual({ workspacePath: "/w", sessionId: SESSION, deliveryKind: "desktop-continuous", includeSnapshot: true });
+    expect(legacy.listenerTarget).toEqual({
+      workspacePath: "/w",
+      sessionId: SESSION,
+      deliveryKind: "desktop-continuous",
+      includeSnapshot: true,
+    });
     const chosen = v4Host();
     await createNativeApi("zcode-task-v2", chosen, { readPath: "v4" }).subscribe(REF, { onEvent: () => {}, onEnd: () => {} });
     expect(chosen.listenerTarget).toEqual({ event: "onDynamicConversationFrame", workspacePath: "/w" });
