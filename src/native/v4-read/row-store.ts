@@ -75,7 +75,7 @@ export class RowStore {
     }
   }
 
-  /** apply one delta; throws UnknownDeltaError / MalformedFrameError and then leaves the store unchanged */
+  /** apply one delta; throws UnknownDeltaError / MalformedFrameError (the reader then stops trusting the store: it ends or resyncs) */
   apply(delta: unknown, touched: Touched): void {
     if (!isRecord(delta) || typeof delta.kind !== "string") throw new MalformedFrameError("a V4 delta without a kind");
     switch (delta.kind) {
