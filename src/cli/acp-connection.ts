@@ -66,7 +66,7 @@ export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
   // wire order of cancels and interaction answers; `agent` is bound right below
   const wire = new WireOrder((sessionId) => agent.cancelSession(sessionId), logger.child("wire"));
   const agent = createZcodeAgent({
-    native: new CurrentLineApi(host),
+    native: new CurrentLineApi(host, { readPath: config.readPath, logger: logger.child("native") }),
     logger,
     createBroker: (brokerLogger) => createInteractionBroker({ logger: brokerLogger }),
     cancelGraceMs: config.cancelGraceMs,

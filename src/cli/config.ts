@@ -62,6 +62,12 @@ export interface Config {
   readonly mergeDeltas: boolean;
   /** the `_zcode/diagnostics` extension request */
   readonly diagnostics: boolean;
+  /**
+   * ZCODE_ACP_READ_PATH: how a ZCode release with both reads sessions — `legacy` (its
+   * onDynamicSessionEvent stream, the default) or `v4` (its V4 conversation, adr/0024). A release
+   * without the legacy stream always reads V4.
+   */
+  readonly readPath: "legacy" | "v4";
   /** unusable tuning variables (the ACP command, whose settings they are, logs them) */
   readonly warnings: readonly ConfigWarning[];
 }
@@ -69,6 +75,13 @@ export interface Config {
 function logLevel(value: string, source: string): LogLevel {
   if ((LOG_LEVELS as string[]).includes(value)) return value as LogLevel;
   throw usageError(`${source} must be one of ${LOG_LEVELS.join(", ")}, got "${value}"`);
+}
+
+function readPath(raw: string | undefined, warn: (message: string, fields?: Record<string, unknown>) => void): "legacy" | "v4" {
+  if (raw === undefined || raw === "" || raw === "legacy") return "legacy";
+  if (raw === "v4") return "v4";
+  warn('ZCODE_ACP_READ_PATH must be "legacy" or "v4"; using "legacy"', { value: raw });
+  return "legacy";
 }
 
 function cancelGrace(raw: string | undefined, warn: (message: string, fields?: Record<string, unknown>) => void): number {
@@ -111,6 +124,7 @@ export function resolveConfig(argv: readonly string[], env: NodeJS.ProcessEnv, p
     cancelGraceMs,
     mergeDeltas: env.ZCODE_ACP_MERGE_DELTAS !== "0",
     diagnostics: env.ZCODE_ACP_DIAGNOSTICS === "1",
+    readPath: readPath(env.ZCODE_ACP_READ_PATH, warn),
     warnings: Object.freeze(warnings),
   });
 }

@@ -30,7 +30,7 @@ import type {
   HostSubscription,
   SemanticOperation,
   ServiceName,
-  SessionEventTarget,
+  HostEventTarget,
 } from "./types.js";
 
 /** The dynamic event behind HostClient.subscribe; it must be in the descriptor's agent events. */
@@ -164,10 +164,15 @@ export class HostConnection implements HostClient {
     return acceptsOptionalParam(artifact.cliVersion, service, method, param);
   }
 
-  async subscribe(target: SessionEventTarget, sink: HostEventSink): Promise<HostSubscription> {
+  async subscribe(target: HostEventTarget, sink: HostEventSink): Promise<HostSubscription> {
     const host = await this.ensureStarted();
-    if (!host.install.manifest.protocol.events.agent.includes(SESSION_EVENT)) {
-      throw new BridgeError("METHOD_NOT_ALLOWED", `the protocol ${host.install.manifest.protocol.id} does not allow ${SESSION_EVENT}`);
+    // a target naming its event (the V4 conversation frames) is sent without that name
+    const { event, nativeTarget } =
+      "event" in target
+        ? { event: target.event, nativeTarget: { workspacePath: target.workspacePath } }
+        : { event: SESSION_EVENT, nativeTarget: target };
+    if (!host.install.manifest.protocol.events.agent.includes(event)) {
+      throw new BridgeError("METHOD_NOT_ALLOWED", `the protocol ${host.install.manifest.protocol.id} does not allow ${event}`);
     }
     // "subscribing": an end is held until the host acknowledged; "done": ended or refused
     let state: "subscribing" | "active" | "done" = "subscribing";
@@ -192,8 +197,8 @@ export class HostConnection implements HostClient {
     try {
       await host.channel.request(
         "__subscribe",
-        { subscriptionId, service: "agent", event: SESSION_EVENT, target },
-        { timeoutMs: timeoutFor(this.timeouts, "subscribe"), label: `agent.${SESSION_EVENT}` },
+        { subscriptionId, service: "agent", event, target: nativeTarget },
+        { timeoutMs: timeoutFor(this.timeouts, "subscribe"), label: `agent.${event}` },
       );
     } catch (error) {
       state = "done";

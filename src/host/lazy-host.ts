@@ -16,7 +16,7 @@ import type {
   HostSubscription,
   SemanticOperation,
   ServiceName,
-  SessionEventTarget,
+  HostEventTarget,
 } from "./types.js";
 import type { Disposable } from "../util/disposable.js";
 
@@ -110,7 +110,7 @@ export class LazyHostClient implements HostClient {
     return (await host.acceptsParam?.(service, method, param)) ?? false;
   }
 
-  async subscribe(target: SessionEventTarget, sink: HostEventSink): Promise<HostSubscription> {
+  async subscribe(target: HostEventTarget, sink: HostEventSink): Promise<HostSubscription> {
     return (await this.ready()).subscribe(target, sink);
   }
 

@@ -62,6 +62,13 @@ export const DEFAULT_TIMEOUTS_MS = Object.freeze({
   deleteQueuedInput: DEFAULT_ACK_TIMEOUT_MS,
   /** letting ZCode's held input queue run again (`setAutoDrain`) after a stop */
   releaseHeldQueue: DEFAULT_ACK_TIMEOUT_MS,
+  // V4 conversation reading (src/native/v4-read/)
+  /** subscribing to a conversation: for a stored session ZCode performs its cold resume first */
+  subscribeConversation: 120_000,
+  /** asking for a conversation's recovery frame after a gap */
+  resyncConversation: DEFAULT_CALL_TIMEOUT_MS,
+  /** ending a conversation subscription in ZCode's agent */
+  unsubscribeConversation: 10_000,
 } satisfies Record<string, number>);
 
 export type TimeoutTable = Readonly<Record<string, number>>;

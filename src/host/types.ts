@@ -26,6 +26,17 @@ export interface SessionEventTarget {
   afterSeq?: number;
 }
 
+/**
+ * Target of zcode-agent.onDynamicConversationFrame (V4, docs/zcode-host.md §16): every
+ * conversation frame of the workspace; the reader keeps those of its own subscription.
+ */
+export interface ConversationFrameTarget {
+  event: "onDynamicConversationFrame";
+  workspacePath: string;
+}
+
+export type HostEventTarget = SessionEventTarget | ConversationFrameTarget;
+
 export interface HostEventSink {
   /**
    * one raw host event (a top-level dynamic event: snapshot, session.event, …); not yet validated.
@@ -79,8 +90,11 @@ export interface HostClient {
    * Absent (a test double): treated as false — the parameter is not sent.
    */
   acceptsParam?(service: ServiceName, method: string, param: string): Promise<boolean>;
-  /** Subscribe to onDynamicSessionEvent. Resolves once the host acknowledged the subscription. */
-  subscribe(target: SessionEventTarget, sink: HostEventSink): Promise<HostSubscription>;
+  /**
+   * Subscribe to onDynamicSessionEvent, or to the event a target names (onDynamicConversationFrame).
+   * Resolves once the host acknowledged the subscription.
+   */
+  subscribe(target: HostEventTarget, sink: HostEventSink): Promise<HostSubscription>;
   /** Listen for host exits (crash or stop) until the returned subscription is disposed. */
   onExit(listener: ExitListener): Disposable;
   /** Stop the host gracefully (dispose, bounded wait, SIGTERM, SIGKILL). Idempotent. */

@@ -37,7 +37,14 @@ export interface ReleaseLine {
 }
 
 /** the reductions src/runtime/projections.js defines */
-export type Projection = "model-selection-view" | "session-state" | "session-event" | "history-pages";
+export type Projection =
+  "model-selection-view" | "session-state" | "session-event" | "history-pages" | "conversation-frame" | "conversation-rows";
+
+/** What the V4 read path reduces: each wire frame is split to fit the channel, each rows page bounded (adr/0024). */
+const V4_READ_PROJECTIONS = {
+  "agent.onDynamicConversationFrame": "conversation-frame",
+  "agent.conversationRowsRangeV4": "conversation-rows",
+} as const satisfies Record<string, Projection>;
 
 /**
  * What every zcode-task line reduces (adr/0018): each snapshot-returning call loses its history,
@@ -70,8 +77,21 @@ export const V4_INPUT_METHODS = [
   "attachmentCommitV4",
   "attachmentAbortV4",
 ] as const;
+/**
+ * ZCode's V4 conversation reading (docs/zcode-host.md §16, adr/0024): the subscription, its
+ * recovery, its end, and the history pages. Optional on the legacy lines (read through them only
+ * with ZCODE_ACP_READ_PATH=v4); required on zcode-task-v3, which has no legacy event stream.
+ */
+export const V4_READ_METHODS = [
+  "subscribeConversationV4",
+  "resyncConversationV4",
+  "unsubscribeConversationV4",
+  "conversationRowsRangeV4",
+] as const;
+/** the event carrying the V4 conversation's wire frames */
+export const V4_FRAME_EVENT = "onDynamicConversationFrame";
 /** the command types the bridge sends in a V4 envelope (the bootstrap refuses any other) */
-export const V4_COMMAND_TYPES = ["sendText", "stop", "deleteQueueItem", "setAutoDrain"] as const;
+export const V4_COMMAND_TYPES = ["sendText", "stop", "deleteQueueItem", "setAutoDrain", "resolveInteraction"] as const;
 const COMMON_AGENT_METHODS = [
   "initialize",
   "createSession",
@@ -89,6 +109,7 @@ const COMMON_AGENT_METHODS = [
   "respondProviderRuntimeHeaders",
   "disposeWorkspace",
   ...V4_INPUT_METHODS,
+  ...V4_READ_METHODS,
 ] as const;
 const REQUIRED_AGENT_METHODS = [
   "initialize",
@@ -101,16 +122,54 @@ const REQUIRED_AGENT_METHODS = [
   "setMode",
 ] as const;
 
+/**
+ * The zcode-task-v3 agent methods: the non-V4 session calls ZCode keeps (create, resume, list,
+ * read, close, settings, presentation, usage, provider headers) and the whole V4 surface the
+ * bridge uses. No sendPrompt, readSessionMessages or readSessionEvents.
+ */
+const V3_AGENT_METHODS = [
+  "initialize",
+  "createSession",
+  "resumeSession",
+  "listSessions",
+  "readSession",
+  "closeSession",
+  "setModel",
+  "setThoughtLevel",
+  "setMode",
+  "getTaskTokenUsage",
+  "respondProviderRuntimeHeaders",
+  "disposeWorkspace",
+  "readWorkspacePresentation",
+  ...V4_INPUT_METHODS,
+  ...V4_READ_METHODS,
+] as const;
+/** what a v3 install must allow: its session calls, the V4 handshake, input, reading and answers */
+const V3_REQUIRED_AGENT_METHODS = [
+  "initialize",
+  "createSession",
+  "resumeSession",
+  "listSessions",
+  "readSession",
+  "closeSession",
+  "setMode",
+  "readWorkspacePresentation",
+  "helloConversationV4",
+  "initializeConversationV4",
+  "sendConversationCommandV4",
+  ...V4_READ_METHODS,
+] as const;
+
 export const RELEASE_LINES: readonly ReleaseLine[] = [
   {
     id: "zcode-task-v1",
     markers: [],
     channels: { agent: "zcode-agent", task: "zcode-task" },
     methods: { agent: [...COMMON_AGENT_METHODS, "readWorkspaceState"], task: TASK_METHODS },
-    events: { agent: ["onDynamicSessionEvent"], task: [] },
+    events: { agent: ["onDynamicSessionEvent", V4_FRAME_EVENT], task: [] },
     requiredMethods: { agent: [...REQUIRED_AGENT_METHODS, "readWorkspaceState"], task: TASK_METHODS },
     needsBuiltinProviderConfig: false,
-    projections: SESSION_PROJECTIONS,
+    projections: { ...SESSION_PROJECTIONS, ...V4_READ_PROJECTIONS },
     v4WireVersions: [3],
   },
   {
@@ -122,10 +181,35 @@ export const RELEASE_LINES: readonly ReleaseLine[] = [
       task: TASK_METHODS,
       modelSelection: ["getView"],
     },
-    events: { agent: ["onDynamicSessionEvent"], task: [], modelSelection: [] },
+    events: { agent: ["onDynamicSessionEvent", V4_FRAME_EVENT], task: [], modelSelection: [] },
     requiredMethods: { agent: [...REQUIRED_AGENT_METHODS, "readWorkspacePresentation"], task: TASK_METHODS, modelSelection: ["getView"] },
     needsBuiltinProviderConfig: true,
-    projections: { ...SESSION_PROJECTIONS, "modelSelection.getView": "model-selection-view" },
+    projections: { ...SESSION_PROJECTIONS, ...V4_READ_PROJECTIONS, "modelSelection.getView": "model-selection-view" },
+    v4WireVersions: [3],
+  },
+  {
+    // ZCode 4.0.0 and later (expected): no sendPrompt, no onDynamicSessionEvent, no zcode-task
+    // answers; sessions are read, prompted, answered and stopped through V4 (adr/0024)
+    id: "zcode-task-v3",
+    markers: ["zcodeBuiltinProviderConfigFilePath", "model-selection", "subscribeConversationV4", "conversationRowsRangeV4"],
+    // the manifest schema has a `task` channel and three operations on every line: a v3 manifest
+    // names the channel and allows nothing on it; its operations name allowlisted agent methods
+    // and are never run (stop and answers go through V4 commands)
+    channels: { agent: "zcode-agent", task: "zcode-task", modelSelection: "model-selection" },
+    methods: { agent: V3_AGENT_METHODS, task: [], modelSelection: ["getView"] },
+    events: { agent: [V4_FRAME_EVENT], task: [], modelSelection: [] },
+    requiredMethods: { agent: V3_REQUIRED_AGENT_METHODS, task: [], modelSelection: ["getView"] },
+    needsBuiltinProviderConfig: true,
+    projections: {
+      "agent.createSession": "session-state",
+      "agent.resumeSession": "session-state",
+      "agent.readSession": "session-state",
+      "agent.setMode": "session-state",
+      "agent.setModel": "session-state",
+      "agent.setThoughtLevel": "session-state",
+      ...V4_READ_PROJECTIONS,
+      "modelSelection.getView": "model-selection-view",
+    },
     v4WireVersions: [3],
   },
 ];

@@ -6,7 +6,7 @@
 import type { HostClient, HostEventSink, HostSubscription } from "../host/types.js";
 import type { ModelRef, SessionSnapshot, SnapshotMessage, TaskTokenUsage } from "../protocol/native-types.js";
 import type { Disposable } from "../util/disposable.js";
-import { createNativeApi } from "./index.js";
+import { createNativeApi, type LineOptions } from "./index.js";
 import type {
   ExitListener,
   InputDelivery,
@@ -25,7 +25,10 @@ export class CurrentLineApi implements NativeApi {
   /** the host incarnation `current` was chosen for: within it the line cannot change */
   private chosenFor = -1;
 
-  constructor(private readonly host: HostClient) {
+  constructor(
+    private readonly host: HostClient,
+    private readonly options: LineOptions = {},
+  ) {
     // the incarnation number changes only at the relaunch: after an exit the next call asks again
     host.onExit(() => {
       this.chosenFor = -1;
@@ -52,7 +55,7 @@ export class CurrentLineApi implements NativeApi {
     const current = this.current;
     if (current && this.chosenFor === this.host.incarnation && this.chosenFor > 0) return use(current);
     return this.host.protocolId().then((lineId) => {
-      if (this.current?.lineId !== lineId) this.current = createNativeApi(lineId, this.host);
+      if (this.current?.lineId !== lineId) this.current = createNativeApi(lineId, this.host, this.options);
       this.chosenFor = this.host.incarnation;
       return use(this.current);
     });

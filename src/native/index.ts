@@ -8,13 +8,17 @@ import { BridgeError } from "../util/errors.js";
 import type { NativeApi } from "./native-api.js";
 import { TaskV1Api } from "./zcode-task-v1/api.js";
 import { TaskV2Api } from "./zcode-task-v2/api.js";
+import { TaskV3Api } from "./zcode-task-v3/api.js";
+import type { LineOptions } from "./shared/task-line-api.js";
 
-const FACTORIES: Readonly<Record<string, (host: HostClient) => NativeApi>> = {
-  "zcode-task-v1": (host) => new TaskV1Api(host),
-  "zcode-task-v2": (host) => new TaskV2Api(host),
+const FACTORIES: Readonly<Record<string, (host: HostClient, options: LineOptions) => NativeApi>> = {
+  "zcode-task-v1": (host, options) => new TaskV1Api(host, options),
+  "zcode-task-v2": (host, options) => new TaskV2Api(host, options),
+  "zcode-task-v3": (host, options) => new TaskV3Api(host, options),
 };
 
-export function createNativeApi(lineId: string, host: HostClient): NativeApi {
+/** `options.readPath`: the read path a line with both takes (the setting ZCODE_ACP_READ_PATH, src/cli/config.ts) */
+export function createNativeApi(lineId: string, host: HostClient, options: LineOptions = {}): NativeApi {
   const factory = FACTORIES[lineId];
   if (!factory) {
     throw new BridgeError(
@@ -23,7 +27,8 @@ export function createNativeApi(lineId: string, host: HostClient): NativeApi {
         `which this zcode-acp does not implement (it implements ${implementedLineIds().join(", ")}). Update zcode-acp.`,
     );
   }
-  return factory(host);
+  return factory(host, options);
 }
 
 export type { NativeApi } from "./native-api.js";
+export type { LineOptions, ReadPath } from "./shared/task-line-api.js";

@@ -7,7 +7,7 @@
 // method (envelopeTypes) only the listed command types; anything else is refused with
 // METHOD_NOT_ALLOWED BEFORE the service is touched. A frame that is not one of these
 // requests is a protocol failure: the caller fails closed.
-import { project } from "./projections.js";
+import { project, projectEvent } from "./projections.js";
 import { createHistoryPages, HistoryError } from "./history-pages.js";
 
 const REQUEST_METHODS = new Set(["__call", "__subscribe", "__unsubscribe", "__history"]);
@@ -157,7 +157,8 @@ export function createDispatcher(options) {
     const services = await options.services;
     // events that could grow with the session (snapshots, tool results) are reduced before framing
     const projection = config.projections[`${service}.${event}`];
-    const reduce = projection === undefined ? (payload) => payload : (payload) => project(projection, payload, projectionContext);
+    // a splitting projection (a V4 wire frame over the frame limit) gives several events for one
+    const reduce = projection === undefined ? (payload) => [payload] : (payload) => projectEvent(projection, payload, projectionContext);
     // placeholder first: an event fired while subscribing is already routed
     subscriptions.set(subscriptionId, { dispose() {} });
     let disposable;
@@ -165,9 +166,9 @@ export function createDispatcher(options) {
       const subscribe = services[service][event](params.target);
       disposable = subscribe((payload) => {
         if (!subscriptions.has(subscriptionId)) return;
-        let event;
+        let events;
         try {
-          event = payload === undefined ? null : reduce(payload);
+          events = payload === undefined ? [null] : reduce(payload);
         } catch (error) {
           endSubscription(subscriptionId, {
             code: "CHANNEL_PROTOCOL",
@@ -175,7 +176,11 @@ export function createDispatcher(options) {
           });
           return;
         }
-        const outcome = send({ method: "event", params: { subscriptionId, event } });
+        let outcome = "ok";
+        for (const event of events) {
+          outcome = send({ method: "event", params: { subscriptionId, event } });
+          if (outcome !== "ok") break;
+        }
         if (outcome === "ok") return;
         const error =
           outcome === "too-large"

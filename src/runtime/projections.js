@@ -7,6 +7,7 @@
 // `session-event` does that for snapshot events and bounds every event, `history-pages` holds a
 // full history here and answers a handle the bridge pages through (history-pages.js).
 import { boundValue, eventLimits } from "./bounds.js";
+import { conversationFrames, conversationRows } from "./conversation-frames.js";
 
 const MAX_PROVIDERS = 64;
 const MAX_MODELS = 512;
@@ -117,7 +118,12 @@ const PROJECTIONS = {
   "session-state": sessionState,
   "session-event": sessionEvent,
   "history-pages": historyPages,
+  // the V4 read path (conversation-frames.js): a wire frame becomes a list of frames to send
+  "conversation-frame": conversationFrames,
+  "conversation-rows": conversationRows,
 };
+/** projections of an event whose result is a list of events to send, in order */
+const SPLITTING = new Set(["conversation-frame"]);
 export const PROJECTION_NAMES = Object.freeze(Object.keys(PROJECTIONS));
 
 /**
@@ -128,4 +134,10 @@ export function project(name, value, context) {
   const projection = PROJECTIONS[name];
   if (projection === undefined) throw new Error(`unknown projection ${name}`);
   return projection(value, context);
+}
+
+/** An event reduced to the events to send: one, or (a splitting projection) several. */
+export function projectEvent(name, value, context) {
+  const out = project(name, value, context);
+  return SPLITTING.has(name) ? out : [out];
 }

@@ -12,6 +12,9 @@ import { findLine } from "../../manifest/release-lines.js";
 import { promptRefusal } from "./sign-in.js";
 import { historyPieces, parseHistoryHandle } from "./history-read.js";
 import { V4Input } from "./v4-input.js";
+import { openConversation } from "../v4-read/conversation-reader.js";
+import { rowsHistory } from "../v4-read/history.js";
+import { silentLogger, type Logger } from "../../log/logger.js";
 import type {
   ExitListener,
   InputDelivery,
@@ -62,11 +65,44 @@ function noLiveInput(): BridgeError {
   );
 }
 
+/** How a line reads its sessions: the legacy event stream, or the V4 conversation (src/native/v4-read/). */
+export type ReadPath = "legacy" | "v4";
+
+export interface LineOptions {
+  /**
+   * `v4`: read through the V4 conversation even where the legacy stream exists (the equivalence
+   * tests, ZCODE_ACP_READ_PATH=v4); an install that does not allow it is then refused. A line
+   * without the legacy stream (zcode-task-v3) always reads V4.
+   */
+  readPath?: ReadPath;
+  logger?: Logger;
+}
+
+/** The V4 read path was chosen but this install's manifest does not allow what it needs. */
+function noV4Read(lineId: string, method: string): BridgeError {
+  return new BridgeError(
+    "UNSUPPORTED_ZCODE",
+    `zcode-acp was asked to read sessions through ZCode's V4 conversation API, but this ZCode install (${lineId}) does not allow ` +
+      `zcode-agent.${method}. Unset ZCODE_ACP_READ_PATH, or use a ZCode release whose manifest lists the V4 read calls.`,
+    { details: { lineId, method } },
+  );
+}
+
 export abstract class TaskLineApi implements NativeApi {
   abstract readonly lineId: string;
   private v4: V4Input | undefined;
+  /** per session (workspace + id): the last seq the V4 read path gave an event (its snapshots report it) */
+  private readonly v4Seqs = new Map<string, number>();
+  protected readonly readPath: ReadPath;
+  protected readonly logger: Logger;
 
-  constructor(protected readonly host: HostClient) {}
+  constructor(
+    protected readonly host: HostClient,
+    options: LineOptions = {},
+  ) {
+    this.readPath = options.readPath ?? "legacy";
+    this.logger = options.logger ?? silentLogger;
+  }
 
   get incarnation(): number {
     return this.host.incarnation;
@@ -80,7 +116,19 @@ export abstract class TaskLineApi implements NativeApi {
   abstract setModel(params: SessionRef & { model: ModelRef; thoughtLevel?: string | undefined }): Promise<SessionSnapshot>;
 
   /** this line's snapshot (a result of createSession, readSession, …) in the bridge's session model */
-  protected abstract toSession(raw: unknown, what: string): SessionSnapshot;
+  protected abstract parseSession(raw: unknown, what: string): SessionSnapshot;
+
+  /**
+   * A snapshot in the bridge's session model. On the V4 read path its `runtime.eventSeq` is the
+   * seq of the last event the V4 reader gave the session (0 before any): the session layer counts
+   * from it, and the reader's events follow it.
+   */
+  protected toSession(raw: unknown, what: string): SessionSnapshot {
+    const snapshot = this.parseSession(raw, what);
+    if (this.readPath !== "v4") return snapshot;
+    const seq = this.v4Seqs.get(seqKey(snapshot.session.workspace.workspacePath, snapshot.session.sessionId)) ?? 0;
+    return { ...snapshot, runtime: { ...snapshot.runtime, eventSeq: seq } };
+  }
 
   /** this line's event in the bridge's session model (default: unchanged) */
   protected normaliseEvent(event: unknown, _ref: SessionRef): unknown {
@@ -123,6 +171,11 @@ export abstract class TaskLineApi implements NativeApi {
   }
 
   async *readHistory(params: SessionRef): AsyncGenerator<SnapshotMessage[]> {
+    if (this.readPath === "v4") {
+      await this.requireV4Read("conversationRowsRangeV4");
+      yield* rowsHistory(this.host, ref(params));
+      return;
+    }
     const raw = await this.host.call("agent", "readSessionMessages", ref(params), { timeout: "readHistory" }).catch((error: unknown) => {
       throw isSessionMissing(error) ? sessionNotFound(error, params.sessionId) : error;
     });
@@ -193,6 +246,10 @@ export abstract class TaskLineApi implements NativeApi {
     await this.v4Input().releaseHeldQueue(ref(params));
   }
 
+  private async requireV4Read(method: string): Promise<void> {
+    if (!(await this.host.allows("agent", method))) throw noV4Read(this.lineId, method);
+  }
+
   private v4Input(): V4Input {
     this.v4 ??= new V4Input(this.host, this.lineId, findLine(this.lineId)?.v4WireVersions ?? []);
     return this.v4;
@@ -226,6 +283,9 @@ export abstract class TaskLineApi implements NativeApi {
   }
 
   answerPermission(params: SessionRef & { requestId: string; optionId: string }): Promise<unknown> {
+    if (this.readPath === "v4") {
+      return this.v4Input().resolveInteraction(ref(params), params.requestId, { optionId: params.optionId }, "answerPermission");
+    }
     return this.host.operate(
       "respondPermission",
       params.sessionId,
@@ -235,6 +295,12 @@ export abstract class TaskLineApi implements NativeApi {
   }
 
   answerQuestion(params: SessionRef & { requestId: string; answer: QuestionAnswer }): Promise<unknown> {
+    if (this.readPath === "v4") {
+      // the V4 answer of a question or a plan approval: {action, content?} (zcode-v4.md §5.3)
+      const answer: Record<string, unknown> = { action: params.answer.action };
+      if (params.answer.action === "accept" && params.answer.content !== undefined) answer.content = params.answer.content;
+      return this.v4Input().resolveInteraction(ref(params), params.requestId, answer, "answerQuestion");
+    }
     const native: Record<string, unknown> = {
       requestId: params.requestId,
       action: params.answer.action,
@@ -253,12 +319,35 @@ export abstract class TaskLineApi implements NativeApi {
     );
   }
 
-  subscribe(params: SessionRef, sink: HostEventSink): Promise<HostSubscription> {
+  async subscribe(params: SessionRef, sink: HostEventSink): Promise<HostSubscription> {
+    if (this.readPath === "v4") {
+      await this.requireV4Read("subscribeConversationV4");
+      await this.v4Input().ready();
+      const key = seqKey(params.workspacePath, params.sessionId);
+      return openConversation(ref(params), sink, {
+        host: this.host,
+        logger: this.logger,
+        startSeq: this.v4Seqs.get(key) ?? 0,
+        onSeq: (seq) => {
+          this.v4Seqs.delete(key);
+          this.v4Seqs.set(key, seq);
+          if (this.v4Seqs.size > SEQS_KEPT) this.v4Seqs.delete(this.v4Seqs.keys().next().value!);
+        },
+        normalise: (event) => this.normaliseEvent(event, params),
+      });
+    }
     return this.host.subscribe(
       { ...ref(params), deliveryKind: "desktop-continuous", includeSnapshot: true },
       { onEvent: (event) => sink.onEvent(this.normaliseEvent(event, params)), onEnd: (error) => sink.onEnd(error) },
     );
   }
+}
+
+/** sessions whose V4 event seq is remembered */
+const SEQS_KEPT = 1024;
+
+function seqKey(workspacePath: string, sessionId: string): string {
+  return `${workspacePath}\u0000${sessionId}`;
 }
 
 function ref(params: SessionRef): { workspacePath: string; sessionId: string } {

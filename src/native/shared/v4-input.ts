@@ -3,7 +3,8 @@
  * a line whose manifest allows them: the handshake (hello, then one clientHello per host
  * incarnation with this bridge process's one client id), `sendText` in a command envelope with
  * its ack, image and file uploads through the `attachment*V4` calls, `stop`, and the removal of a
- * queued input. Reading stays on the legacy events: nothing here subscribes.
+ * queued input, and the answer to a pending interaction (`resolveInteraction`) where the V4
+ * read path is used (src/native/v4-read/). Nothing here subscribes.
  *
  * Fail closed: a hello of a wire version the line does not know, an ack that is not `accepted`
  * for a fresh command id, or an ack of another shape is an error. An input whose outcome is
@@ -27,6 +28,8 @@ export const V4_ATTACHMENT_CHUNK_BYTES = 512 * 1024;
 export const V4_ATTACHMENT_MAX_CHUNKS = 64;
 /** a compare-and-set command is tried this often when ZCode answers `stale` (each time with a new command id) */
 const CAS_ATTEMPTS = 4;
+/** how many answered interaction ids are remembered */
+const ANSWERS_KEPT = 4096;
 /** how many sessions' last known revisions are kept */
 const REVISIONS_KEPT = 256;
 
@@ -73,6 +76,8 @@ const CLIENT_ID = `zcode-acp-${randomUUID()}`;
 export class V4Input {
   /** the host incarnation whose connection did the handshake, and the handshake itself */
   private handshake: { incarnation: number; done: Promise<void> } | undefined;
+  /** the interactions this bridge answered (`resolveInteraction` goes out once per interaction) */
+  private readonly answered = new Set<string>();
   /** per session: the last revision ZCode decided a command at (the base of a compare-and-set command) */
   private readonly revisions = new Map<string, number>();
 
@@ -133,6 +138,32 @@ export class V4Input {
   }
 
   /**
+   * Answer a pending interaction (permission, question, plan approval) with `resolveInteraction`
+   * (not a compare-and-set command: zcode-v4.md §4.1). Exactly once per interaction from this
+   * bridge: a second answer is refused here, before anything is sent. ZCode races the answer
+   * against the legacy reverse request, first answer wins: `noop` (already resolved) is success.
+   */
+  async resolveInteraction(
+    ref: SessionRef,
+    interactionId: string,
+    answer: Record<string, unknown>,
+    timeout: OperationTimeout,
+  ): Promise<CommandAck> {
+    const k = `${key(ref)}\u0000${interactionId}`;
+    if (this.answered.has(k)) {
+      throw new BridgeError("INVALID_PARAMS", `The interaction ${interactionId} was answered already; it is answered once.`, {
+        details: { interactionId },
+      });
+    }
+    this.answered.add(k);
+    if (this.answered.size > ANSWERS_KEPT) this.answered.delete(this.answered.values().next().value!);
+    await this.ready();
+    const { ack } = await this.command(ref, uuidV7(), "resolveInteraction", { interactionId, answer }, timeout);
+    if (ack.status !== "accepted" && ack.status !== "noop" && ack.status !== "duplicate") throw refused(ack, "the answer", ref);
+    return ack;
+  }
+
+  /**
    * Let a held queue run again (`setAutoDrain {autoDrain: true}`, compare-and-set on the session's
    * revision); `noop` = it was not held.
    */
@@ -174,7 +205,7 @@ export class V4Input {
    * hello + clientHello once per host incarnation (a relaunched host is a new connection). Commands
    * issued while it runs share it: one connection has one handshake.
    */
-  private ready(): Promise<void> {
+  ready(): Promise<void> {
     const current = this.handshake;
     if (
       current &&

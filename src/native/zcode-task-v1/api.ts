@@ -36,7 +36,7 @@ export class TaskV1Api extends TaskLineApi {
     return this.toSession(raw, "setModel");
   }
 
-  protected toSession(raw: unknown, what: string): SessionSnapshot {
+  protected parseSession(raw: unknown, what: string): SessionSnapshot {
     return parseSnapshot(raw, what);
   }
 }

@@ -12,18 +12,14 @@ import { BridgeError } from "../../util/errors.js";
 import type { ResumeSession, SessionRef } from "../native-api.js";
 import { requireAvailable, signInRequired } from "../shared/sign-in.js";
 import { TaskLineApi } from "../shared/task-line-api.js";
+import { bridgeMode, PLAN } from "../shared/modes.js";
 import { findModel, modelEntries, parseModelView, parseSelection, selectionFor, thoughtLevels, type ModelView } from "./model-view.js";
 
 type Commands = Array<{ name: string; description?: string; inputHint?: string }>;
 
-const PLAN = "plan";
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** `{mode: <editing>, planEnabled}` → the bridge's single mode ("plan" while plan is on). */
-export function bridgeMode(editing: unknown, planEnabled: unknown): string | undefined {
-  if (planEnabled === true) return PLAN;
-  return typeof editing === "string" && editing !== "" ? editing : undefined;
-}
+export { bridgeMode };
 
 export class TaskV2Api extends TaskLineApi {
   readonly lineId: string = "zcode-task-v2";
@@ -62,7 +58,7 @@ export class TaskV2Api extends TaskLineApi {
     return this.toSession(raw, "setModel");
   }
 
-  protected toSession(raw: unknown, what: string): SessionSnapshot {
+  protected parseSession(raw: unknown, what: string): SessionSnapshot {
     const workspacePath =
       isRecord(raw) && isRecord(raw.session) && isRecord(raw.session.workspace) ? raw.session.workspace.workspacePath : undefined;
     const view = typeof workspacePath === "string" ? this.views.get(workspacePath) : undefined;

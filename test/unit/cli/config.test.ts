@@ -24,6 +24,7 @@ describe("resolveConfig", () => {
       timeouts: {},
       cancelGraceMs: DEFAULT_CANCEL_GRACE_MS,
       mergeDeltas: true,
+      readPath: "legacy",
       diagnostics: false,
       warnings: [],
     });

@@ -1,0 +1,265 @@
+/**
+ * One session's V4 conversation subscription (zcode-v4.md §3.1–§3.5, §9.3): the frame listener is
+ * registered first (frames may precede the ack), then `subscribeConversationV4`; frames of other
+ * subscriptions or topics are dropped, early ones replayed once the ack names the subscription.
+ * Each physical frame goes through the assembler (./frame-assembler.ts); each logical frame is
+ * sequenced against the held position:
+ *
+ * - a snapshot (`fromSeq 0`, `snapshot.seq == toSeq`) replaces the held state: the first one is the
+ *   baseline, a later `online` one (ZCode's answer to a slow subscriber) a replacement, unless its
+ *   `logEpoch` differs or its seq went back (then a resync);
+ * - deltas must start where the held state ends (`fromSeq == seq`, `toSeq >= fromSeq`), else resync;
+ * - an assembly fault or timeout is a resync; while a resync runs only its `recovery` frame counts,
+ *   and a broken recovery ends the subscription.
+ *
+ * A delta of an unknown kind ends the subscription with NATIVE_PROTOCOL_ERROR (./row-store.ts). The
+ * projection (./projection.ts) turns each applied frame into the session model's events.
+ */
+import type { HostClient, HostEventSink, HostSubscription } from "../../host/types.js";
+import type { Logger } from "../../log/logger.js";
+import { BridgeError, describeError, isBridgeError } from "../../util/errors.js";
+import type { SessionRef } from "../native-api.js";
+import { FrameAssembler, ASSEMBLY_LIMITS, type DeliveryKind } from "./frame-assembler.js";
+import { ConversationProjection } from "./projection.js";
+import { MalformedFrameError, RowStore, UnknownDeltaError, type Touched } from "./row-store.js";
+
+/** frames held while the subscribe call has not named its subscription yet */
+const EARLY_FRAMES_KEPT = 1024;
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isCount = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+
+export interface ReaderOptions {
+  host: HostClient;
+  logger: Logger;
+  /** the bridge's seq the first event follows; told of each new last seq */
+  startSeq: number;
+  onSeq(seq: number): void;
+  /** the line's event normalisation (a v2 snapshot → the session model) */
+  normalise(event: unknown): unknown;
+  now?: () => number;
+}
+
+function protocolError(message: string, details?: Record<string, unknown>): BridgeError {
+  return new BridgeError("NATIVE_PROTOCOL_ERROR", message, details ? { details } : {});
+}
+
+export class ConversationReader {
+  private subscriptionId: string | undefined;
+  private early: unknown[] | undefined = [];
+  private readonly assembler: FrameAssembler;
+  private readonly store = new RowStore();
+  private readonly projection: ConversationProjection;
+  private awaitingRecovery = false;
+  private ended = false;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly topic: string;
+  /** called once when the reader ends on its own (a fatal fault): releases the subscription */
+  onFatal: (() => void) | undefined;
+
+  constructor(
+    private readonly ref: SessionRef,
+    private readonly sink: HostEventSink,
+    private readonly options: ReaderOptions,
+  ) {
+    this.assembler = new FrameAssembler(options.now);
+    this.projection = new ConversationProjection(ref, options.logger, options.startSeq, options.now);
+    this.topic = `conversation/${ref.sessionId}`;
+  }
+
+  /** the held position, for tests and diagnostics */
+  get position(): { logEpoch: string | number | undefined; seq: number; revision: number } {
+    return { logEpoch: this.store.logEpoch, seq: this.store.seq, revision: this.store.revision };
+  }
+
+  /** The ack named the subscription: early frames of it are applied now. */
+  bind(subscriptionId: string): void {
+    this.subscriptionId = subscriptionId;
+    const early = this.early ?? [];
+    this.early = undefined;
+    for (const frame of early) void this.physical(frame);
+  }
+
+  /** one physical wire frame from onDynamicConversationFrame */
+  physical(raw: unknown): void | Promise<void> {
+    if (this.ended) return;
+    if (this.subscriptionId === undefined) {
+      if (this.early && this.early.length < EARLY_FRAMES_KEPT) this.early.push(raw);
+      else this.fatal(protocolError("ZCode sent more conversation frames before its subscribe answer than zcode-acp holds."));
+      return;
+    }
+    if (!isRecord(raw) || raw.subscriptionId !== this.subscriptionId) return; // another subscription's frame
+    if (typeof raw.topic === "string" && raw.topic !== this.topic) return;
+    const result = this.assembler.push(raw);
+    this.armTimer();
+    if (result.kind === "none") return;
+    if (result.kind === "fault") return this.fault(result.reason);
+    return this.logical(result.deliveryKind, result.frame);
+  }
+
+  /** the frame listener ended (host exit, channel failure) */
+  end(error: BridgeError | null): void {
+    if (this.ended) return;
+    this.stop();
+    this.sink.onEnd(error);
+  }
+
+  /** the subscription is being disposed: nothing more is delivered */
+  stop(): void {
+    this.ended = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private logical(deliveryKind: DeliveryKind, frame: unknown): void | Promise<void> {
+    if (this.awaitingRecovery && deliveryKind !== "recovery") return;
+    const recovery = deliveryKind === "recovery";
+    if (recovery) this.awaitingRecovery = false;
+    const bad = (reason: string): void =>
+      recovery ? this.fatal(protocolError(`ZCode's recovery frame is unusable: ${reason}.`)) : this.fault(reason);
+    if (!isRecord(frame) || !isCount(frame.fromSeq) || !isCount(frame.toSeq) || frame.toSeq < frame.fromSeq || !isRecord(frame.payload)) {
+      return bad("a logical frame without a valid (fromSeq, toSeq] and payload");
+    }
+    const { fromSeq, toSeq, payload } = frame;
+    try {
+      if (payload.kind === "snapshot") {
+        const snapshot = payload.snapshot;
+        if (!isRecord(snapshot) || fromSeq !== 0 || snapshot.seq !== toSeq) return bad("a snapshot frame whose seq does not match");
+        if (this.store.held && !recovery && (snapshot.logEpoch !== this.store.logEpoch || toSeq < this.store.seq)) {
+          return this.resync("a snapshot of another log epoch or an older seq", true);
+        }
+        const baseline = !this.store.held;
+        this.store.replace(snapshot);
+        return this.emit(this.projection.snapshot(this.store, baseline));
+      }
+      if (payload.kind === "deltas") {
+        if (!Array.isArray(payload.deltas)) return bad("a deltas frame without deltas");
+        if (!this.store.held) return recovery ? bad("deltas before any snapshot") : this.resync("deltas before any snapshot", true);
+        if (fromSeq !== this.store.seq) {
+          return recovery
+            ? bad(`deltas from seq ${fromSeq}, held ${this.store.seq}`)
+            : this.resync(`a gap: deltas from seq ${fromSeq}, held ${this.store.seq}`, false);
+        }
+        const touched: Touched = { rows: [], removed: [], zone: false };
+        for (const delta of payload.deltas) this.store.apply(delta, touched);
+        this.store.seq = toSeq;
+        return this.emit(this.projection.changed(this.store, touched));
+      }
+      throw new UnknownDeltaError(`payload ${String(payload.kind)}`);
+    } catch (error) {
+      if (error instanceof UnknownDeltaError) {
+        return this.fatal(
+          protocolError(`${error.message}; zcode-acp does not guess what it means. Update zcode-acp.`, { deltaKind: error.deltaKind }),
+        );
+      }
+      if (error instanceof MalformedFrameError) return bad(error.message);
+      throw error;
+    }
+  }
+
+  private emit(events: readonly unknown[]): void | Promise<void> {
+    this.options.onSeq(this.projection.lastSeq);
+    const pending: Array<Promise<void>> = [];
+    for (const event of events) {
+      if (this.ended) break;
+      const result = this.sink.onEvent(this.options.normalise(event));
+      if (result) pending.push(result);
+    }
+    if (pending.length > 0) return Promise.all(pending).then(() => undefined);
+  }
+
+  private fault(reason: string): void {
+    this.options.logger.warn("V4 conversation frame fault: resynchronising", { sessionId: this.ref.sessionId, reason });
+    this.resync(reason, false);
+  }
+
+  /** ask for a recovery frame from the held position (or a fresh snapshot); only it counts from now on */
+  private resync(reason: string, forceSnapshot: boolean): void {
+    if (this.ended || this.awaitingRecovery || this.subscriptionId === undefined) return;
+    this.awaitingRecovery = true;
+    this.assembler.reset();
+    this.options.logger.info("V4 conversation resync", { sessionId: this.ref.sessionId, reason, forceSnapshot });
+    const base = this.store.held && !forceSnapshot ? { logEpoch: this.store.logEpoch, seq: this.store.seq } : null;
+    const params: Record<string, unknown> = { workspacePath: this.ref.workspacePath, subscriptionId: this.subscriptionId, base };
+    if (base === null) params.forceSnapshot = true;
+    this.options.host.call("agent", "resyncConversationV4", params, { timeout: "resyncConversation" }).catch((error: unknown) => {
+      this.fatal(
+        isBridgeError(error)
+          ? error
+          : new BridgeError("HOST_CALL_FAILED", `ZCode refused to resynchronise the conversation: ${describeError(error)}`),
+      );
+    });
+  }
+
+  private fatal(error: BridgeError): void {
+    if (this.ended) return;
+    this.options.logger.error("V4 conversation subscription ended", {
+      sessionId: this.ref.sessionId,
+      code: error.code,
+      message: error.message,
+    });
+    this.end(error);
+    this.onFatal?.();
+  }
+
+  /** an unfinished fragmented frame gets 30 s; then the reader resynchronises */
+  private armTimer(): void {
+    if (this.assembler.pending === 0 || this.timer || this.ended) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      const result = this.assembler.expire();
+      if (result.kind === "fault") this.fault(result.reason);
+      else this.armTimer();
+    }, ASSEMBLY_LIMITS.timeoutMs + 100);
+    this.timer.unref?.();
+  }
+}
+
+/**
+ * Open a reader: the frame listener first, then `subscribeConversationV4`; the returned
+ * subscription unsubscribes in ZCode (`unsubscribeConversationV4`) and drops the listener.
+ */
+export async function openConversation(ref: SessionRef, sink: HostEventSink, options: ReaderOptions): Promise<HostSubscription> {
+  const { host } = options;
+  const reader = new ConversationReader(ref, sink, options);
+  const listener = await host.subscribe(
+    { event: "onDynamicConversationFrame", workspacePath: ref.workspacePath },
+    { onEvent: (frame) => reader.physical(frame), onEnd: (error) => reader.end(error) },
+  );
+  let subscriptionId: string;
+  try {
+    const answer = await host.call<unknown>(
+      "agent",
+      "subscribeConversationV4",
+      { workspacePath: ref.workspacePath, sessionId: ref.sessionId },
+      { timeout: "subscribeConversation" },
+    );
+    const ack = isRecord(answer) && isRecord(answer.ack) ? answer.ack : answer;
+    if (!isRecord(ack) || typeof ack.subscriptionId !== "string" || ack.subscriptionId === "") {
+      throw protocolError("ZCode answered the conversation subscription without a subscriptionId.");
+    }
+    subscriptionId = ack.subscriptionId;
+  } catch (error) {
+    reader.stop();
+    await listener.dispose().catch(() => undefined);
+    throw error;
+  }
+  let released = false;
+  const release = async (): Promise<void> => {
+    if (released) return;
+    released = true;
+    reader.stop();
+    await host
+      .call(
+        "agent",
+        "unsubscribeConversationV4",
+        { workspacePath: ref.workspacePath, subscriptionId },
+        { timeout: "unsubscribeConversation" },
+      )
+      .catch((error: unknown) => options.logger.debug("V4 unsubscribe failed", { subscriptionId, error: describeError(error) }));
+    await listener.dispose();
+  };
+  reader.onFatal = () => void release();
+  reader.bind(subscriptionId);
+  return { id: listener.id, incarnation: listener.incarnation, dispose: release };
+}

@@ -1,0 +1,139 @@
+/**
+ * A session's history through `conversationRowsRangeV4` (zcode-v4.md §3.5, docs/history.md): pages
+ * of at most 200 rows, newest page first, each `beforeRowId` = the first rowId of the previous
+ * page, until `hasMore` is false. Every page must be of the same conversation state
+ * (`atLogEpoch`, `atRevision`, `atSeq`): when they change meanwhile the whole read is discarded
+ * and done again (three attempts); a cursor that does not advance is a protocol error. The pages
+ * are then handed out oldest first, each as the legacy snapshot messages `history-replay.ts`
+ * reads (one message per row; the bootstrap has bounded every row, and cut a page to its frame).
+ */
+import type { HostClient } from "../../host/types.js";
+import type { SnapshotMessage } from "../../protocol/native-types.js";
+import { BridgeError } from "../../util/errors.js";
+import type { SessionRef } from "../native-api.js";
+import { toolResult } from "./projection.js";
+import { asRow, type Row } from "./row-store.js";
+
+export const ROWS_PAGE_LIMIT = 200;
+const ATTEMPTS = 3;
+/** more pages than this is a host that does not stop (200 000 rows) */
+const MAX_PAGES = 1000;
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+const TOOL_STATUS: Record<string, string> = {
+  inputStreaming: "pending",
+  pendingApproval: "pending",
+  running: "running",
+  success: "completed",
+  error: "error",
+  cancelled: "error",
+};
+
+function protocolError(message: string, details?: Record<string, unknown>): BridgeError {
+  return new BridgeError("NATIVE_PROTOCOL_ERROR", message, details ? { details } : {});
+}
+
+interface Page {
+  rows: Row[];
+  at: string;
+  hasMore: boolean;
+}
+
+async function readPage(host: HostClient, ref: SessionRef, beforeRowId: string | number | undefined): Promise<Page> {
+  const params: Record<string, unknown> = { workspacePath: ref.workspacePath, sessionId: ref.sessionId, limit: ROWS_PAGE_LIMIT };
+  if (beforeRowId !== undefined) params.beforeRowId = beforeRowId;
+  const raw = await host.call<unknown>("agent", "conversationRowsRangeV4", params, { timeout: "readHistory" });
+  if (!isRecord(raw) || !Array.isArray(raw.rows) || typeof raw.hasMore !== "boolean") {
+    throw protocolError("ZCode answered a history page without rows and hasMore.");
+  }
+  const rows: Row[] = [];
+  for (const item of raw.rows) {
+    const row = asRow(item);
+    if (row) rows.push(row);
+  }
+  return { rows, at: JSON.stringify([raw.atLogEpoch ?? null, raw.atRevision ?? null, raw.atSeq ?? null]), hasMore: raw.hasMore };
+}
+
+/** all pages of one consistent read, newest first; undefined when the conversation changed meanwhile */
+async function readAll(host: HostClient, ref: SessionRef): Promise<Row[][] | undefined> {
+  const pages: Row[][] = [];
+  let at: string | undefined;
+  let before: string | number | undefined;
+  for (let n = 0; n < MAX_PAGES; n++) {
+    const page = await readPage(host, ref, before);
+    if (at !== undefined && page.at !== at) return undefined;
+    at = page.at;
+    pages.push(page.rows);
+    if (!page.hasMore) return pages;
+    const first = page.rows[0]?.rowId;
+    if (first === undefined || (before !== undefined && String(first) === String(before))) {
+      throw protocolError("ZCode's history pages did not advance (the same rows again).", { beforeRowId: before });
+    }
+    before = first;
+  }
+  throw protocolError(`ZCode's history has more than ${MAX_PAGES} pages.`);
+}
+
+export async function* rowsHistory(host: HostClient, ref: SessionRef): AsyncGenerator<SnapshotMessage[]> {
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+    const pages = await readAll(host, ref);
+    if (!pages) continue;
+    for (const page of pages.reverse()) {
+      const messages = rowsToMessages(page);
+      if (messages.length > 0) yield messages;
+    }
+    return;
+  }
+  throw new BridgeError(
+    "HOST_CALL_FAILED",
+    `ZCode's conversation kept changing while its history was read (${ATTEMPTS} attempts). Load the session again once it is idle.`,
+  );
+}
+
+/** rows (oldest first) → legacy snapshot messages; rows without a history equivalent are skipped */
+export function rowsToMessages(rows: readonly Row[]): SnapshotMessage[] {
+  const messages: SnapshotMessage[] = [];
+  for (const row of rows) {
+    const messageId =
+      typeof row.assistantResponseId === "string" && row.assistantResponseId !== "" ? row.assistantResponseId : `row-${row.rowId}`;
+    switch (row.kind) {
+      case "userInput":
+        if (typeof row.text === "string" && row.text !== "") {
+          messages.push({ info: { role: "user", messageId }, parts: [{ type: "text", text: row.text }] });
+        }
+        break;
+      case "assistantText":
+      case "reasoning":
+        if (typeof row.text === "string" && row.text !== "") {
+          const type = row.kind === "assistantText" ? "text" : "reasoning";
+          messages.push({ info: { role: "assistant", messageId }, parts: [{ type, text: row.text }] });
+        }
+        break;
+      case "toolCall": {
+        if (typeof row.toolCallId !== "string" || row.toolCallId === "") break;
+        const status = TOOL_STATUS[typeof row.status === "string" ? row.status : ""] ?? "pending";
+        const state: Record<string, unknown> = { status };
+        if (row.input !== undefined) state.input = row.input;
+        if (status === "error") {
+          const error =
+            isRecord(row.error) && typeof row.error.message === "string"
+              ? row.error.message
+              : row.status === "cancelled"
+                ? "cancelled"
+                : "failed";
+          state.error = error;
+        } else if (status === "completed") {
+          state.output = toolResult(row);
+        }
+        const part: Record<string, unknown> = { type: "tool", callId: row.toolCallId, state };
+        if (typeof row.toolName === "string") part.tool = row.toolName;
+        messages.push({ info: { role: "assistant", messageId }, parts: [part as SnapshotMessage["parts"][number]] });
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return messages;
+}

@@ -1,0 +1,464 @@
+/**
+ * The projection of a V4 conversation (snapshot + deltas, ./row-store.ts) onto the bridge's session
+ * model: the SAME raw events the legacy `onDynamicSessionEvent` stream delivers (docs/zcode-host.md
+ * §5, §16), so that the session layer reads both paths alike.
+ *
+ * - `snapshot`: the A zone as a v2 session snapshot (meta → title, config → model / mode / plan,
+ *   `plan.items` → todos, `usage.contextWindow` → context usage, `control` → running status);
+ * - `session.event`s, numbered by the reader's own seq (one V4 delta may make several):
+ *   `turn.started` / `turn.completed` / `turn.failed` from `turnHeader` rows, `model.streaming`
+ *   text and reasoning deltas from the growth of `assistantText` / `reasoning` rows,
+ *   `tool.updated` from `toolCall` rows, `turn.steerDrained` from guided `userInput` rows,
+ *   `session.titleUpdated` from `meta`;
+ * - `state.updated` for a mode change in `config`;
+ * - `permission.request` / `userInput.request` from new `pendingInteractions` (requestId =
+ *   interactionId, answered through `resolveInteraction`).
+ *
+ * It is a differ: what was last said about each row is kept, and a changed row says only what
+ * changed. Rows of the other kinds (subagent, artifact, hookInvocation, timelineMarker) and of
+ * unknown kinds are ignored with a debug log. Per frame the events go out in this order: new
+ * turns, row changes (in the order the rows were touched), A zone changes, interactions, then
+ * turn ends, so that a turn's text and tools always precede its end.
+ */
+import type { Logger } from "../../log/logger.js";
+import type { SessionRef } from "../native-api.js";
+import { bridgeMode } from "../shared/modes.js";
+import { rowKey, type Row, type RowKey, type RowStore, type Touched } from "./row-store.js";
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const str = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
+
+const TERMINAL_HEADER = new Set(["completedSuccess", "completedInterrupted", "failed"]);
+const BACKGROUND_ORIGINS = new Set(["backgroundResult", "goalContinuation"]);
+const IGNORED_KINDS = new Set(["subagent", "artifact", "hookInvocation", "timelineMarker"]);
+const TODO_STATUS: Record<string, string> = { pending: "pending", inProgress: "in_progress", completed: "completed" };
+/** the tail of a running tool's output shown as its progress */
+const PROGRESS_TAIL_CHARS = 4096;
+
+interface Seen {
+  kind: string;
+  /** assistantText / reasoning: characters said */
+  text?: number;
+  /** toolCall: status said, whether its input was said, its last progress text */
+  status?: string;
+  input?: boolean;
+  progress?: string;
+  /** turnHeader: started said, terminal said */
+  started?: boolean;
+  ended?: boolean;
+  /** userInput: steer drained said */
+  steered?: boolean;
+}
+
+interface ZoneSeen {
+  title: string | undefined;
+  mode: string | undefined;
+  settings: string;
+  interactions: Set<string>;
+}
+
+export class ConversationProjection {
+  private readonly seen = new Map<RowKey, Seen>();
+  private zone: ZoneSeen | undefined;
+  private seq: number;
+
+  constructor(
+    private readonly ref: SessionRef,
+    private readonly logger: Logger,
+    /** the session-model seq the first event follows (legacy `runtime.eventSeq`) */
+    startSeq: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.seq = startSeq;
+  }
+
+  /** the last seq given to an event */
+  get lastSeq(): number {
+    return this.seq;
+  }
+
+  /**
+   * A snapshot replaced the held state. `baseline`: the first one of a subscription — its rows
+   * are history (said by `readHistory`), only its snapshot and waiting interactions are events.
+   */
+  snapshot(store: RowStore, baseline: boolean): unknown[] {
+    const out: unknown[] = [{ type: "snapshot", snapshot: this.sessionSnapshot(store) }];
+    this.zone = this.zoneSeen(store, this.zone?.interactions ?? new Set());
+    if (baseline) {
+      this.seen.clear();
+      for (const [key, row] of store.rows) this.seen.set(key, settled(row));
+      out.push(...this.interactions(store));
+      return out;
+    }
+    for (const key of [...this.seen.keys()]) if (!store.rows.has(key)) this.seen.delete(key);
+    out.push(...this.changed(store, { rows: [...store.rows.keys()], removed: [], zone: false }, false));
+    return out;
+  }
+
+  /** Events for what one frame of deltas changed. */
+  changed(store: RowStore, touched: Touched, zoneEvents = true): unknown[] {
+    for (const key of touched.removed) this.seen.delete(key);
+    const starts: unknown[] = [];
+    const body: unknown[] = [];
+    const ends: unknown[] = [];
+    for (const key of touched.rows) {
+      const row = store.rows.get(key);
+      if (!row) continue;
+      this.row(store, row, starts, body, ends);
+    }
+    const zone: unknown[] = zoneEvents && touched.zone ? this.zoneChanges(store) : [];
+    return [...starts, ...body, ...zone, ...this.interactions(store), ...ends];
+  }
+
+  // ---- rows ----
+
+  private row(store: RowStore, row: Row, starts: unknown[], body: unknown[], ends: unknown[]): void {
+    const key = rowKey(row.rowId);
+    let seen = this.seen.get(key);
+    if (seen && seen.kind !== row.kind) seen = undefined;
+    if (!seen) {
+      seen = { kind: row.kind };
+      this.seen.set(key, seen);
+    }
+    const turnId = str(row.turnId);
+    switch (row.kind) {
+      case "turnHeader":
+        return this.header(store, row, seen, turnId, starts, ends);
+      case "assistantText":
+      case "reasoning": {
+        const text = typeof row.text === "string" ? row.text : "";
+        const said = seen.text ?? 0;
+        if (text.length <= said) return;
+        seen.text = text.length;
+        const payload: Record<string, unknown> = {
+          kind: row.kind === "assistantText" ? "text_delta" : "reasoning_delta",
+          delta: text.slice(said),
+        };
+        const messageId = str(row.assistantResponseId) ?? str(row.entityId);
+        if (messageId) payload.assistantMessageId = messageId;
+        body.push(this.event("model.streaming", payload, turnId));
+        return;
+      }
+      case "toolCall":
+        return this.tool(row, seen, turnId, body);
+      case "userInput": {
+        const id = str(row.sourceCommandId);
+        if (row.guided !== true || !id || seen.steered) return;
+        seen.steered = true;
+        body.push(this.event("turn.steerDrained", { pendingInputIds: [id], ...(turnId ? { targetTurnId: turnId } : {}) }, turnId));
+        return;
+      }
+      default:
+        if (!IGNORED_KINDS.has(row.kind)) this.logger.debug("V4 row of an unknown kind ignored", { kind: row.kind });
+        return;
+    }
+  }
+
+  private header(store: RowStore, row: Row, seen: Seen, turnId: string | undefined, starts: unknown[], ends: unknown[]): void {
+    if (!turnId) return;
+    const state = str(row.state);
+    const inputId = str(row.sourceCommandId);
+    if (!seen.started) {
+      seen.started = true;
+      const payload: Record<string, unknown> = {};
+      if (inputId) payload.inputId = inputId;
+      if (typeof row.origin === "string" && BACKGROUND_ORIGINS.has(row.origin)) payload.inputSource = "background_task";
+      starts.push(this.event("turn.started", payload, turnId));
+    }
+    if (seen.ended || state === undefined || !TERMINAL_HEADER.has(state)) return;
+    seen.ended = true;
+    if (state === "failed") {
+      const lastError = isRecord(store.zone.control) && isRecord(store.zone.control.lastError) ? store.zone.control.lastError : {};
+      const error: Record<string, unknown> = { message: str(lastError.message) ?? "ZCode reported the turn as failed." };
+      if (typeof lastError.code === "string" || typeof lastError.code === "number") error.code = lastError.code;
+      ends.push(this.event("turn.failed", { error, ...(inputId ? { inputId } : {}) }, turnId));
+      return;
+    }
+    const resultType = state === "completedSuccess" ? "success" : "cancelled";
+    ends.push(this.event("turn.completed", { resultType, ...(inputId ? { inputId } : {}) }, turnId));
+  }
+
+  private tool(row: Row, seen: Seen, turnId: string | undefined, body: unknown[]): void {
+    const toolCallId = str(row.toolCallId);
+    if (!toolCallId) return;
+    const toolName = str(row.toolName);
+    const status = str(row.status) ?? "inputStreaming";
+    const base: Record<string, unknown> = { toolCallId };
+    if (toolName) base.toolName = toolName;
+    const hasInput = row.input !== undefined && status !== "inputStreaming";
+    if (seen.status === undefined || (hasInput && !seen.input)) {
+      const scheduled: Record<string, unknown> = { kind: "scheduled", ...base };
+      if (hasInput) scheduled.input = row.input;
+      if (toolName) body.push(this.event("tool.updated", scheduled, turnId));
+      else body.push(this.event("model.streaming", { kind: "tool_input_start", toolCallId }, turnId));
+      seen.input = hasInput;
+      seen.status ??= "inputStreaming";
+    }
+    if (status === seen.status && status !== "running") return;
+    switch (status) {
+      case "inputStreaming":
+      case "pendingApproval":
+        seen.status = status;
+        return;
+      case "running": {
+        if (seen.status !== "running") body.push(this.event("tool.updated", { kind: "started", ...base }, turnId));
+        seen.status = "running";
+        const preview = progressText(row);
+        if (preview !== undefined && preview !== seen.progress) {
+          seen.progress = preview;
+          body.push(this.event("tool.updated", { kind: "progress", ...base, outputPreview: preview }, turnId));
+        }
+        return;
+      }
+      case "success":
+        seen.status = status;
+        body.push(this.event("tool.updated", { kind: "result", ...base, result: toolResult(row) }, turnId));
+        return;
+      case "error":
+      case "cancelled": {
+        seen.status = status;
+        const failure = isRecord(row.error) ? row.error : {};
+        const error: Record<string, unknown> = {
+          message: str(failure.message) ?? (status === "cancelled" ? "The tool call was cancelled." : "The tool call failed."),
+        };
+        if (failure.code !== undefined) error.code = failure.code;
+        body.push(this.event("tool.updated", { kind: "error", ...base, error }, turnId));
+        return;
+      }
+      default:
+        this.logger.debug("V4 tool row of an unknown status ignored", { toolCallId, status });
+    }
+  }
+
+  // ---- A zone ----
+
+  private zoneSeen(store: RowStore, interactions: Set<string>): ZoneSeen {
+    const config = isRecord(store.zone.config) ? store.zone.config : {};
+    return {
+      title: metaTitle(store),
+      mode: bridgeMode(config.mode, config.planEnabled),
+      settings: settingsKey(store),
+      interactions,
+    };
+  }
+
+  private zoneChanges(store: RowStore): unknown[] {
+    const before = this.zone;
+    const after = this.zoneSeen(store, before?.interactions ?? new Set());
+    this.zone = after;
+    const out: unknown[] = [];
+    if (after.title !== undefined && after.title !== before?.title) {
+      out.push(this.event("session.titleUpdated", { title: after.title, ...(before?.title ? { previousTitle: before.title } : {}) }));
+    }
+    if (after.mode !== undefined && after.mode !== before?.mode) {
+      out.push({
+        type: "state.updated",
+        notification: {
+          type: "state.updated",
+          scope: "session",
+          sessionId: this.ref.sessionId,
+          revision: store.revision,
+          patch: { mode: { current: after.mode } },
+        },
+      });
+    }
+    if (after.settings !== before?.settings) out.push({ type: "snapshot", snapshot: this.sessionSnapshot(store) });
+    return out;
+  }
+
+  /** new pending interactions as the legacy reverse requests; each one once */
+  private interactions(store: RowStore): unknown[] {
+    const zone = (this.zone ??= this.zoneSeen(store, new Set()));
+    const pending = Array.isArray(store.zone.pendingInteractions) ? store.zone.pendingInteractions : [];
+    const out: unknown[] = [];
+    const live = new Set<string>();
+    for (const item of pending) {
+      if (!isRecord(item)) continue;
+      const id = str(item.interactionId);
+      if (!id) continue;
+      live.add(id);
+      if (zone.interactions.has(id)) continue;
+      const event = interactionEvent(item, id, this.ref.sessionId, store);
+      if (!event) {
+        this.logger.debug("V4 interaction of an unknown kind ignored", { interactionId: id, kind: item.kind });
+        continue;
+      }
+      zone.interactions.add(id);
+      out.push(event);
+    }
+    for (const id of [...zone.interactions]) if (!live.has(id)) zone.interactions.delete(id);
+    return out;
+  }
+
+  /** the A zone as a zcode-task-v2 session snapshot (normalised further by the line, like a legacy one) */
+  sessionSnapshot(store: RowStore): Record<string, unknown> {
+    const zone = store.zone;
+    const config = isRecord(zone.config) ? zone.config : {};
+    const control = isRecord(zone.control) ? zone.control : {};
+    const running = control.phase === "running" || control.phase === "prewarming";
+    const title = metaTitle(store);
+    const session: Record<string, unknown> = {
+      sessionId: this.ref.sessionId,
+      workspace: { workspacePath: this.ref.workspacePath },
+      title: title ?? null,
+      status: running ? "running" : "idle",
+    };
+    if (typeof config.mode === "string" && config.mode !== "") session.mode = config.mode;
+    if (config.planEnabled === true) session.planEnabled = true;
+    const settings: Record<string, unknown> = {
+      model: { current: selectionOf(config) ?? null },
+      mode: { ...(typeof config.mode === "string" ? { current: config.mode } : {}), planEnabled: config.planEnabled === true },
+    };
+    const runtime: Record<string, unknown> = { eventSeq: this.seq, activeTurnId: running ? (runningTurn(store) ?? null) : null };
+    const usage = isRecord(zone.usage) && isRecord(zone.usage.contextWindow) ? zone.usage.contextWindow : undefined;
+    if (usage && typeof usage.usedTokens === "number" && typeof usage.maxTokens === "number" && usage.maxTokens > 0) {
+      runtime.contextUsage = { used: Math.max(0, usage.usedTokens), size: usage.maxTokens };
+    }
+    const snapshot: Record<string, unknown> = { session, settings, runtime };
+    if (isRecord(zone.plan) && Array.isArray(zone.plan.items)) {
+      snapshot.todos = zone.plan.items.flatMap((item) =>
+        isRecord(item) && typeof item.content === "string" && typeof item.status === "string" && TODO_STATUS[item.status]
+          ? [{ content: item.content, status: TODO_STATUS[item.status] }]
+          : [],
+      );
+    } else if ("plan" in zone) {
+      snapshot.todos = [];
+    }
+    return snapshot;
+  }
+
+  private event(type: string, payload: Record<string, unknown>, turnId?: string): unknown {
+    const seq = ++this.seq;
+    const event: Record<string, unknown> = {
+      eventId: `v4-${this.ref.sessionId}-${seq}`,
+      sessionId: this.ref.sessionId,
+      seq,
+      timestamp: this.now(),
+      deliveryKind: "desktop-continuous",
+      type,
+      payload,
+    };
+    if (turnId) event.turnId = turnId;
+    return { type: "session.event", event };
+  }
+}
+
+/** what a row in the first snapshot has already said (nothing of it is an event) */
+function settled(row: Row): Seen {
+  const seen: Seen = { kind: row.kind };
+  if (typeof row.text === "string") seen.text = row.text.length;
+  if (row.kind === "toolCall") {
+    seen.status = str(row.status) ?? "inputStreaming";
+    seen.input = row.input !== undefined && seen.status !== "inputStreaming";
+    seen.progress = progressText(row);
+  }
+  if (row.kind === "turnHeader") {
+    seen.started = true;
+    seen.ended = typeof row.state === "string" && TERMINAL_HEADER.has(row.state);
+  }
+  if (row.kind === "userInput") seen.steered = true;
+  return seen;
+}
+
+function metaTitle(store: RowStore): string | undefined {
+  const meta = store.zone.meta;
+  return isRecord(meta) && typeof meta.title === "string" && meta.title !== "" ? meta.title : undefined;
+}
+
+function selectionOf(config: Record<string, unknown>): Record<string, unknown> | undefined {
+  const selection = config.modelSelection;
+  if (isRecord(selection) && str(selection.providerId) && str(selection.modelId)) return selection;
+  const providerId = str(config.provider);
+  const modelId = str(config.model);
+  if (!providerId || !modelId) return undefined;
+  const thought = str(config.thought);
+  return { providerId, modelId, ...(thought ? { options: { reasoningLevel: thought } } : {}) };
+}
+
+/** what of the A zone a snapshot event reports beside title and mode: model, plan, usage */
+function settingsKey(store: RowStore): string {
+  const config = isRecord(store.zone.config) ? store.zone.config : {};
+  const usage = isRecord(store.zone.usage) ? store.zone.usage.contextWindow : undefined;
+  return JSON.stringify([selectionOf(config) ?? null, store.zone.plan ?? null, usage ?? null]);
+}
+
+function runningTurn(store: RowStore): string | undefined {
+  let turnId: string | undefined;
+  for (const row of store.rows.values()) {
+    if (row.kind === "turnHeader" && row.state === "running" && typeof row.turnId === "string") turnId = row.turnId;
+  }
+  return turnId;
+}
+
+function progressText(row: Row): string | undefined {
+  if (typeof row.outputPreview === "string" && row.outputPreview !== "") return row.outputPreview;
+  const output = isRecord(row.output) ? row.output : undefined;
+  if (typeof output?.text === "string" && output.text !== "") return output.text.slice(-PROGRESS_TAIL_CHARS);
+  return undefined;
+}
+
+/**
+ * A finished tool row's output as the legacy `tool.updated result` carries it: the text as
+ * `content` (what the translator shows), ZCode's `display` (a `file_diff` for Edit / Write; the
+ * diff itself the translator derives from the input, as on the legacy path) and truncation.
+ */
+export function toolResult(row: Row): Record<string, unknown> {
+  const output = isRecord(row.output) ? row.output : {};
+  const result: Record<string, unknown> = {};
+  if (typeof output.text === "string") result.content = output.text;
+  if (output.display !== undefined) result.display = output.display;
+  if (output.truncated !== undefined) result.truncated = output.truncated;
+  return result;
+}
+
+function turnOf(store: RowStore, item: Record<string, unknown>, toolCallId: string | undefined, interactionId: string): string | undefined {
+  let anchored: string | undefined;
+  for (const row of store.rows.values()) {
+    if (row.kind === "toolCall" && ((toolCallId && row.toolCallId === toolCallId) || row.approvalInteractionId === interactionId)) {
+      return str(row.turnId);
+    }
+    if (item.anchorRowId !== undefined && item.anchorRowId !== null && rowKey(row.rowId) === rowKey(item.anchorRowId as string)) {
+      anchored = str(row.turnId);
+    }
+  }
+  return anchored;
+}
+
+const OPTION_DECISION: Record<string, string> = { allowOnce: "allow", allowAlways: "allow", deny: "deny" };
+
+/** one pending interaction as the legacy reverse request event; undefined for a kind the bridge does not answer */
+function interactionEvent(item: Record<string, unknown>, interactionId: string, sessionId: string, store: RowStore): unknown {
+  const payload = isRecord(item.payload) ? item.payload : {};
+  const toolCallId = str(payload.toolCallId);
+  const turnId = turnOf(store, item, toolCallId, interactionId);
+  const request: Record<string, unknown> = { requestId: interactionId, sessionId };
+  if (turnId) request.turnId = turnId;
+  if (toolCallId) request.toolCallId = toolCallId;
+  if (str(payload.toolName)) request.toolName = payload.toolName;
+  if (item.kind === "permission") {
+    if (typeof payload.summary === "string") request.reason = payload.summary;
+    if (payload.detail !== undefined) request.input = payload.detail;
+    // `fullAccessOption` is not among the options: it switches the whole session to full access
+    request.options = (Array.isArray(payload.options) ? payload.options : []).flatMap((option) => {
+      if (!isRecord(option) || !str(option.optionId)) return [];
+      const kind = str(option.kind);
+      const response =
+        isRecord(option.response) && typeof option.response.decision === "string"
+          ? option.response
+          : {
+              decision: (kind && OPTION_DECISION[kind]) ?? kind ?? "custom",
+              ...(kind === "allowAlways" ? { permissionUpdates: [{ type: "v4Option", optionId: option.optionId }] } : {}),
+            };
+      return [{ optionId: option.optionId, name: str(option.label) ?? option.optionId, ...(kind ? { kind } : {}), response }];
+    });
+    return { type: "permission.request", request };
+  }
+  if (item.kind === "userInput") {
+    if (typeof payload.prompt === "string") request.prompt = payload.prompt;
+    if (payload.input !== undefined) request.input = payload.input;
+    if (payload.questions !== undefined) request.questions = payload.questions;
+    if (payload.schema !== undefined) request.schema = payload.schema;
+    return { type: "userInput.request", request };
+  }
+  return undefined;
+}

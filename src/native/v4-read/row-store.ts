@@ -1,0 +1,142 @@
+/**
+ * The held state of one V4 conversation (zcode-v4.md §3.6–§3.8): the snapshot's "A zone" (control,
+ * meta, config, usage, plan, pendingInteractions, …), its rows by `rowId` in order, and the
+ * position (`logEpoch`, `seq`, `revision`). Deltas are applied as ZCode's reference reducer does:
+ * `row.appended` / `row.upserted` (whole row; an upsert of an unknown row is a no-op),
+ * `row.removed` (that row and every later one), `row.delta` (a string append at one of four
+ * paths), `state.updated` (key-level replace of the A zone, never a deep merge).
+ *
+ * Leniency: a row of an unknown kind is held (and ignored by the projection); a delta of an
+ * unknown kind, or a `row.delta` at an unknown path, is refused (`UnknownDeltaError`): applying
+ * only part of a change would leave the held seq claiming a state the bridge does not have.
+ * The live-only kinds (`pluginUi.*`, `workflowRun.*`) change no conversation state and are skipped.
+ */
+export type Row = Record<string, unknown> & { rowId: string | number; kind: string };
+export type RowKey = string;
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** the paths a `row.delta` appends to (zcode-v4.md §3.7) */
+export const ROW_DELTA_PATHS = ["text", "inputText", "output.text", "summaryText"] as const;
+
+export class UnknownDeltaError extends Error {
+  constructor(readonly deltaKind: string) {
+    super(`ZCode sent a V4 delta of the unknown kind "${deltaKind}"`);
+  }
+}
+
+export class MalformedFrameError extends Error {}
+
+export function rowKey(rowId: string | number): RowKey {
+  return String(rowId);
+}
+
+export function asRow(value: unknown): Row | undefined {
+  if (!isRecord(value)) return undefined;
+  const { rowId, kind } = value;
+  if ((typeof rowId !== "string" || rowId === "") && !(typeof rowId === "number" && Number.isFinite(rowId))) return undefined;
+  if (typeof kind !== "string" || kind === "") return undefined;
+  return value as Row;
+}
+
+/** What one applied delta touched: the rows (in order of first touch) and whether the A zone changed. */
+export interface Touched {
+  rows: RowKey[];
+  removed: RowKey[];
+  zone: boolean;
+}
+
+export class RowStore {
+  logEpoch: string | number | undefined;
+  seq = 0;
+  revision = 0;
+  zone: Record<string, unknown> = {};
+  readonly rows = new Map<RowKey, Row>();
+
+  get held(): boolean {
+    return this.logEpoch !== undefined;
+  }
+
+  /** replace everything with a snapshot (`snapshot.seq` is the new position) */
+  replace(snapshot: Record<string, unknown>): void {
+    const { rows, logEpoch, seq, revision, ...zone } = snapshot;
+    if ((typeof logEpoch !== "string" && typeof logEpoch !== "number") || typeof seq !== "number") {
+      throw new MalformedFrameError("a V4 snapshot without logEpoch and seq");
+    }
+    this.logEpoch = logEpoch;
+    this.seq = seq;
+    this.revision = typeof revision === "number" ? revision : 0;
+    this.zone = zone;
+    this.rows.clear();
+    const window = isRecord(rows) && Array.isArray(rows.window) ? rows.window : [];
+    for (const item of window) {
+      const row = asRow(item);
+      if (row) this.rows.set(rowKey(row.rowId), row);
+    }
+  }
+
+  /** apply one delta; throws UnknownDeltaError / MalformedFrameError (the reader then stops trusting the store: it ends or resyncs) */
+  apply(delta: unknown, touched: Touched): void {
+    if (!isRecord(delta) || typeof delta.kind !== "string") throw new MalformedFrameError("a V4 delta without a kind");
+    switch (delta.kind) {
+      case "row.appended":
+      case "row.upserted": {
+        const row = asRow(delta.row);
+        if (!row) throw new MalformedFrameError(`a ${delta.kind} delta without a valid row`);
+        const key = rowKey(row.rowId);
+        if (delta.kind === "row.upserted" && !this.rows.has(key)) return;
+        this.rows.set(key, row);
+        touch(touched.rows, key);
+        return;
+      }
+      case "row.removed": {
+        const from = delta.fromRowId;
+        if (typeof from !== "string" && typeof from !== "number") throw new MalformedFrameError("a row.removed delta without fromRowId");
+        let removing = false;
+        for (const key of [...this.rows.keys()]) {
+          if (key === rowKey(from)) removing = true;
+          if (!removing) continue;
+          this.rows.delete(key);
+          touched.removed.push(key);
+        }
+        return;
+      }
+      case "row.delta": {
+        const { rowId, path, append } = delta;
+        if ((typeof rowId !== "string" && typeof rowId !== "number") || typeof append !== "string") {
+          throw new MalformedFrameError("a row.delta without rowId and append");
+        }
+        if (!(ROW_DELTA_PATHS as readonly unknown[]).includes(path)) throw new UnknownDeltaError(`row.delta ${String(path)}`);
+        const key = rowKey(rowId);
+        const row = this.rows.get(key);
+        if (!row) return; // a row outside the window
+        const next: Row = { ...row };
+        if (path === "output.text") {
+          const output = isRecord(row.output) ? row.output : {};
+          next.output = { ...output, text: (typeof output.text === "string" ? output.text : "") + append };
+        } else {
+          const field = path as string;
+          next[field] = (typeof row[field] === "string" ? row[field] : "") + append;
+        }
+        this.rows.set(key, next);
+        touch(touched.rows, key);
+        return;
+      }
+      case "state.updated": {
+        if (!isRecord(delta.patch)) throw new MalformedFrameError("a state.updated delta without a patch");
+        const { revision, ...patch } = delta.patch;
+        if (typeof revision === "number") this.revision = revision;
+        this.zone = { ...this.zone, ...patch };
+        touched.zone = true;
+        return;
+      }
+      default:
+        if (delta.kind.startsWith("pluginUi.") || delta.kind === "workflowRun.updated" || delta.kind === "workflowRun.removed") return;
+        throw new UnknownDeltaError(delta.kind);
+    }
+  }
+}
+
+function touch(list: RowKey[], key: RowKey): void {
+  if (!list.includes(key)) list.push(key);
+}

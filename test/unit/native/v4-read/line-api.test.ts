@@ -1,0 +1,132 @@
+import { describe, expect, it } from "vitest";
+import { createNativeApi } from "../../../../src/native/index.js";
+import { complete, deltas, logical, row, SESSION, snapshot, snapshotPayload } from "./frames.js";
+import { StubHost } from "./stub-host.js";
+
+const REF = { workspacePath: "/w", sessionId: SESSION };
+
+function v4Host(): StubHost {
+  const host = new StubHost();
+  host.allowed.add("*");
+  host.handlers.set("sendConversationCommandV4", (params) => {
+    const envelope = params.envelope as { commandId: string };
+    return {
+      commandId: envelope.commandId,
+      status: "accepted",
+      revisionAtDecision: 3,
+      result: { type: "resolveInteraction", resolvedBy: "me" },
+    };
+  });
+  host.handlers.set("readSession", () => ({
+    session: { sessionId: SESSION, workspace: { workspacePath: "/w" }, title: "", status: "idle" },
+    settings: {},
+    runtime: { eventSeq: 977 },
+  }));
+  return host;
+}
+
+const envelopes = (host: StubHost) => host.callsOf("sendConversationCommandV4").map((p) => p.envelope as Record<string, unknown>);
+
+describe("the V4 read path on a line", () => {
+  it("zcode-task-v3 subscribes through V4 after the handshake, and its snapshots count from the reader's last event", async () => {
+    const host = v4Host();
+    const api = createNativeApi("zcode-task-v3", host);
+    expect((await api.readSession(REF)).runtime?.eventSeq).toBe(0);
+    const events: unknown[] = [];
+    await api.subscribe(REF, { onEvent: (e) => void events.push(e), onEnd: () => {} });
+    expect(host.calls.map((c) => c.method)).toEqual([
+      "readSession",
+      "helloConversationV4",
+      "initializeConversationV4",
+      "subscribeConversationV4",
+    ]);
+    host.frame(complete(1, logical(0, 10, snapshotPayload(snapshot(10))), "initial"));
+    host.frame(
+      complete(2, logical(10, 11, deltas({ kind: "row.appended", row: row("turnHeader", { state: "running", sourceCommandId: "c" }) }))),
+    );
+    expect(events).toHaveLength(2);
+    expect((events[1] as { event: { seq: number } }).event.seq).toBe(1);
+    expect((await api.readSession(REF)).runtime?.eventSeq).toBe(1);
+  });
+
+  it("answers a permission and a question with resolveInteraction, each once", async () => {
+    const host = v4Host();
+    const api = createNativeApi("zcode-task-v3", host);
+    await api.answerPermission({ ...REF, requestId: "i1", optionId: "allow_once" });
+    await expect(api.answerPermission({ ...REF, requestId: "i1", optionId: "deny" })).rejects.toMatchObject({ code: "INVALID_PARAMS" });
+    await api.answerQuestion({
+      ...REF,
+      requestId: "q1",
+      answer: { action: "accept", content: { answers: { "Which?": "A" }, answer_0: "A" } },
+    });
+    await api.answerQuestion({ ...REF, requestId: "p1", answer: { action: "decline" } });
+    const sent = envelopes(host);
+    expect(sent.map((e) => [e.type, e.payload])).toEqual([
+      ["resolveInteraction", { interactionId: "i1", answer: { optionId: "allow_once" } }],
+      ["resolveInteraction", { interactionId: "q1", answer: { action: "accept", content: { answers: { "Which?": "A" }, answer_0: "A" } } }],
+      ["resolveInteraction", { interactionId: "p1", answer: { action: "decline" } }],
+    ]);
+    // not a compare-and-set command: no base revision
+    expect(sent.every((e) => !("baseRevision" in e))).toBe(true);
+    expect(host.calls.filter((c) => c.method === "respondPermission")).toEqual([]);
+  });
+
+  it("takes a late answer (noop: ZCode resolved it another way) as done, and a refusal as an error", async () => {
+    const host = v4Host();
+    let status = "noop";
+    host.handlers.set("sendConversationCommandV4", (params) => ({
+      commandId: (params.envelope as { commandId: string }).commandId,
+      status,
+      reasonCode: "proto.alreadyResolved",
+      revisionAtDecision: 1,
+    }));
+    const api = createNativeApi("zcode-task-v3", host);
+    await expect(api.answerPermission({ ...REF, requestId: "i1", optionId: "allow_once" })).resolves.toMatchObject({ status: "noop" });
+    status = "rejected";
+    await expect(api.answerPermission({ ...REF, requestId: "i2", optionId: "allow_once" })).rejects.toMatchObject({
+      code: "HOST_CALL_FAILED",
+    });
+  });
+
+  it("a legacy line reads its legacy stream unless told to read V4; told so, an install without the V4 reading is refused", async () => {
+    const legacy = new StubHost();
+    await createNativeApi("zcode-task-v2", legacy).subscribe(REF, { onEvent: () => {}, onEnd: () => {} });
+    expect(legacy.listenerTarget).toEqual({
+      workspacePath: "/w",
+      sessionId: SESSION,
+      deliveryKind: "desktop-continuous",
+      includeSnapshot: true,
+    });
+    const chosen = v4Host();
+    await createNativeApi("zcode-task-v2", chosen, { readPath: "v4" }).subscribe(REF, { onEvent: () => {}, onEnd: () => {} });
+    expect(chosen.listenerTarget).toEqual({ event: "onDynamicConversationFrame", workspacePath: "/w" });
+    const without = new StubHost();
+    await expect(
+      createNativeApi("zcode-task-v2", without, { readPath: "v4" }).subscribe(REF, { onEvent: () => {}, onEnd: () => {} }),
+    ).rejects.toMatchObject({ code: "UNSUPPORTED_ZCODE", message: expect.stringContaining("subscribeConversationV4") });
+  });
+
+  it("refuses a V4 hello of a wire version the line does not know before subscribing", async () => {
+    const host = v4Host();
+    host.handlers.set("helloConversationV4", () => ({ kind: "hello", protocolVersion: 4 }));
+    await expect(createNativeApi("zcode-task-v3", host).subscribe(REF, { onEvent: () => {}, onEnd: () => {} })).rejects.toMatchObject({
+      code: "UNSUPPORTED_ZCODE",
+    });
+    expect(host.callsOf("subscribeConversationV4")).toEqual([]);
+  });
+
+  it("reads the history from rows pages on the V4 path", async () => {
+    const host = v4Host();
+    host.handlers.set("conversationRowsRangeV4", () => ({
+      rows: [{ rowId: 1, kind: "userInput", text: "hi" }],
+      hasMore: false,
+      atSeq: 1,
+      atRevision: 1,
+      atLogEpoch: "E",
+    }));
+    const pieces = [];
+    for await (const piece of createNativeApi("zcode-task-v3", host).readHistory(REF)) pieces.push(piece);
+    expect(pieces).toEqual([[{ info: { role: "user", messageId: "row-1" }, parts: [{ type: "text", text: "hi" }] }]]);
+    expect(host.callsOf("readSessionMessages")).toEqual([]);
+  });
+});

@@ -1,0 +1,431 @@
+import { describe, expect, it, beforeEach } from "vitest";
+import { openConversation } from "../../../../src/native/v4-read/conversation-reader.js";
+import { silentLogger } from "../../../../src/log/logger.js";
+import type { BridgeError } from "../../../../src/util/errors.js";
+import { complete, deltas, fragments, logical, resetRows, row, SESSION, snapshot, snapshotPayload } from "./frames.js";
+import { StubHost } from "./stub-host.js";
+
+const REF = { workspacePath: "/w", sessionId: SESSION };
+
+type Ev = { type: string; event?: { type: string; seq: number; turnId?: string; payload: Record<string, any> }; [k: string]: any };
+
+async function open(host: StubHost, startSeq = 0) {
+  const events: Ev[] = [];
+  const ends: Array<BridgeError | null> = [];
+  const seqs: number[] = [];
+  const subscription = await openConversation(
+    REF,
+    { onEvent: (e) => void events.push(e as Ev), onEnd: (e) => void ends.push(e) },
+    { host, logger: silentLogger, startSeq, onSeq: (s) => void seqs.push(s), normalise: (e) => e, now: () => 5 },
+  );
+  /** the inner session.event types and payloads, in order */
+  const inner = () => events.filter((e) => e.type === "session.event").map((e) => [e.event!.type, e.event!.payload] as const);
+  return { events, ends, seqs, subscription, inner };
+}
+
+const base = snapshot(10);
+
+describe("V4 conversation reader: subscription and sequencing", () => {
+  beforeEach(() => resetRows());
+
+  it("listens before it subscribes, applies frames sent before the ack, and drops other subscriptions' frames", async () => {
+    const host = new StubHost();
+    host.early = [complete(1, logical(0, 10, snapshotPayload(base)), "initial")];
+    const r = await open(host);
+    expect(host.listenerTarget).toEqual({ event: "onDynamicConversationFrame", workspacePath: "/w" });
+    expect(host.callsOf("subscribeConversationV4")).toEqual([{ workspacePath: "/w", sessionId: SESSION }]);
+    expect(r.events.map((e) => e.type)).toEqual(["snapshot"]);
+    host.frame(
+      complete(2, logical(10, 11, deltas({ kind: "row.appended", row: row("turnHeader", { state: "running" }) })), "online", "sub-other"),
+    );
+    expect(r.events).toHaveLength(1);
+  });
+
+  it("turns the snapshot A zone into the session snapshot", async () => {
+    const host = new StubHost();
+    const r = await open(host, 7);
+    const zone = {
+      meta: { title: "Fix it", titleSource: "generated" },
+      config: { modelSelection: { providerId: "p", modelId: "m", options: { reasoningLevel: "low" } }, mode: "edit", planEnabled: true },
+      usage: { contextWindow: { usedTokens: 1200, maxTokens: 200000 }, cumulative: {} },
+      plan: { items: [{ id: "1", content: "step", status: "inProgress" }], updatedAt: 1 },
+      control: { phase: "running", activeWorks: [] },
+    };
+    host.frame(complete(1, logical(0, 3, snapshotPayload(snapshot(3, zone, [row("turnHeader", { state: "running" })]))), "initial"));
+    expect(r.events[0]).toEqual({
+      type: "snapshot",
+      snapshot: {
+        session: {
+          sessionId: SESSION,
+          workspace: { workspacePath: "/w" },
+          title: "Fix it",
+          status: "running",
+          mode: "edit",
+          planEnabled: true,
+        },
+        settings: {
+          model: { current: { providerId: "p", modelId: "m", options: { reasoningLevel: "low" } } },
+          mode: { current: "edit", planEnabled: true },
+        },
+        runtime: { eventSeq: 7, activeTurnId: "T1", contextUsage: { used: 1200, size: 200000 } },
+        todos: [{ content: "step", status: "in_progress" }],
+      },
+    });
+    // the rows of the first snapshot are history: no event for them
+    expect(r.events).toHaveLength(1);
+  });
+
+  it("asks for a recovery on a gap, ignores live frames until it comes, then continues from it", async () => {
+    const host = new StubHost();
+    const r = await open(host);
+    host.frame(complete(1, logical(0, 10, snapshotPayload(base)), "initial"));
+    host.frame(complete(2, logical(12, 13, deltas({ kind: "row.appended", row: row("turnHeader", { state: "running" }) }))));
+    expect(host.callsOf("resyncConversationV4")).toEqual([
+      { workspacePath: "/w", subscriptionId: "sub-1", base: { logEpoch: "E1", seq: 10 } },
+    ]);
+    host.frame(complete(3, logical(13, 14, deltas({ kind: "row.appended", row: row("turnHeader", { state: "running" }) }))));
+    expect(r.inner()).toEqual([]);
+    const header = row("turnHeader", { state: "running", sourceCommandId: "cmd-1" });
+    host.frame(complete(4, logical(10, 13, deltas({ kind: "row.appended", row: header })), "recovery"));
+    expect(r.inner()).toEqual([["turn.started", { inputId: "cmd-1" }]]);
+    host.frame(complete(5, logical(13, 14, deltas({ kind: "row.upserted", row: { ...header, state: "completedSuccess" } }))));
+    expect(r.inner().at(-1)).toEqual(["turn.completed", { resultType: "success", inputId: "cmd-1" }]);
+    expect(r.ends).toEqual([]);
+  });
+
+  it("resynchronises on a fragment with a bad checksum, and asks for a snapshot on deltas before any", async () => {
+    const host = new StubHost();
+    await open(host);
+    host.frame(complete(1, logical(0, 1, deltas()), "initial"));
+    expect(host.callsOf("resyncConversationV4")).toEqual([
+      { workspacePath: "/w", subscriptionId: "sub-1", base: null, forceSnapshot: true },
+    ]);
+    const other = new StubHost();
+    await open(other);
+    other.frame(complete(1, logical(0, 10, snapshotPayload(base)), "initial"));
+    for (const part of fragments(2, logical(10, 11, deltas()), 2, { badChecksum: true })) other.frame(part);
+    expect(other.callsOf("resyncConversationV4")).toHaveLength(1);
+  });
+
+  it("takes an unsolicited online snapshot as the new state and says what changed in it", async () => {
+    const host = new StubHost();
+    const r = await open(host);
+    host.frame(complete(1, logical(0, 10, snapshotPayload(base)), "initial"));
+    const header = row("turnHeader", { state: "running", sourceCommandId: "c1" });
+    host.frame(complete(2, logical(10, 11, deltas({ kind: "row.appended", row: header }))));
+    const text = row("assistantText", { text: "Hello", state: "streaming", assistantResponseId: "m1" });
+    host.frame(complete(3, logical(0, 40, snapshotPayload(snapshot(40, {}, [{ ...header, state: "completedSuccess" }, text])))));
+    expect(host.callsOf("resyncConversationV4")).toEqual([]);
+    expect(r.events.map((e) => e.type)).toEqual(["snapshot", "session.event", "snapshot", "session.event", "session.event"]);
+    expect(r.inner()).toEqual([
+      ["turn.started", { inputId: "c1" }],
+      ["model.streaming", { kind: "text_delta", delta: "Hello", assistantMessageId: "m1" }],
+      ["turn.completed", { resultType: "success", inputId: "c1" }],
+    ]);
+    // a snapshot of another log epoch is not taken as it is: a forced snapshot is asked for
+    host.frame(complete(4, logical(0, 50, snapshotPayload(snapshot(50, {}, [], "E2")))));
+    expect(host.callsOf("resyncConversationV4")).toEqual([
+      { workspacePath: "/w", subscriptionId: "sub-1", base: null, forceSnapshot: true },
+    ]);
+  });
+
+  it("ends the subscription on a delta of an unknown kind (fail closed) and unsubscribes in ZCode", async () => {
+    const host = new StubHost();
+    const r = await open(host);
+    host.frame(complete(1, logical(0, 10, snapshotPayload(base)), "initial"));
+    host.frame(complete(2, logical(10, 11, deltas({ kind: "row.mutated", rowId: 1 }))));
+    expect(r.ends).toHaveLength(1);
+    expect(r.ends[0]).toMatchObject({ code: "NATIVE_PROTOCOL_ERROR", details: { deltaKind: "row.mutated" } });
+    await Promise.resolve();
+    expect(host.callsOf("unsubscribeConversationV4")).toEqual([{ workspacePath: "/w", subscriptionId: "sub-1" }]);
+    // the live-only kinds change nothing and are no fault
+    const other = new StubHost();
+    const o = await open(other);
+    other.frame(complete(1, logical(0, 10, snapshotPayload(base)), "initial"));
+    other.frame(complete(2, logical(10, 11, deltas({ kind: "pluginUi.updated", ui: {} }, { kind: "workflowRun.removed", id: "w" }))));
+    expect(o.ends).toEqual([]);
+  });
+
+  it("ends on a broken recovery frame", async () => {
+    const host = new StubHost();
+    const r = await open(host);
+    host.frame(complete(1, logical(0, 10, snapshotPayload(base)), "initial"));
+    host.frame(complete(2, logical(11, 12, deltas())));
+    host.frame(complete(3, logical(11, 12, deltas()), "recovery"));
+    expect(r.ends[0]).toMatchObject({ code: "NATIVE_PROTOCOL_ERROR" });
+  });
+
+  it("disposing unsubscribes in ZCode and drops the listener", async () => {
+    const host = new StubHost();
+    const r = await open(host);
+    await r.subscription.dispose();
+    expect(host.callsOf("unsubscribeConversationV4")).toEqual([{ workspacePath: "/w", subscriptionId: "sub-1" }]);
+    expect(host.listenerDisposed).toBe(true);
+    host.frame(complete(1, logical(0, 10, snapshotPayload(base)), "initial"));
+    expect(r.events).toEqual([]);
+  });
+});
+
+describe("V4 conversation reader: rows → the session model's events", () => {
+  beforeEach(() => resetRows());
+
+  async function running() {
+    const host = new StubHost();
+    const r = await open(host, 100);
+    host.frame(complete(1, logical(0, 10, snapshotPayload(base)), "initial"));
+    let seq = 10;
+    let ordinal = 1;
+    const send = (...list: unknown[]) => {
+      host.frame(complete(++ordinal, logical(seq, seq + 1, deltas(...list))));
+      seq += 1;
+    };
+    return { host, r, send };
+  }
+
+  it("a turn: header, user input, reasoning and text growth, completion; seqs follow the start", async () => {
+    const { r, send } = await running();
+    const header = row("turnHeader", { origin: "userInput", sourceCommandId: "cmd-1", state: "running" });
+    const reasoning = row("reasoning", { text: "", state: "streaming" });
+    const text = row("assistantText", { text: "", state: "streaming", assistantResponseId: "m1" });
+    send(
+      { kind: "row.appended", row: header },
+      { kind: "row.appended", row: row("userInput", { text: "hi", origin: "realUser", sourceCommandId: "cmd-1" }) },
+    );
+    send({ kind: "row.appended", row: reasoning }, { kind: "row.delta", rowId: reasoning.rowId, path: "text", append: "think" });
+    send({ kind: "row.appended", row: text }, { kind: "row.delta", rowId: text.rowId, path: "text", append: "Hel" });
+    send({ kind: "row.delta", rowId: text.rowId, path: "text", append: "lo" });
+    send(
+      { kind: "row.upserted", row: { ...text, text: "Hello", state: "complete" } },
+      { kind: "row.upserted", row: { ...header, state: "completedSuccess" } },
+    );
+    expect(r.inner()).toEqual([
+      ["turn.started", { inputId: "cmd-1" }],
+      ["model.streaming", { kind: "reasoning_delta", delta: "think" }],
+      ["model.streaming", { kind: "text_delta", delta: "Hel", assistantMessageId: "m1" }],
+      ["model.streaming", { kind: "text_delta", delta: "lo", assistantMessageId: "m1" }],
+      ["turn.completed", { resultType: "success", inputId: "cmd-1" }],
+    ]);
+    const envelopes = r.events.filter((e) => e.type === "session.event").map((e) => e.event!);
+    expect(envelopes.map((e) => e.seq)).toEqual([101, 102, 103, 104, 105]);
+    expect(envelopes.every((e) => e.turnId === "T1")).toBe(true);
+    expect(r.seqs.at(-1)).toBe(105);
+  });
+
+  it("background and goal turns are background_task inputs; interrupted is cancelled; failed carries control.lastError", async () => {
+    const { r, send } = await running();
+    const bg = row("turnHeader", { origin: "backgroundResult", state: "running", turnId: "T2" });
+    send({ kind: "row.appended", row: bg });
+    send({ kind: "row.upserted", row: { ...bg, state: "completedInterrupted" } });
+    const failing = row("turnHeader", { origin: "userInput", sourceCommandId: "c3", state: "running", turnId: "T3" });
+    send({ kind: "row.appended", row: failing });
+    send(
+      {
+        kind: "state.updated",
+        patch: { control: { phase: "error", lastError: { code: "provider.rateLimited", message: "Too many requests" } } },
+      },
+      { kind: "row.upserted", row: { ...failing, state: "failed" } },
+    );
+    expect(r.inner()).toEqual([
+      ["turn.started", { inputSource: "background_task" }],
+      ["turn.completed", { resultType: "cancelled" }],
+      ["turn.started", { inputId: "c3" }],
+      ["turn.failed", { error: { message: "Too many requests", code: "provider.rateLimited" }, inputId: "c3" }],
+    ]);
+  });
+
+  it("tool rows: scheduled with input, started, progress, result; error and cancelled are errors", async () => {
+    const { r, send } = await running();
+    const bash = row("toolCall", { toolCallId: "c1", toolName: "Bash", status: "inputStreaming", inputText: '{"comm' });
+    send({ kind: "row.appended", row: bash });
+    send({ kind: "row.upserted", row: { ...bash, status: "running", input: { command: "npm test" } } });
+    send({ kind: "row.upserted", row: { ...bash, status: "running", input: { command: "npm test" }, outputPreview: "PASS a\n" } });
+    send({
+      kind: "row.upserted",
+      row: { ...bash, status: "success", input: { command: "npm test" }, output: { text: "PASS a\nPASS b\n" } },
+    });
+    const edit = row("toolCall", {
+      toolCallId: "e1",
+      toolName: "Edit",
+      status: "running",
+      input: { file_path: "a.ts", old_string: "a", new_string: "b" },
+    });
+    send({ kind: "row.appended", row: edit });
+    send({ kind: "row.upserted", row: { ...edit, status: "error", error: { code: "tool.failed", message: "no match" } } });
+    const read = row("toolCall", { toolCallId: "r1", toolName: "Read", status: "running", input: { file_path: "b.ts" } });
+    send({ kind: "row.appended", row: read });
+    send({ kind: "row.upserted", row: { ...read, status: "cancelled" } });
+    expect(r.inner()).toEqual([
+      ["tool.updated", { kind: "scheduled", toolCallId: "c1", toolName: "Bash" }],
+      ["tool.updated", { kind: "scheduled", toolCallId: "c1", toolName: "Bash", input: { command: "npm test" } }],
+      ["tool.updated", { kind: "started", toolCallId: "c1", toolName: "Bash" }],
+      ["tool.updated", { kind: "progress", toolCallId: "c1", toolName: "Bash", outputPreview: "PASS a\n" }],
+      ["tool.updated", { kind: "result", toolCallId: "c1", toolName: "Bash", result: { content: "PASS a\nPASS b\n" } }],
+      [
+        "tool.updated",
+        { kind: "scheduled", toolCallId: "e1", toolName: "Edit", input: { file_path: "a.ts", old_string: "a", new_string: "b" } },
+      ],
+      ["tool.updated", { kind: "started", toolCallId: "e1", toolName: "Edit" }],
+      ["tool.updated", { kind: "error", toolCallId: "e1", toolName: "Edit", error: { message: "no match", code: "tool.failed" } }],
+      ["tool.updated", { kind: "scheduled", toolCallId: "r1", toolName: "Read", input: { file_path: "b.ts" } }],
+      ["tool.updated", { kind: "started", toolCallId: "r1", toolName: "Read" }],
+      ["tool.updated", { kind: "error", toolCallId: "r1", toolName: "Read", error: { message: "The tool call was cancelled." } }],
+    ]);
+  });
+
+  it("a file_diff display rides along in the result; output.text growth is the running tool's progress", async () => {
+    const { r, send } = await running();
+    const write = row("toolCall", { toolCallId: "w1", toolName: "Write", status: "running", input: { file_path: "a.ts", content: "x" } });
+    send({ kind: "row.appended", row: write });
+    send({ kind: "row.delta", rowId: write.rowId, path: "output.text", append: "writing" });
+    const display = { kind: "file_diff", filePath: "a.ts", additions: 1, deletions: 0, structuredPatch: [] };
+    send({ kind: "row.upserted", row: { ...write, status: "success", output: { text: "Wrote a.ts", display } } });
+    expect(r.inner().slice(2)).toEqual([
+      ["tool.updated", { kind: "progress", toolCallId: "w1", toolName: "Write", outputPreview: "writing" }],
+      ["tool.updated", { kind: "result", toolCallId: "w1", toolName: "Write", result: { content: "Wrote a.ts", display } }],
+    ]);
+  });
+
+  it("a guided user input drains the steer; title and mode changes; plan and usage as a snapshot", async () => {
+    const { r, send } = await running();
+    send({ kind: "row.appended", row: row("userInput", { text: "also this", guided: true, sourceCommandId: "g1" }) });
+    send({ kind: "state.updated", patch: { meta: { title: "New title", titleSource: "generated" }, revision: 12 } });
+    send({ kind: "state.updated", patch: { config: { ...(base.config as object), mode: "build", planEnabled: true } } });
+    send({ kind: "state.updated", patch: { usage: { contextWindow: { usedTokens: 5, maxTokens: 100 }, cumulative: {} } } });
+    expect(r.inner()).toEqual([
+      ["turn.steerDrained", { pendingInputIds: ["g1"], targetTurnId: "T1" }],
+      ["session.titleUpdated", { title: "New title" }],
+    ]);
+    const tops = r.events.filter((e) => e.type !== "session.event");
+    expect(tops.map((e) => e.type)).toEqual(["snapshot", "state.updated", "snapshot"]);
+    expect(tops[1]!.notification).toMatchObject({ scope: "session", sessionId: SESSION, patch: { mode: { current: "plan" } } });
+    expect(tops[2]!.snapshot.runtime.contextUsage).toEqual({ used: 5, size: 100 });
+  });
+
+  it("unknown row kinds and the kinds without an ACP use are ignored", async () => {
+    const { r, send } = await running();
+    send(
+      { kind: "row.appended", row: row("hologram", { text: "?" }) },
+      { kind: "row.appended", row: row("timelineMarker", { marker: "compact" }) },
+      { kind: "row.appended", row: row("subagent", { status: "running" }) },
+    );
+    expect(r.inner()).toEqual([]);
+  });
+
+  it("row.removed drops that row and the later ones: a re-appended row id is new", async () => {
+    const { r, send } = await running();
+    const text = row("assistantText", { text: "abc", assistantResponseId: "m1" });
+    send({ kind: "row.appended", row: text });
+    send({ kind: "row.removed", fromRowId: text.rowId });
+    send({ kind: "row.appended", row: { ...text, text: "xy" } });
+    expect(r.inner().map(([, p]) => p.delta)).toEqual(["abc", "xy"]);
+  });
+});
+
+describe("V4 conversation reader: pending interactions", () => {
+  beforeEach(() => resetRows());
+
+  it("a permission becomes a permission.request once, with its options and the tool's turn", async () => {
+    const host = new StubHost();
+    const r = await open(host);
+    const tool = row("toolCall", {
+      toolCallId: "w1",
+      toolName: "Write",
+      status: "pendingApproval",
+      input: { file_path: "a" },
+      approvalInteractionId: "i1",
+      turnId: "T9",
+    });
+    const permission = {
+      interactionId: "i1",
+      kind: "permission",
+      anchorRowId: tool.rowId,
+      createdAt: 1,
+      payload: {
+        kind: "permission",
+        toolCallId: "w1",
+        toolName: "Write",
+        summary: "Write a",
+        detail: { file_path: "a" },
+        fullAccessOption: { optionId: "fullAccess" },
+        options: [
+          { optionId: "allow_once", label: "Allow", kind: "allowOnce" },
+          { optionId: "allowSession", label: "Allow for the session", kind: "allowAlways" },
+          { optionId: "deny", label: "Deny", kind: "deny" },
+        ],
+      },
+    };
+    host.frame(complete(1, logical(0, 10, snapshotPayload(snapshot(10, { pendingInteractions: [permission] }, [tool]))), "initial"));
+    host.frame(complete(2, logical(10, 11, deltas({ kind: "state.updated", patch: { revision: 11 } }))));
+    const requests = r.events.filter((e) => e.type === "permission.request");
+    expect(requests).toEqual([
+      {
+        type: "permission.request",
+        request: {
+          requestId: "i1",
+          sessionId: SESSION,
+          turnId: "T9",
+          toolCallId: "w1",
+          toolName: "Write",
+          reason: "Write a",
+          input: { file_path: "a" },
+          options: [
+            { optionId: "allow_once", name: "Allow", kind: "allowOnce", response: { decision: "allow" } },
+            {
+              optionId: "allowSession",
+              name: "Allow for the session",
+              kind: "allowAlways",
+              response: { decision: "allow", permissionUpdates: [{ type: "v4Option", optionId: "allowSession" }] },
+            },
+            { optionId: "deny", name: "Deny", kind: "deny", response: { decision: "deny" } },
+          ],
+        },
+      },
+    ]);
+  });
+
+  it("a question and a plan approval become userInput.requests; a workspace hook review is not asked", async () => {
+    const host = new StubHost();
+    const r = await open(host);
+    host.frame(complete(1, logical(0, 10, snapshotPayload(base)), "initial"));
+    const question = {
+      interactionId: "q1",
+      kind: "userInput",
+      anchorRowId: null,
+      createdAt: 1,
+      payload: {
+        kind: "userInput",
+        prompt: "Pick",
+        freeText: false,
+        toolName: "AskUserQuestion",
+        questions: [{ question: "Which?", header: "H", options: [{ value: "A", label: "A" }] }],
+      },
+    };
+    const plan = {
+      interactionId: "p1",
+      kind: "userInput",
+      anchorRowId: null,
+      createdAt: 1,
+      payload: {
+        kind: "userInput",
+        prompt: "Review",
+        toolName: "ExitPlanMode",
+        input: { plan: "# P" },
+        schema: { interaction: "plan_approval", toolName: "ExitPlanMode" },
+      },
+    };
+    const hook = { interactionId: "h1", kind: "workspaceHookReview", anchorRowId: null, createdAt: 1, payload: {} };
+    host.frame(complete(2, logical(10, 11, deltas({ kind: "state.updated", patch: { pendingInteractions: [question, plan, hook] } }))));
+    expect(r.events.filter((e) => e.type === "userInput.request").map((e) => e.request)).toEqual([
+      { requestId: "q1", sessionId: SESSION, toolName: "AskUserQuestion", prompt: "Pick", questions: question.payload.questions },
+      {
+        requestId: "p1",
+        sessionId: SESSION,
+        toolName: "ExitPlanMode",
+        prompt: "Review",
+        input: { plan: "# P" },
+        schema: plan.payload.schema,
+      },
+    ]);
+    expect(r.events.filter((e) => e.type === "permission.request")).toEqual([]);
+  });
+});
