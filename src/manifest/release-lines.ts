@@ -17,6 +17,12 @@ export interface ReleaseLine {
    * (src/onboard/line-evidence.ts); a newer line names at least the markers of the line it succeeds
    */
   markers: readonly string[];
+  /**
+   * names a host of this line no longer has: `onboard` does not take a build whose host bundle
+   * names one of them for this line (a 3.14 bundle names every V4 call of zcode-task-v3 too, and
+   * still reads through the legacy stream)
+   */
+  absent?: readonly string[];
   /** every channel the line uses, with the native channel name it must have */
   channels: Readonly<Partial<Record<ChannelKey, string>>>;
   /** every native method the line's API may call, per channel: an allowlist entry outside this is refused */
@@ -192,6 +198,7 @@ export const RELEASE_LINES: readonly ReleaseLine[] = [
     // answers; sessions are read, prompted, answered and stopped through V4 (adr/0024)
     id: "zcode-task-v3",
     markers: ["zcodeBuiltinProviderConfigFilePath", "model-selection", "subscribeConversationV4", "conversationRowsRangeV4"],
+    absent: ["onDynamicSessionEvent"],
     // the manifest schema has a `task` channel and three operations on every line: a v3 manifest
     // names the channel and allows nothing on it; its operations name allowlisted agent methods
     // and are never run (stop and answers go through V4 commands)

@@ -2,7 +2,8 @@
  * Which release line an unpinned build belongs to, from evidence in its host bundle
  * (docs/runtime-contract.md §6): the host index and the modules it imports statically, transitively, must name
  * every method the line needs, plus the line's own markers (`ReleaseLine.markers`; for zcode-task-v2
- * the `init-local` field `zcodeBuiltinProviderConfigFilePath`). A line with anything missing is not chosen.
+ * the `init-local` field `zcodeBuiltinProviderConfigFilePath`), and none of the names the line no
+ * longer has (`ReleaseLine.absent`). A line with anything missing is not chosen.
  */
 import { readMember } from "../install/app-archive.js";
 import { resolveInArchive, staticRelativeImports } from "../install/host-imports.js";
@@ -47,7 +48,12 @@ function lineNeeds(line: ReleaseLine): string[] {
 export function lineEvidence(bundle: string): LineEvidence[] {
   return RELEASE_LINES.map((line) => {
     const needs = lineNeeds(line);
-    return { id: line.id, found: needs.filter((n) => bundle.includes(n)), missing: needs.filter((n) => !bundle.includes(n)) };
+    const stillThere = (line.absent ?? []).filter((n) => bundle.includes(n)).map((n) => `no ${n} (the bundle still names it)`);
+    return {
+      id: line.id,
+      found: needs.filter((n) => bundle.includes(n)),
+      missing: [...needs.filter((n) => !bundle.includes(n)), ...stillThere],
+    };
   });
 }
 

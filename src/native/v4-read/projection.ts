@@ -95,19 +95,44 @@ export class ConversationProjection {
     return out;
   }
 
-  /** Events for what one frame of deltas changed. */
+  /** Number the session events in the order they go out (the session layer checks that order). */
+  private numbered(events: unknown[]): unknown[] {
+    for (const item of events) {
+      const event = isRecord(item) && item.type === "session.event" && isRecord(item.event) ? item.event : undefined;
+      if (!event) continue;
+      const seq = ++this.seq;
+      event.seq = seq;
+      event.eventId = `v4-${this.ref.sessionId}-${seq}`;
+    }
+    return events;
+  }
+
+  /**
+   * Events for what one frame of deltas changed, turn by turn in the order the frame first touches
+   * them: a turn's start, its rows, its end; then the A zone and interactions, before the end of
+   * the last turn (a queued input's turn starting in the frame its predecessor ends comes after
+   * that end).
+   */
   changed(store: RowStore, touched: Touched, zoneEvents = true): unknown[] {
     for (const key of touched.removed) this.seen.delete(key);
-    const starts: unknown[] = [];
-    const body: unknown[] = [];
-    const ends: unknown[] = [];
+    const turns = new Map<string, { starts: unknown[]; body: unknown[]; ends: unknown[] }>();
     for (const key of touched.rows) {
       const row = store.rows.get(key);
       if (!row) continue;
-      this.row(store, row, starts, body, ends);
+      const turnKey = str(row.turnId) ?? "";
+      let turn = turns.get(turnKey);
+      if (!turn) turns.set(turnKey, (turn = { starts: [], body: [], ends: [] }));
+      this.row(store, row, turn.starts, turn.body, turn.ends);
     }
     const zone: unknown[] = zoneEvents && touched.zone ? this.zoneChanges(store) : [];
-    return [...starts, ...body, ...zone, ...this.interactions(store), ...ends];
+    const groups = [...turns.values()];
+    const out: unknown[] = [];
+    groups.forEach((turn, index) => {
+      out.push(...turn.starts, ...turn.body);
+      if (index < groups.length - 1) out.push(...turn.ends);
+    });
+    out.push(...zone, ...this.interactions(store), ...(groups.at(-1)?.ends ?? []));
+    return this.numbered(out);
   }
 
   // ---- rows ----
@@ -327,12 +352,12 @@ export class ConversationProjection {
     return snapshot;
   }
 
+  /** one session event; its `seq` and `eventId` are given when the batch goes out (`numbered`) */
   private event(type: string, payload: Record<string, unknown>, turnId?: string): unknown {
-    const seq = ++this.seq;
     const event: Record<string, unknown> = {
-      eventId: `v4-${this.ref.sessionId}-${seq}`,
+      eventId: "",
       sessionId: this.ref.sessionId,
-      seq,
+      seq: 0,
       timestamp: this.now(),
       deliveryKind: "desktop-continuous",
       type,

@@ -77,14 +77,16 @@ export class RowStore {
 
   /** apply one delta; throws UnknownDeltaError / MalformedFrameError (the reader then stops trusting the store: it ends or resyncs) */
   apply(delta: unknown, touched: Touched): void {
-    if (!isRecord(delta) || typeof delta.kind !== "string") throw new MalformedFrameError("a V4 delta without a kind");
-    switch (delta.kind) {
+    // ZCode names a delta's kind `op` (its `conversationDeltaSchema`, v4/delta.ts)
+    if (!isRecord(delta) || typeof delta.op !== "string") throw new MalformedFrameError("a V4 delta without an op");
+    const op = delta.op;
+    switch (op) {
       case "row.appended":
       case "row.upserted": {
         const row = asRow(delta.row);
-        if (!row) throw new MalformedFrameError(`a ${delta.kind} delta without a valid row`);
+        if (!row) throw new MalformedFrameError(`a ${op} delta without a valid row`);
         const key = rowKey(row.rowId);
-        if (delta.kind === "row.upserted" && !this.rows.has(key)) return;
+        if (op === "row.upserted" && !this.rows.has(key)) return;
         this.rows.set(key, row);
         touch(touched.rows, key);
         return;
@@ -131,8 +133,8 @@ export class RowStore {
         return;
       }
       default:
-        if (delta.kind.startsWith("pluginUi.") || delta.kind === "workflowRun.updated" || delta.kind === "workflowRun.removed") return;
-        throw new UnknownDeltaError(delta.kind);
+        if (op.startsWith("pluginUi.") || op === "workflowRun.updated" || op === "workflowRun.removed") return;
+        throw new UnknownDeltaError(op);
     }
   }
 }

@@ -21,7 +21,7 @@ function wire(ordinal: number, text: string): Frame {
       subscriptionId: "sub",
       fromSeq: 0,
       toSeq: 1,
-      payload: { kind: "deltas", deltas: [{ kind: "row.delta", rowId: 1, path: "text", append: text }] },
+      payload: { kind: "deltas", deltas: [{ op: "row.delta", rowId: 1, path: "text", append: text }] },
     },
   };
 }

@@ -254,27 +254,27 @@ describe("the V4 read path gives the same ACP updates as the legacy stream", () 
       };
       host.deltas(
         sid,
-        { kind: "row.appended", row: header },
+        { op: "row.appended", row: header },
         {
-          kind: "row.appended",
+          op: "row.appended",
           row: { rowId: host.nextRowId(), kind: "userInput", turnId: "T1", text: "test it", sourceCommandId: commandId },
         },
-        { kind: "state.updated", patch: { control: { phase: "running", activeWorks: [] }, revision: 2 } },
+        { op: "state.updated", patch: { control: { phase: "running", activeWorks: [] }, revision: 2 } },
       );
       host.deltas(sid, {
-        kind: "row.appended",
+        op: "row.appended",
         row: { rowId: host.nextRowId(), kind: "reasoning", turnId: "T1", text: "Let me look.", assistantResponseId: "m1" },
       });
       host.deltas(sid, {
-        kind: "row.appended",
+        op: "row.appended",
         row: { rowId: host.nextRowId(), kind: "assistantText", turnId: "T1", text: "I'll run the tests.", assistantResponseId: "m1" },
       });
       host.nextRowId();
       host.deltas(
         sid,
-        { kind: "row.appended", row: bash("pendingApproval") },
+        { op: "row.appended", row: bash("pendingApproval") },
         {
-          kind: "state.updated",
+          op: "state.updated",
           patch: {
             pendingInteractions: [
               {
@@ -297,9 +297,9 @@ describe("the V4 read path gives the same ACP updates as the legacy stream", () 
       );
     };
     host.onResolve = () => {
-      host.deltas(sid, { kind: "state.updated", patch: { pendingInteractions: [] } }, { kind: "row.upserted", row: bash("running") });
-      host.deltas(sid, { kind: "row.upserted", row: bash("running", { outputPreview: "PASS a\n" }) });
-      host.deltas(sid, { kind: "row.upserted", row: bash("success", { output: { text: "PASS a\nPASS b\n" } }) });
+      host.deltas(sid, { op: "state.updated", patch: { pendingInteractions: [] } }, { op: "row.upserted", row: bash("running") });
+      host.deltas(sid, { op: "row.upserted", row: bash("running", { outputPreview: "PASS a\n" }) });
+      host.deltas(sid, { op: "row.upserted", row: bash("success", { output: { text: "PASS a\nPASS b\n" } }) });
       const edit = {
         rowId: host.nextRowId(),
         kind: "toolCall",
@@ -309,17 +309,17 @@ describe("the V4 read path gives the same ACP updates as the legacy stream", () 
         status: "running",
         input: { file_path: "src/a.ts", old_string: "a", new_string: "b" },
       };
-      host.deltas(sid, { kind: "row.appended", row: edit });
+      host.deltas(sid, { op: "row.appended", row: edit });
       const display = { kind: "file_diff", filePath: "src/a.ts", additions: 1, deletions: 1, structuredPatch: [] };
-      host.deltas(sid, { kind: "row.upserted", row: { ...edit, status: "success", output: { text: "Edited src/a.ts", display } } });
+      host.deltas(sid, { op: "row.upserted", row: { ...edit, status: "success", output: { text: "Edited src/a.ts", display } } });
       host.deltas(sid, {
-        kind: "row.appended",
+        op: "row.appended",
         row: { rowId: host.nextRowId(), kind: "assistantText", turnId: "T1", text: " Done.", assistantResponseId: "m1" },
       });
       host.deltas(
         sid,
-        { kind: "row.upserted", row: { ...header, state: "completedSuccess" } },
-        { kind: "state.updated", patch: { control: { phase: "completedSuccess", activeWorks: [] } } },
+        { op: "row.upserted", row: { ...header, state: "completedSuccess" } },
+        { op: "state.updated", patch: { control: { phase: "completedSuccess", activeWorks: [] } } },
       );
     };
     const b = await run(v4, "test it");
@@ -367,18 +367,18 @@ describe("the V4 read path gives the same ACP updates as the legacy stream", () 
         sourceCommandId: commandId,
         state: "running",
       };
-      host.deltas(sid, { kind: "row.appended", row: header });
+      host.deltas(sid, { op: "row.appended", row: header });
       host.deltas(sid, {
-        kind: "row.appended",
+        op: "row.appended",
         row: { rowId: host.nextRowId(), kind: "assistantText", turnId: "T1", text: "Working", assistantResponseId: "m1" },
       });
       host.deltas(
         sid,
         {
-          kind: "state.updated",
+          op: "state.updated",
           patch: { control: { phase: "error", lastError: { code: "provider.rateLimited", message: "Too many requests" } } },
         },
-        { kind: "row.upserted", row: { ...header, state: "failed" } },
+        { op: "row.upserted", row: { ...header, state: "failed" } },
       );
     };
     const b = await run(v4, "go");

@@ -3,7 +3,7 @@ import { FrameAssembler } from "../../../../src/native/v4-read/frame-assembler.j
 import { crc32Hex } from "../../../../src/native/v4-read/crc32.js";
 import { complete, deltas, fragments, logical } from "./frames.js";
 
-const frame = logical(3, 4, deltas({ kind: "row.delta", rowId: 1, path: "text", append: "héllo wörld ".repeat(50) }));
+const frame = logical(3, 4, deltas({ op: "row.delta", rowId: 1, path: "text", append: "héllo wörld ".repeat(50) }));
 
 describe("V4 frame assembler", () => {
   it("computes the zlib CRC-32", () => {

@@ -42,7 +42,7 @@ describe("the V4 read path on a line", () => {
     ]);
     host.frame(complete(1, logical(0, 10, snapshotPayload(snapshot(10))), "initial"));
     host.frame(
-      complete(2, logical(10, 11, deltas({ kind: "row.appended", row: row("turnHeader", { state: "running", sourceCommandId: "c" }) }))),
+      complete(2, logical(10, 11, deltas({ op: "row.appended", row: row("turnHeader", { state: "running", sourceCommandId: "c" }) }))),
     );
     expect(events).toHaveLength(2);
     expect((events[1] as { event: { seq: number } }).event.seq).toBe(1);

@@ -36,7 +36,7 @@ describe("V4 conversation reader: subscription and sequencing", () => {
     expect(host.callsOf("subscribeConversationV4")).toEqual([{ workspacePath: "/w", sessionId: SESSION }]);
     expect(r.events.map((e) => e.type)).toEqual(["snapshot"]);
     host.frame(
-      complete(2, logical(10, 11, deltas({ kind: "row.appended", row: row("turnHeader", { state: "running" }) })), "online", "sub-other"),
+      complete(2, logical(10, 11, deltas({ op: "row.appended", row: row("turnHeader", { state: "running" }) })), "online", "sub-other"),
     );
     expect(r.events).toHaveLength(1);
   });
@@ -79,16 +79,16 @@ describe("V4 conversation reader: subscription and sequencing", () => {
     const host = new StubHost();
     const r = await open(host);
     host.frame(complete(1, logical(0, 10, snapshotPayload(base)), "initial"));
-    host.frame(complete(2, logical(12, 13, deltas({ kind: "row.appended", row: row("turnHeader", { state: "running" }) }))));
+    host.frame(complete(2, logical(12, 13, deltas({ op: "row.appended", row: row("turnHeader", { state: "running" }) }))));
     expect(host.callsOf("resyncConversationV4")).toEqual([
       { workspacePath: "/w", subscriptionId: "sub-1", base: { logEpoch: "E1", seq: 10 } },
     ]);
-    host.frame(complete(3, logical(13, 14, deltas({ kind: "row.appended", row: row("turnHeader", { state: "running" }) }))));
+    host.frame(complete(3, logical(13, 14, deltas({ op: "row.appended", row: row("turnHeader", { state: "running" }) }))));
     expect(r.inner()).toEqual([]);
     const header = row("turnHeader", { state: "running", sourceCommandId: "cmd-1" });
-    host.frame(complete(4, logical(10, 13, deltas({ kind: "row.appended", row: header })), "recovery"));
+    host.frame(complete(4, logical(10, 13, deltas({ op: "row.appended", row: header })), "recovery"));
     expect(r.inner()).toEqual([["turn.started", { inputId: "cmd-1" }]]);
-    host.frame(complete(5, logical(13, 14, deltas({ kind: "row.upserted", row: { ...header, state: "completedSuccess" } }))));
+    host.frame(complete(5, logical(13, 14, deltas({ op: "row.upserted", row: { ...header, state: "completedSuccess" } }))));
     expect(r.inner().at(-1)).toEqual(["turn.completed", { resultType: "success", inputId: "cmd-1" }]);
     expect(r.ends).toEqual([]);
   });
@@ -112,7 +112,7 @@ describe("V4 conversation reader: subscription and sequencing", () => {
     const r = await open(host);
     host.frame(complete(1, logical(0, 10, snapshotPayload(base)), "initial"));
     const header = row("turnHeader", { state: "running", sourceCommandId: "c1" });
-    host.frame(complete(2, logical(10, 11, deltas({ kind: "row.appended", row: header }))));
+    host.frame(complete(2, logical(10, 11, deltas({ op: "row.appended", row: header }))));
     const text = row("assistantText", { text: "Hello", state: "streaming", assistantResponseId: "m1" });
     host.frame(complete(3, logical(0, 40, snapshotPayload(snapshot(40, {}, [{ ...header, state: "completedSuccess" }, text])))));
     expect(host.callsOf("resyncConversationV4")).toEqual([]);
@@ -133,7 +133,7 @@ describe("V4 conversation reader: subscription and sequencing", () => {
     const host = new StubHost();
     const r = await open(host);
     host.frame(complete(1, logical(0, 10, snapshotPayload(base)), "initial"));
-    host.frame(complete(2, logical(10, 11, deltas({ kind: "row.mutated", rowId: 1 }))));
+    host.frame(complete(2, logical(10, 11, deltas({ op: "row.mutated", rowId: 1 }))));
     expect(r.ends).toHaveLength(1);
     expect(r.ends[0]).toMatchObject({ code: "NATIVE_PROTOCOL_ERROR", details: { deltaKind: "row.mutated" } });
     await Promise.resolve();
@@ -142,7 +142,7 @@ describe("V4 conversation reader: subscription and sequencing", () => {
     const other = new StubHost();
     const o = await open(other);
     other.frame(complete(1, logical(0, 10, snapshotPayload(base)), "initial"));
-    other.frame(complete(2, logical(10, 11, deltas({ kind: "pluginUi.updated", ui: {} }, { kind: "workflowRun.removed", id: "w" }))));
+    other.frame(complete(2, logical(10, 11, deltas({ op: "pluginUi.updated", ui: {} }, { op: "workflowRun.removed", id: "w" }))));
     expect(o.ends).toEqual([]);
   });
 
@@ -188,15 +188,15 @@ describe("V4 conversation reader: rows → the session model's events", () => {
     const reasoning = row("reasoning", { text: "", state: "streaming" });
     const text = row("assistantText", { text: "", state: "streaming", assistantResponseId: "m1" });
     send(
-      { kind: "row.appended", row: header },
-      { kind: "row.appended", row: row("userInput", { text: "hi", origin: "realUser", sourceCommandId: "cmd-1" }) },
+      { op: "row.appended", row: header },
+      { op: "row.appended", row: row("userInput", { text: "hi", origin: "realUser", sourceCommandId: "cmd-1" }) },
     );
-    send({ kind: "row.appended", row: reasoning }, { kind: "row.delta", rowId: reasoning.rowId, path: "text", append: "think" });
-    send({ kind: "row.appended", row: text }, { kind: "row.delta", rowId: text.rowId, path: "text", append: "Hel" });
-    send({ kind: "row.delta", rowId: text.rowId, path: "text", append: "lo" });
+    send({ op: "row.appended", row: reasoning }, { op: "row.delta", rowId: reasoning.rowId, path: "text", append: "think" });
+    send({ op: "row.appended", row: text }, { op: "row.delta", rowId: text.rowId, path: "text", append: "Hel" });
+    send({ op: "row.delta", rowId: text.rowId, path: "text", append: "lo" });
     send(
-      { kind: "row.upserted", row: { ...text, text: "Hello", state: "complete" } },
-      { kind: "row.upserted", row: { ...header, state: "completedSuccess" } },
+      { op: "row.upserted", row: { ...text, text: "Hello", state: "complete" } },
+      { op: "row.upserted", row: { ...header, state: "completedSuccess" } },
     );
     expect(r.inner()).toEqual([
       ["turn.started", { inputId: "cmd-1" }],
@@ -214,16 +214,16 @@ describe("V4 conversation reader: rows → the session model's events", () => {
   it("background and goal turns are background_task inputs; interrupted is cancelled; failed carries control.lastError", async () => {
     const { r, send } = await running();
     const bg = row("turnHeader", { origin: "backgroundResult", state: "running", turnId: "T2" });
-    send({ kind: "row.appended", row: bg });
-    send({ kind: "row.upserted", row: { ...bg, state: "completedInterrupted" } });
+    send({ op: "row.appended", row: bg });
+    send({ op: "row.upserted", row: { ...bg, state: "completedInterrupted" } });
     const failing = row("turnHeader", { origin: "userInput", sourceCommandId: "c3", state: "running", turnId: "T3" });
-    send({ kind: "row.appended", row: failing });
+    send({ op: "row.appended", row: failing });
     send(
       {
-        kind: "state.updated",
+        op: "state.updated",
         patch: { control: { phase: "error", lastError: { code: "provider.rateLimited", message: "Too many requests" } } },
       },
-      { kind: "row.upserted", row: { ...failing, state: "failed" } },
+      { op: "row.upserted", row: { ...failing, state: "failed" } },
     );
     expect(r.inner()).toEqual([
       ["turn.started", { inputSource: "background_task" }],
@@ -236,11 +236,11 @@ describe("V4 conversation reader: rows → the session model's events", () => {
   it("tool rows: scheduled with input, started, progress, result; error and cancelled are errors", async () => {
     const { r, send } = await running();
     const bash = row("toolCall", { toolCallId: "c1", toolName: "Bash", status: "inputStreaming", inputText: '{"comm' });
-    send({ kind: "row.appended", row: bash });
-    send({ kind: "row.upserted", row: { ...bash, status: "running", input: { command: "npm test" } } });
-    send({ kind: "row.upserted", row: { ...bash, status: "running", input: { command: "npm test" }, outputPreview: "PASS a\n" } });
+    send({ op: "row.appended", row: bash });
+    send({ op: "row.upserted", row: { ...bash, status: "running", input: { command: "npm test" } } });
+    send({ op: "row.upserted", row: { ...bash, status: "running", input: { command: "npm test" }, outputPreview: "PASS a\n" } });
     send({
-      kind: "row.upserted",
+      op: "row.upserted",
       row: { ...bash, status: "success", input: { command: "npm test" }, output: { text: "PASS a\nPASS b\n" } },
     });
     const edit = row("toolCall", {
@@ -249,11 +249,11 @@ describe("V4 conversation reader: rows → the session model's events", () => {
       status: "running",
       input: { file_path: "a.ts", old_string: "a", new_string: "b" },
     });
-    send({ kind: "row.appended", row: edit });
-    send({ kind: "row.upserted", row: { ...edit, status: "error", error: { code: "tool.failed", message: "no match" } } });
+    send({ op: "row.appended", row: edit });
+    send({ op: "row.upserted", row: { ...edit, status: "error", error: { code: "tool.failed", message: "no match" } } });
     const read = row("toolCall", { toolCallId: "r1", toolName: "Read", status: "running", input: { file_path: "b.ts" } });
-    send({ kind: "row.appended", row: read });
-    send({ kind: "row.upserted", row: { ...read, status: "cancelled" } });
+    send({ op: "row.appended", row: read });
+    send({ op: "row.upserted", row: { ...read, status: "cancelled" } });
     expect(r.inner()).toEqual([
       ["tool.updated", { kind: "scheduled", toolCallId: "c1", toolName: "Bash" }],
       ["tool.updated", { kind: "scheduled", toolCallId: "c1", toolName: "Bash", input: { command: "npm test" } }],
@@ -275,10 +275,10 @@ describe("V4 conversation reader: rows → the session model's events", () => {
   it("a file_diff display rides along in the result; output.text growth is the running tool's progress", async () => {
     const { r, send } = await running();
     const write = row("toolCall", { toolCallId: "w1", toolName: "Write", status: "running", input: { file_path: "a.ts", content: "x" } });
-    send({ kind: "row.appended", row: write });
-    send({ kind: "row.delta", rowId: write.rowId, path: "output.text", append: "writing" });
+    send({ op: "row.appended", row: write });
+    send({ op: "row.delta", rowId: write.rowId, path: "output.text", append: "writing" });
     const display = { kind: "file_diff", filePath: "a.ts", additions: 1, deletions: 0, structuredPatch: [] };
-    send({ kind: "row.upserted", row: { ...write, status: "success", output: { text: "Wrote a.ts", display } } });
+    send({ op: "row.upserted", row: { ...write, status: "success", output: { text: "Wrote a.ts", display } } });
     expect(r.inner().slice(2)).toEqual([
       ["tool.updated", { kind: "progress", toolCallId: "w1", toolName: "Write", outputPreview: "writing" }],
       ["tool.updated", { kind: "result", toolCallId: "w1", toolName: "Write", result: { content: "Wrote a.ts", display } }],
@@ -287,10 +287,10 @@ describe("V4 conversation reader: rows → the session model's events", () => {
 
   it("a guided user input drains the steer; title and mode changes; plan and usage as a snapshot", async () => {
     const { r, send } = await running();
-    send({ kind: "row.appended", row: row("userInput", { text: "also this", guided: true, sourceCommandId: "g1" }) });
-    send({ kind: "state.updated", patch: { meta: { title: "New title", titleSource: "generated" }, revision: 12 } });
-    send({ kind: "state.updated", patch: { config: { ...(base.config as object), mode: "build", planEnabled: true } } });
-    send({ kind: "state.updated", patch: { usage: { contextWindow: { usedTokens: 5, maxTokens: 100 }, cumulative: {} } } });
+    send({ op: "row.appended", row: row("userInput", { text: "also this", guided: true, sourceCommandId: "g1" }) });
+    send({ op: "state.updated", patch: { meta: { title: "New title", titleSource: "generated" }, revision: 12 } });
+    send({ op: "state.updated", patch: { config: { ...(base.config as object), mode: "build", planEnabled: true } } });
+    send({ op: "state.updated", patch: { usage: { contextWindow: { usedTokens: 5, maxTokens: 100 }, cumulative: {} } } });
     expect(r.inner()).toEqual([
       ["turn.steerDrained", { pendingInputIds: ["g1"], targetTurnId: "T1" }],
       ["session.titleUpdated", { title: "New title" }],
@@ -304,9 +304,9 @@ describe("V4 conversation reader: rows → the session model's events", () => {
   it("unknown row kinds and the kinds without an ACP use are ignored", async () => {
     const { r, send } = await running();
     send(
-      { kind: "row.appended", row: row("hologram", { text: "?" }) },
-      { kind: "row.appended", row: row("timelineMarker", { marker: "compact" }) },
-      { kind: "row.appended", row: row("subagent", { status: "running" }) },
+      { op: "row.appended", row: row("hologram", { text: "?" }) },
+      { op: "row.appended", row: row("timelineMarker", { marker: "compact" }) },
+      { op: "row.appended", row: row("subagent", { status: "running" }) },
     );
     expect(r.inner()).toEqual([]);
   });
@@ -314,9 +314,9 @@ describe("V4 conversation reader: rows → the session model's events", () => {
   it("row.removed drops that row and the later ones: a re-appended row id is new", async () => {
     const { r, send } = await running();
     const text = row("assistantText", { text: "abc", assistantResponseId: "m1" });
-    send({ kind: "row.appended", row: text });
-    send({ kind: "row.removed", fromRowId: text.rowId });
-    send({ kind: "row.appended", row: { ...text, text: "xy" } });
+    send({ op: "row.appended", row: text });
+    send({ op: "row.removed", fromRowId: text.rowId });
+    send({ op: "row.appended", row: { ...text, text: "xy" } });
     expect(r.inner().map(([, p]) => p.delta)).toEqual(["abc", "xy"]);
   });
 });
@@ -355,7 +355,7 @@ describe("V4 conversation reader: pending interactions", () => {
       },
     };
     host.frame(complete(1, logical(0, 10, snapshotPayload(snapshot(10, { pendingInteractions: [permission] }, [tool]))), "initial"));
-    host.frame(complete(2, logical(10, 11, deltas({ kind: "state.updated", patch: { revision: 11 } }))));
+    host.frame(complete(2, logical(10, 11, deltas({ op: "state.updated", patch: { revision: 11 } }))));
     const requests = r.events.filter((e) => e.type === "permission.request");
     expect(requests).toEqual([
       {
@@ -414,7 +414,7 @@ describe("V4 conversation reader: pending interactions", () => {
       },
     };
     const hook = { interactionId: "h1", kind: "workspaceHookReview", anchorRowId: null, createdAt: 1, payload: {} };
-    host.frame(complete(2, logical(10, 11, deltas({ kind: "state.updated", patch: { pendingInteractions: [question, plan, hook] } }))));
+    host.frame(complete(2, logical(10, 11, deltas({ op: "state.updated", patch: { pendingInteractions: [question, plan, hook] } }))));
     expect(r.events.filter((e) => e.type === "userInput.request").map((e) => e.request)).toEqual([
       { requestId: "q1", sessionId: SESSION, toolName: "AskUserQuestion", prompt: "Pick", questions: question.payload.questions },
       {
