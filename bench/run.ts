@@ -49,7 +49,7 @@ const STREAM: StreamPlan = {
   latencyEvents: 8_000,
   latencyRounds: 4,
   rate: 1_000,
-  latencyPaths: ["raw", "bridge", "bridge-lines"],
+  latencyPaths: ["raw", "bridge", "bridge-lines", "bridge-v4read"],
 };
 const MEMORY: MemoryPlan = { events: 25_600, bytes: 4_096, rate: 2_560, slow: { readMs: 100, pauseMs: 100 } };
 const STARTUP_ROUNDS = 9;
@@ -71,8 +71,8 @@ async function main(): Promise<void> {
   const profiles: ProfileResult[] = [];
   try {
     if (parts.has("stream")) {
-      log("streaming: raw relay, bridge, bridge without merging");
-      const results = await runStream(install, ["raw", "bridge", "bridge-lines", "bridge-unmerged"], STREAM);
+      log("streaming: raw relay, bridge, bridge without merging, bridge reading V4 frames");
+      const results = await runStream(install, ["raw", "bridge", "bridge-lines", "bridge-unmerged", "bridge-v4read"], STREAM);
       streamFigures(results, figures);
       sections.push(["stream", streamSection(results, STREAM, figures)]);
     }

@@ -16,9 +16,10 @@ import { StampTracker, wallNow } from "./lib/stamps.js";
 
 /**
  * raw relay; the bridge with the SDK client; the bridge read by a line client (JSON.parse only,
- * no SDK: what the bridge alone adds); the bridge with delta merging off (ZCODE_ACP_MERGE_DELTAS=0)
+ * no SDK: what the bridge alone adds); the bridge with delta merging off (ZCODE_ACP_MERGE_DELTAS=0);
+ * the bridge reading turns through ZCode's V4 conversation frames (ZCODE_ACP_READ_PATH=v4, adr/0024)
  */
-export type PathName = "raw" | "bridge" | "bridge-lines" | "bridge-unmerged";
+export type PathName = "raw" | "bridge" | "bridge-lines" | "bridge-unmerged" | "bridge-v4read";
 
 export interface TurnMeasure {
   n: number;
@@ -140,6 +141,7 @@ async function openDriver(path: PathName, install: BenchInstall): Promise<Driver
   const workspace = await mkdtemp(join(tmpdir(), `zcode-acp-bench-${path}-`));
   if (path === "raw") return rawDriver(install.env, workspace);
   if (path === "bridge-lines") return lineDriver(install.env, workspace);
+  if (path === "bridge-v4read") return bridgeDriver({ ...install.env, ZCODE_ACP_READ_PATH: "v4" }, workspace);
   return bridgeDriver(path === "bridge" ? install.env : { ...install.env, ZCODE_ACP_MERGE_DELTAS: "0" }, workspace);
 }
 
