@@ -347,8 +347,14 @@ async function requireLineFile(install: ResolvedInstall): Promise<string> {
 
 /** the legacy session event this zcode-acp reads sessions through */
 export const LEGACY_READ_EVENT = "onDynamicSessionEvent";
-/** ZCode's V4 read path (subscriptions and frames), which this zcode-acp does not read yet */
-export const V4_READ_NAMES = ["subscribeConversationV4", "onDynamicConversationFrame"] as const;
+/** ZCode's V4 read path (subscriptions, frames, rows), read on the zcode-task-v3 line (adr/0024) */
+export const V4_READ_NAMES = [
+  "subscribeConversationV4",
+  "onDynamicConversationFrame",
+  "resyncConversationV4",
+  "unsubscribeConversationV4",
+  "conversationRowsRangeV4",
+] as const;
 
 /** How the build's sessions would be read, and what is missing for this zcode-acp to read them. */
 export function readPath(bundle: string): { path: string; missing: string[] } {
@@ -358,11 +364,11 @@ export function readPath(bundle: string): { path: string; missing: string[] } {
       path: `legacy ${LEGACY_READ_EVENT}${v4.length > 0 ? ` (the bundle also names the V4 read path: ${v4.join(", ")}; not used)` : ""}`,
       missing: [],
     };
-  if (v4.length > 0)
-    return {
-      path: `V4 read path: not yet supported by this zcode-acp (the host bundle names ${v4.join(", ")} but not ${LEGACY_READ_EVENT})`,
-      missing: [LEGACY_READ_EVENT],
-    };
+  if (v4.length === V4_READ_NAMES.length) return { path: "V4 conversation frames (the zcode-task-v3 line)", missing: [] };
+  if (v4.length > 0) {
+    const lacking = V4_READ_NAMES.filter((name) => !v4.includes(name));
+    return { path: `V4 conversation frames, incomplete (the host bundle names ${v4.join(", ")})`, missing: lacking };
+  }
   return {
     path: `none this zcode-acp knows (the host bundle names neither ${LEGACY_READ_EVENT} nor ${V4_READ_NAMES.join(", ")})`,
     missing: [LEGACY_READ_EVENT],
