@@ -39,7 +39,7 @@ const PATH_LABEL: Record<PathName, string> = {
   bridge: "bridge (CLI → SDK client)",
   "bridge-lines": "bridge (CLI → line reader, no SDK)",
   "bridge-unmerged": "bridge, merging off (ZCODE_ACP_MERGE_DELTAS=0)",
-  "bridge-v4read": "bridge reading V4 frames (ZCODE_ACP_READ_PATH=v4)",
+  "bridge-v4read": "bridge reading V4 frames (simulated 4.0.0)",
 };
 
 const medianRate = (r: PathResult): number => median(r.throughput.map((t) => t.eventsPerSecond));

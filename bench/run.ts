@@ -72,7 +72,13 @@ async function main(): Promise<void> {
   try {
     if (parts.has("stream")) {
       log("streaming: raw relay, bridge, bridge without merging, bridge reading V4 frames");
-      const results = await runStream(install, ["raw", "bridge", "bridge-lines", "bridge-unmerged", "bridge-v4read"], STREAM);
+      const v4Install = await createBenchInstall("4.0.0");
+      const results = await runStream(
+        install,
+        ["raw", "bridge", "bridge-lines", "bridge-unmerged", "bridge-v4read"],
+        STREAM,
+        v4Install,
+      ).finally(() => v4Install.cleanup());
       streamFigures(results, figures);
       sections.push(["stream", streamSection(results, STREAM, figures)]);
     }

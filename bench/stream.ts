@@ -17,7 +17,8 @@ import { StampTracker, wallNow } from "./lib/stamps.js";
 /**
  * raw relay; the bridge with the SDK client; the bridge read by a line client (JSON.parse only,
  * no SDK: what the bridge alone adds); the bridge with delta merging off (ZCODE_ACP_MERGE_DELTAS=0);
- * the bridge reading turns through ZCode's V4 conversation frames (ZCODE_ACP_READ_PATH=v4, adr/0024)
+ * the bridge reading turns through ZCode's V4 conversation frames (a simulated 4.0.0 install: no
+ * legacy event stream; the same simulator, its turns projected into rows; adr/0024)
  */
 export type PathName = "raw" | "bridge" | "bridge-lines" | "bridge-unmerged" | "bridge-v4read";
 
@@ -137,18 +138,26 @@ async function rawDriver(env: NodeJS.ProcessEnv, workspace: string): Promise<Dri
   };
 }
 
-async function openDriver(path: PathName, install: BenchInstall): Promise<Driver> {
+async function openDriver(path: PathName, install: BenchInstall, v4Install?: BenchInstall): Promise<Driver> {
   const workspace = await mkdtemp(join(tmpdir(), `zcode-acp-bench-${path}-`));
+  if (path === "bridge-v4read") {
+    if (!v4Install) throw new Error("the V4-read path needs a simulated 4.0.0 install");
+    return bridgeDriver(v4Install.env, workspace);
+  }
   if (path === "raw") return rawDriver(install.env, workspace);
   if (path === "bridge-lines") return lineDriver(install.env, workspace);
-  if (path === "bridge-v4read") return bridgeDriver({ ...install.env, ZCODE_ACP_READ_PATH: "v4" }, workspace);
   return bridgeDriver(path === "bridge" ? install.env : { ...install.env, ZCODE_ACP_MERGE_DELTAS: "0" }, workspace);
 }
 
-export async function runStream(install: BenchInstall, paths: PathName[], plan: StreamPlan): Promise<PathResult[]> {
+export async function runStream(
+  install: BenchInstall,
+  paths: PathName[],
+  plan: StreamPlan,
+  v4Install?: BenchInstall,
+): Promise<PathResult[]> {
   const drivers = new Map<PathName, Driver>();
   try {
-    for (const path of paths) drivers.set(path, await openDriver(path, install));
+    for (const path of paths) drivers.set(path, await openDriver(path, install, v4Install));
     const results = paths.map((path): PathResult => ({ path, throughput: [], latency: undefined }));
     for (const path of paths) await measure(drivers.get(path)!, plan.warmupEvents, plan.bytes, 0);
     for (let run = 0; run < plan.throughputRuns; run++) {
