@@ -23,7 +23,7 @@
 import type { Logger } from "../../log/logger.js";
 import type { SessionRef } from "../native-api.js";
 import { bridgeMode } from "../shared/modes.js";
-import { boundText, EVENT_STRING_BYTES } from "./bounded-text.js";
+import { boundText, EVENT_STRING_BYTES, omittedMarker } from "./bounded-text.js";
 import { rowKey, type Row, type RowKey, type RowStore, type Touched } from "./row-store.js";
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -460,7 +460,13 @@ export function toolResult(row: Row, maxBytes = EVENT_STRING_BYTES): Record<stri
   const result: Record<string, unknown> = {};
   // the legacy result's `success` is the row's status (a V4 row has no `perf`)
   if (row.status === "success") result.success = true;
-  if (typeof output.text === "string") result.content = boundText(output.text, maxBytes);
+  if (typeof output.text === "string") {
+    // ZCode's row keeps the head of a long output and says how long it was (`truncated.totalBytes`)
+    const total = isRecord(output.truncated) && typeof output.truncated.totalBytes === "number" ? output.truncated.totalBytes : 0;
+    const kept = total > 0 ? Buffer.byteLength(output.text, "utf8") : 0;
+    const bounded = boundText(output.text, maxBytes);
+    result.content = total > kept && bounded === output.text ? output.text + omittedMarker(total - kept) : bounded;
+  }
   if (output.display !== undefined) result.display = output.display;
   if (output.truncated !== undefined) result.truncated = output.truncated;
   return result;

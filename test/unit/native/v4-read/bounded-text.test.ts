@@ -40,6 +40,13 @@ describe("the V4 projection's size bounds are the runtime's", () => {
     const row = { rowId: 1, kind: "toolCall", status: "success", output: { text: long } };
     expect(toolResult(row).content).toMatch(/\n… \[zcode-acp: 2\.7 MB more not shown\]$/);
     expect(toolResult({ ...row, output: { text: "short" } })).toEqual({ success: true, content: "short" });
+    // what ZCode's row left out (its head kept, `truncated.totalBytes` the whole) is said as the runtime says it
+    const truncated = { totalBytes: 3_000_000, ref: "tool-output/c1" };
+    expect(toolResult({ ...row, output: { text: "x".repeat(65_536), truncated } })).toEqual({
+      success: true,
+      content: "x".repeat(65_536) + runtime.omittedMarker(3_000_000 - 65_536),
+      truncated,
+    });
     expect(toolResult({ ...row, status: "error", output: { text: "short" } })).toEqual({ content: "short" });
   });
 });
