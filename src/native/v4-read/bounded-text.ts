@@ -46,3 +46,23 @@ export function boundText(text: string, maxBytes: number): string {
   const head = utf8Head(text, maxBytes);
   return head + omittedMarker(bytes - Buffer.byteLength(head, "utf8"));
 }
+
+/** `value` with each string longer than `maxBytes` bounded (copy-on write: a value within bounds comes back as it is) */
+export function boundStrings(value: unknown, maxBytes: number, depth = 0): unknown {
+  if (typeof value === "string") return boundText(value, maxBytes);
+  if (value === null || typeof value !== "object" || depth > 64) return value;
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    value.forEach((item, index) => {
+      const bounded = boundStrings(item, maxBytes, depth + 1);
+      if (bounded !== item) (out ??= [...value])[index] = bounded;
+    });
+    return out ?? value;
+  }
+  let out: Record<string, unknown> | undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const bounded = boundStrings(item, maxBytes, depth + 1);
+    if (bounded !== item) (out ??= { ...(value as Record<string, unknown>) })[key] = bounded;
+  }
+  return out ?? value;
+}

@@ -23,7 +23,7 @@
 import type { Logger } from "../../log/logger.js";
 import type { SessionRef } from "../native-api.js";
 import { bridgeMode } from "../shared/modes.js";
-import { boundText, EVENT_STRING_BYTES, omittedMarker } from "./bounded-text.js";
+import { boundStrings, boundText, EVENT_STRING_BYTES, omittedMarker } from "./bounded-text.js";
 import { rowKey, type Row, type RowKey, type RowStore, type Touched } from "./row-store.js";
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -180,7 +180,7 @@ export class ConversationProjection {
         }
         const payload: Record<string, unknown> = {
           kind: row.kind === "assistantText" ? "text_delta" : "reasoning_delta",
-          delta: text.slice(said),
+          delta: boundText(text.slice(said), EVENT_STRING_BYTES),
         };
         const messageId = str(row.assistantResponseId) ?? str(row.entityId);
         if (messageId) payload.assistantMessageId = messageId;
@@ -239,7 +239,7 @@ export class ConversationProjection {
     const hasInput = row.input !== undefined && status !== "inputStreaming";
     if (seen.status === undefined || (hasInput && !seen.input)) {
       const scheduled: Record<string, unknown> = { kind: "scheduled", ...base };
-      if (hasInput) scheduled.input = row.input;
+      if (hasInput) scheduled.input = boundStrings(row.input, EVENT_STRING_BYTES);
       if (toolName) body.push(this.event("tool.updated", scheduled, turnId));
       else body.push(this.event("model.streaming", { kind: "tool_input_start", toolCallId }, turnId));
       seen.input = hasInput;
@@ -498,7 +498,7 @@ function interactionEvent(item: Record<string, unknown>, interactionId: string, 
   if (str(payload.toolName)) request.toolName = payload.toolName;
   if (item.kind === "permission") {
     if (typeof payload.summary === "string") request.reason = payload.summary;
-    if (payload.detail !== undefined) request.input = payload.detail;
+    if (payload.detail !== undefined) request.input = boundStrings(payload.detail, EVENT_STRING_BYTES);
     // `fullAccessOption` is not among the options: it switches the whole session to full access
     request.options = (Array.isArray(payload.options) ? payload.options : []).flatMap((option) => {
       if (!isRecord(option) || !str(option.optionId)) return [];
@@ -516,7 +516,7 @@ function interactionEvent(item: Record<string, unknown>, interactionId: string, 
   }
   if (item.kind === "userInput") {
     if (typeof payload.prompt === "string") request.prompt = payload.prompt;
-    if (payload.input !== undefined) request.input = payload.input;
+    if (payload.input !== undefined) request.input = boundStrings(payload.input, EVENT_STRING_BYTES);
     if (payload.questions !== undefined) request.questions = payload.questions;
     if (payload.schema !== undefined) request.schema = payload.schema;
     return { type: "userInput.request", request };
