@@ -14,6 +14,8 @@ import { historyPieces, parseHistoryHandle } from "./history-read.js";
 import { V4Input } from "./v4-input.js";
 import { openConversation } from "../v4-read/conversation-reader.js";
 import { rowsHistory } from "../v4-read/history.js";
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 import { silentLogger, type Logger } from "../../log/logger.js";
 import type {
   ExitListener,
@@ -93,6 +95,12 @@ export abstract class TaskLineApi implements NativeApi {
   private v4: V4Input | undefined;
   /** per session (workspace + id): the last seq the V4 read path gave an event (its snapshots report it) */
   private readonly v4Seqs = new Map<string, number>();
+  /**
+   * V4 read path: the context usage (and its cost) a session read last said. ZCode's V4 `usage` has
+   * no cost (zcode-v4.md §3.6): a V4 snapshot of the same usage carries the read's cost, so the
+   * session layer sees one usage, not two that differ only by what the V4 zone leaves out.
+   */
+  private readonly v4Costs = new Map<string, { used: number; size: number; cost: unknown }>();
   protected readonly readPath: ReadPath;
   protected readonly logger: Logger;
 
@@ -126,8 +134,25 @@ export abstract class TaskLineApi implements NativeApi {
   protected toSession(raw: unknown, what: string): SessionSnapshot {
     const snapshot = this.parseSession(raw, what);
     if (this.readPath !== "v4") return snapshot;
-    const seq = this.v4Seqs.get(seqKey(snapshot.session.workspace.workspacePath, snapshot.session.sessionId)) ?? 0;
+    const key = seqKey(snapshot.session.workspace.workspacePath, snapshot.session.sessionId);
+    const seq = this.v4Seqs.get(key) ?? 0;
+    const usage = snapshot.runtime?.contextUsage;
+    if (usage?.cost) {
+      this.v4Costs.delete(key);
+      this.v4Costs.set(key, { used: usage.used, size: usage.size, cost: usage.cost });
+      if (this.v4Costs.size > SEQS_KEPT) this.v4Costs.delete(this.v4Costs.keys().next().value!);
+    }
     return { ...snapshot, runtime: { ...snapshot.runtime, eventSeq: seq } };
+  }
+
+  /** a V4 snapshot event whose context usage is the last read's, with that read's cost */
+  private withReadCost(event: unknown, key: string): unknown {
+    if (!isRecord(event) || event.type !== "snapshot" || !isRecord(event.snapshot) || !isRecord(event.snapshot.runtime)) return event;
+    const runtime = event.snapshot.runtime;
+    const usage = isRecord(runtime.contextUsage) ? runtime.contextUsage : undefined;
+    const read = this.v4Costs.get(key);
+    if (!usage || !read || usage.cost !== undefined || usage.used !== read.used || usage.size !== read.size) return event;
+    return { ...event, snapshot: { ...event.snapshot, runtime: { ...runtime, contextUsage: { ...usage, cost: read.cost } } } };
   }
 
   /** this line's event in the bridge's session model (default: unchanged) */
@@ -333,7 +358,7 @@ export abstract class TaskLineApi implements NativeApi {
           this.v4Seqs.set(key, seq);
           if (this.v4Seqs.size > SEQS_KEPT) this.v4Seqs.delete(this.v4Seqs.keys().next().value!);
         },
-        normalise: (event) => this.normaliseEvent(event, params),
+        normalise: (event) => this.normaliseEvent(this.withReadCost(event, key), params),
       });
     }
     return this.host.subscribe(

@@ -11,6 +11,7 @@ import type { HostClient } from "../../host/types.js";
 import type { SnapshotMessage } from "../../protocol/native-types.js";
 import { BridgeError } from "../../util/errors.js";
 import type { SessionRef } from "../native-api.js";
+import { MESSAGE_STRING_BYTES } from "./bounded-text.js";
 import { toolResult } from "./projection.js";
 import { asRow, type Row } from "./row-store.js";
 
@@ -124,7 +125,7 @@ export function rowsToMessages(rows: readonly Row[]): SnapshotMessage[] {
                 : "failed";
           state.error = error;
         } else if (status === "completed") {
-          state.output = toolResult(row);
+          state.output = toolResult(row, MESSAGE_STRING_BYTES);
         }
         const part: Record<string, unknown> = { type: "tool", callId: row.toolCallId, state };
         if (typeof row.toolName === "string") part.tool = row.toolName;

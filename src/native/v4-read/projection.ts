@@ -23,6 +23,7 @@
 import type { Logger } from "../../log/logger.js";
 import type { SessionRef } from "../native-api.js";
 import { bridgeMode } from "../shared/modes.js";
+import { boundStrings, boundText, EVENT_STRING_BYTES, omittedMarker } from "./bounded-text.js";
 import { rowKey, type Row, type RowKey, type RowStore, type Touched } from "./row-store.js";
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -83,7 +84,7 @@ export class ConversationProjection {
    */
   snapshot(store: RowStore, baseline: boolean): unknown[] {
     const out: unknown[] = [{ type: "snapshot", snapshot: this.sessionSnapshot(store) }];
-    this.zone = this.zoneSeen(store, this.zone?.interactions ?? new Set());
+    this.zone = this.zoneSeen(store.zone, this.zone?.interactions ?? new Set());
     if (baseline) {
       this.seen.clear();
       for (const [key, row] of store.rows) this.seen.set(key, settled(row));
@@ -114,6 +115,7 @@ export class ConversationProjection {
    * that end).
    */
   changed(store: RowStore, touched: Touched, zoneEvents = true): unknown[] {
+    this.ended = undefined;
     for (const key of touched.removed) this.seen.delete(key);
     const turns = new Map<string, { starts: unknown[]; body: unknown[]; ends: unknown[] }>();
     for (const key of touched.rows) {
@@ -124,7 +126,8 @@ export class ConversationProjection {
       if (!turn) turns.set(turnKey, (turn = { starts: [], body: [], ends: [] }));
       this.row(store, row, turn.starts, turn.body, turn.ends);
     }
-    const zone: unknown[] = zoneEvents && touched.zone ? this.zoneChanges(store) : [];
+    const zone: unknown[] = [];
+    if (zoneEvents && touched.zone) for (const state of touched.zones ?? [store.zone]) zone.push(...this.zoneChanges(store, state));
     const groups = [...turns.values()];
     const out: unknown[] = [];
     groups.forEach((turn, index) => {
@@ -136,6 +139,20 @@ export class ConversationProjection {
   }
 
   // ---- rows ----
+
+  /** the turns whose header is terminal, computed once per frame */
+  private ended: Set<string> | undefined;
+
+  private endedTurns(store: RowStore): Set<string> {
+    if (this.ended) return this.ended;
+    const ended = new Set<string>();
+    for (const row of store.rows.values()) {
+      if (row.kind === "turnHeader" && typeof row.turnId === "string" && typeof row.state === "string" && TERMINAL_HEADER.has(row.state)) {
+        ended.add(row.turnId);
+      }
+    }
+    return (this.ended = ended);
+  }
 
   private row(store: RowStore, row: Row, starts: unknown[], body: unknown[], ends: unknown[]): void {
     const key = rowKey(row.rowId);
@@ -155,9 +172,15 @@ export class ConversationProjection {
         const said = seen.text ?? 0;
         if (text.length <= said) return;
         seen.text = text.length;
+        // a row still streaming under a finished turn is output that came after the turn's end (the
+        // legacy stream's late event): ZCode closes a turn's rows when the turn ends
+        if (row.state === "streaming" && turnId !== undefined && this.endedTurns(store).has(turnId)) {
+          this.logger.debug("V4 text of a finished turn ignored", { rowId: row.rowId, turnId });
+          return;
+        }
         const payload: Record<string, unknown> = {
           kind: row.kind === "assistantText" ? "text_delta" : "reasoning_delta",
-          delta: text.slice(said),
+          delta: boundText(text.slice(said), EVENT_STRING_BYTES),
         };
         const messageId = str(row.assistantResponseId) ?? str(row.entityId);
         if (messageId) payload.assistantMessageId = messageId;
@@ -210,10 +233,13 @@ export class ConversationProjection {
     const status = str(row.status) ?? "inputStreaming";
     const base: Record<string, unknown> = { toolCallId };
     if (toolName) base.toolName = toolName;
+    // a sub-agent's own tool: ZCode's row names its parent (the legacy event's `source: "subagent"` origin)
+    const parent = str(row.parentToolCallId);
+    if (parent) Object.assign(base, { source: "subagent", parentToolCallId: parent });
     const hasInput = row.input !== undefined && status !== "inputStreaming";
     if (seen.status === undefined || (hasInput && !seen.input)) {
       const scheduled: Record<string, unknown> = { kind: "scheduled", ...base };
-      if (hasInput) scheduled.input = row.input;
+      if (hasInput) scheduled.input = boundStrings(row.input, EVENT_STRING_BYTES);
       if (toolName) body.push(this.event("tool.updated", scheduled, turnId));
       else body.push(this.event("model.streaming", { kind: "tool_input_start", toolCallId }, turnId));
       seen.input = hasInput;
@@ -236,6 +262,8 @@ export class ConversationProjection {
         return;
       }
       case "success":
+        // a frame batches ~30 ms: a tool that ran and finished within it still started (as on the legacy stream)
+        if (seen.status !== "running") body.push(this.event("tool.updated", { kind: "started", ...base }, turnId));
         seen.status = status;
         body.push(this.event("tool.updated", { kind: "result", ...base, result: toolResult(row) }, turnId));
         return;
@@ -257,19 +285,20 @@ export class ConversationProjection {
 
   // ---- A zone ----
 
-  private zoneSeen(store: RowStore, interactions: Set<string>): ZoneSeen {
-    const config = isRecord(store.zone.config) ? store.zone.config : {};
+  private zoneSeen(zone: Record<string, unknown>, interactions: Set<string>): ZoneSeen {
+    const config = isRecord(zone.config) ? zone.config : {};
     return {
-      title: metaTitle(store),
+      title: metaTitle(zone),
       mode: bridgeMode(config.mode, config.planEnabled),
-      settings: settingsKey(store),
+      settings: settingsKey(zone),
       interactions,
     };
   }
 
-  private zoneChanges(store: RowStore): unknown[] {
+  /** what changed in the A zone `state` (the held one, or one the frame passed through) since last said */
+  private zoneChanges(store: RowStore, state: Record<string, unknown>): unknown[] {
     const before = this.zone;
-    const after = this.zoneSeen(store, before?.interactions ?? new Set());
+    const after = this.zoneSeen(state, before?.interactions ?? new Set());
     this.zone = after;
     const out: unknown[] = [];
     if (after.title !== undefined && after.title !== before?.title) {
@@ -287,13 +316,13 @@ export class ConversationProjection {
         },
       });
     }
-    if (after.settings !== before?.settings) out.push({ type: "snapshot", snapshot: this.sessionSnapshot(store) });
+    if (after.settings !== before?.settings) out.push({ type: "snapshot", snapshot: this.sessionSnapshot(store, state) });
     return out;
   }
 
   /** new pending interactions as the legacy reverse requests; each one once */
   private interactions(store: RowStore): unknown[] {
-    const zone = (this.zone ??= this.zoneSeen(store, new Set()));
+    const zone = (this.zone ??= this.zoneSeen(store.zone, new Set()));
     const pending = Array.isArray(store.zone.pendingInteractions) ? store.zone.pendingInteractions : [];
     const out: unknown[] = [];
     const live = new Set<string>();
@@ -316,12 +345,11 @@ export class ConversationProjection {
   }
 
   /** the A zone as a zcode-task-v2 session snapshot (normalised further by the line, like a legacy one) */
-  sessionSnapshot(store: RowStore): Record<string, unknown> {
-    const zone = store.zone;
+  sessionSnapshot(store: RowStore, zone: Record<string, unknown> = store.zone): Record<string, unknown> {
     const config = isRecord(zone.config) ? zone.config : {};
     const control = isRecord(zone.control) ? zone.control : {};
     const running = control.phase === "running" || control.phase === "prewarming";
-    const title = metaTitle(store);
+    const title = metaTitle(zone);
     const session: Record<string, unknown> = {
       sessionId: this.ref.sessionId,
       workspace: { workspacePath: this.ref.workspacePath },
@@ -385,8 +413,8 @@ function settled(row: Row): Seen {
   return seen;
 }
 
-function metaTitle(store: RowStore): string | undefined {
-  const meta = store.zone.meta;
+function metaTitle(zone: Record<string, unknown>): string | undefined {
+  const meta = zone.meta;
   return isRecord(meta) && typeof meta.title === "string" && meta.title !== "" ? meta.title : undefined;
 }
 
@@ -401,10 +429,10 @@ function selectionOf(config: Record<string, unknown>): Record<string, unknown> |
 }
 
 /** what of the A zone a snapshot event reports beside title and mode: model, plan, usage */
-function settingsKey(store: RowStore): string {
-  const config = isRecord(store.zone.config) ? store.zone.config : {};
-  const usage = isRecord(store.zone.usage) ? store.zone.usage.contextWindow : undefined;
-  return JSON.stringify([selectionOf(config) ?? null, store.zone.plan ?? null, usage ?? null]);
+function settingsKey(zone: Record<string, unknown>): string {
+  const config = isRecord(zone.config) ? zone.config : {};
+  const usage = isRecord(zone.usage) ? zone.usage.contextWindow : undefined;
+  return JSON.stringify([selectionOf(config) ?? null, zone.plan ?? null, usage ?? null]);
 }
 
 function runningTurn(store: RowStore): string | undefined {
@@ -424,13 +452,21 @@ function progressText(row: Row): string | undefined {
 
 /**
  * A finished tool row's output as the legacy `tool.updated result` carries it: the text as
- * `content` (what the translator shows), ZCode's `display` (a `file_diff` for Edit / Write; the
+ * `content` (what the translator shows; bounded as the runtime bounds a legacy event's strings), ZCode's `display` (a `file_diff` for Edit / Write; the
  * diff itself the translator derives from the input, as on the legacy path) and truncation.
  */
-export function toolResult(row: Row): Record<string, unknown> {
+export function toolResult(row: Row, maxBytes = EVENT_STRING_BYTES): Record<string, unknown> {
   const output = isRecord(row.output) ? row.output : {};
   const result: Record<string, unknown> = {};
-  if (typeof output.text === "string") result.content = output.text;
+  // the legacy result's `success` is the row's status (a V4 row has no `perf`)
+  if (row.status === "success") result.success = true;
+  if (typeof output.text === "string") {
+    // ZCode's row keeps the head of a long output and says how long it was (`truncated.totalBytes`)
+    const total = isRecord(output.truncated) && typeof output.truncated.totalBytes === "number" ? output.truncated.totalBytes : 0;
+    const kept = total > 0 ? Buffer.byteLength(output.text, "utf8") : 0;
+    const bounded = boundText(output.text, maxBytes);
+    result.content = total > kept && bounded === output.text ? output.text + omittedMarker(total - kept) : bounded;
+  }
   if (output.display !== undefined) result.display = output.display;
   if (output.truncated !== undefined) result.truncated = output.truncated;
   return result;
@@ -462,7 +498,7 @@ function interactionEvent(item: Record<string, unknown>, interactionId: string, 
   if (str(payload.toolName)) request.toolName = payload.toolName;
   if (item.kind === "permission") {
     if (typeof payload.summary === "string") request.reason = payload.summary;
-    if (payload.detail !== undefined) request.input = payload.detail;
+    if (payload.detail !== undefined) request.input = boundStrings(payload.detail, EVENT_STRING_BYTES);
     // `fullAccessOption` is not among the options: it switches the whole session to full access
     request.options = (Array.isArray(payload.options) ? payload.options : []).flatMap((option) => {
       if (!isRecord(option) || !str(option.optionId)) return [];
@@ -480,7 +516,7 @@ function interactionEvent(item: Record<string, unknown>, interactionId: string, 
   }
   if (item.kind === "userInput") {
     if (typeof payload.prompt === "string") request.prompt = payload.prompt;
-    if (payload.input !== undefined) request.input = payload.input;
+    if (payload.input !== undefined) request.input = boundStrings(payload.input, EVENT_STRING_BYTES);
     if (payload.questions !== undefined) request.questions = payload.questions;
     if (payload.schema !== undefined) request.schema = payload.schema;
     return { type: "userInput.request", request };

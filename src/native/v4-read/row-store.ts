@@ -44,6 +44,11 @@ export interface Touched {
   rows: RowKey[];
   removed: RowKey[];
   zone: boolean;
+  /**
+   * the A zone after each `state.updated` op, in order: a frame batches ~30 ms of ops, and each
+   * intermediate plan or usage is one ZCode state the legacy stream also reported
+   */
+  zones?: Record<string, unknown>[];
 }
 
 export class RowStore {
@@ -130,6 +135,7 @@ export class RowStore {
         if (typeof revision === "number") this.revision = revision;
         this.zone = { ...this.zone, ...patch };
         touched.zone = true;
+        (touched.zones ??= []).push(this.zone);
         return;
       }
       default:

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { e2e, forSession } from "../../support/e2e-harness.js";
+import { answersFor } from "../answers.js";
 
 const t = e2e();
 
@@ -116,9 +117,9 @@ describe("e2e: cancel, host failures and interactions routing", () => {
     await pending;
     await second.client.cancel(second.sessionId);
     await expect(turn).resolves.toMatchObject({ stopReason: "cancelled" });
-    const answers = forSession(await t.calls("respondPermission"), second.sessionId);
+    const answers = answersFor(await t.sim().readCallLog(), "respondPermission", second.sessionId);
     expect(answers).toHaveLength(1);
-    expect((answers[0]!.params as { optionId: string }).optionId).not.toMatch(/allow/);
+    expect(answers[0]!.optionId).not.toMatch(/allow/);
     expect(await t.stops(second.sessionId)).toHaveLength(1);
     await expect(second.client.prompt(second.sessionId, "next")).resolves.toMatchObject({ stopReason: "end_turn" });
     second.client.expectValid({ allowUnanswered: true });

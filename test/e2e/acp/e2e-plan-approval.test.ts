@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { e2e, forSession } from "../../support/e2e-harness.js";
+import { e2e } from "../../support/e2e-harness.js";
+import { answersFor } from "../answers.js";
 
 const t = e2e();
 
@@ -26,8 +27,8 @@ describe("e2e: plan approval through the whole bridge, both client profiles", ()
       .at(-1);
     expect(last.configOptions.find((o: any) => o.id === "mode").currentValue).toBe("build");
     expect(last.configOptions.find((o: any) => o.id === "model").options.length).toBeGreaterThan(1);
-    const answers = forSession(await t.calls("respondPermission"), sessionId);
-    expect(answers.map((a) => (a.params as { optionId: string }).optionId)).toEqual(["allow-plan"]);
+    const answers = answersFor(await t.sim().readCallLog(), "respondPermission", sessionId);
+    expect(answers.map((a) => a.optionId)).toEqual(["allow-plan"]);
     expect(client.text(sessionId)).toContain("Implementing the approved plan.");
     client.expectValid();
   });
@@ -45,9 +46,9 @@ describe("e2e: plan approval through the whole bridge, both client profiles", ()
     const { sessionId } = await client.newSession(await t.workspace());
     await expect(client.prompt(sessionId, "sim:plan-userinput")).resolves.toMatchObject({ stopReason: "end_turn" });
     expect(client.transcript.agentMessages().some((m) => m.method === "elicitation/create")).toBe(true);
-    const answers = forSession(await t.calls("respondElicitation"), sessionId);
+    const answers = answersFor(await t.sim().readCallLog(), "respondElicitation", sessionId);
     expect(answers).toHaveLength(1);
-    expect(answers[0]!.params).toMatchObject({ action: "accept", content: { answer_0: "approve" } });
+    expect(answers[0]).toMatchObject({ action: "accept", content: { answer_0: "approve" } });
     expect(
       client
         .updates(sessionId)

@@ -7,6 +7,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { describe, expect, it } from "vitest";
 import type { AcpTestClient } from "../../support/acp-test-client.js";
 import { e2e } from "../../support/e2e-harness.js";
+import { V3 } from "../answers.js";
 
 const t = e2e();
 /** what Paseo advertises: no elicitation */
@@ -75,7 +76,9 @@ describe("e2e: a failed prompt is explained in the session before the error", ()
     client.expectValid();
   });
 
-  it("a form-capable client gets the same explanation for a protocol failure", async () => {
+  // sim:unknown-event is a legacy event type: the V4 read path has none (its fail-closed cases:
+  // test/unit/native/v4-read/reader.test.ts)
+  it.skipIf(V3)("a form-capable client gets the same explanation for a protocol failure (legacy stream only)", async () => {
     const { client, sessionId } = await session({ ...PASEO, elicitation: { form: {} } });
     const error = await failingPrompt(client, sessionId, "sim:unknown-event");
     expect(wire(client, sessionId).chunks.map(({ l }) => l.message.params.update.content.text.trim())).toEqual([

@@ -1,9 +1,12 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { SIM_RELEASES, type SimRelease } from "../../../fixtures/sim-install.js";
 import { e2e, forSession } from "../../support/e2e-harness.js";
 
 const t = e2e();
+/** the zcode-task-v3 line (4.0.0): turns are read from V4 rows, not from the legacy event stream */
+const V3 = SIM_RELEASES[(process.env.ZCODE_ACP_SIM_RELEASE ?? "3.11.2") as SimRelease].line === "zcode-task-v3";
 
 async function session(options: Parameters<typeof t.start>[0] = {}) {
   const client = await t.start(options);
@@ -22,7 +25,15 @@ describe("e2e: prompt turns against the simulated host", () => {
     const chunks = updates.filter((u) => u.sessionUpdate === "agent_message_chunk");
     expect(thoughts.map((u) => u.content.text).join("")).toBe("Let me think about this request step by step.");
     expect(client.text(sessionId)).toBe("Here is the considered answer.");
-    expect(new Set([...thoughts, ...chunks].map((u) => u.messageId)).size).toBe(1);
+    if (V3) {
+      // ZCode's reasoning row carries no assistantResponseId (zcode-v4.md §3.8): thoughts and text are
+      // two rows, each one message; the text keeps the response id
+      expect(new Set(thoughts.map((u) => u.messageId)).size).toBe(1);
+      expect(new Set(chunks.map((u) => u.messageId)).size).toBe(1);
+      expect(thoughts[0].messageId).toEqual(expect.any(String));
+    } else {
+      expect(new Set([...thoughts, ...chunks].map((u) => u.messageId)).size).toBe(1);
+    }
     expect(chunks[0].messageId).toMatch(/^msg_/);
     const usage = updates.filter((u) => u.sessionUpdate === "usage_update").at(-1);
     expect(Number.isInteger(usage.used) && Number.isInteger(usage.size) && usage.size > 0).toBe(true);
@@ -51,7 +62,8 @@ describe("e2e: prompt turns against the simulated host", () => {
     expect(tools.some((u) => u.content?.[0]?.content?.text?.includes("PASS src/a.test.ts") && u.status === undefined)).toBe(true);
     expect(tools.at(-1)).toMatchObject({
       status: "completed",
-      rawOutput: { success: true, perf: { exitCode: 0 } },
+      // a V4 tool row's output is {text, display?, truncated?} (zcode-v4.md §3.8): no `perf`
+      rawOutput: V3 ? { success: true, display: { kind: "bash_output", exitCode: 0 } } : { success: true, perf: { exitCode: 0 } },
       content: [{ type: "content", content: { type: "text", text: "```\nPASS src/a.test.ts\nTests: 1 passed\n```" } }],
     });
     client.expectValid();
@@ -109,7 +121,11 @@ describe("e2e: prompt turns against the simulated host", () => {
     );
     // bounded inside the Electron process (docs/history.md): its head, then how much was left out
     const large = updates.find((u) => u.status === "completed" && u.content?.[0]?.content?.text?.includes("more not shown]"));
-    expect(large?.content[0].content.text).toMatch(/^```\n0123456789abcdef[\s\S]*\n… \[zcode-acp: 2\.7 MB more not shown\]/);
+    // (on zcode-task-v3 ZCode's row keeps the output's head, the simulator's guess 64 KiB: the rest is what was left out)
+    const omitted = V3 ? "2\\.9 MB" : "2\\.7 MB";
+    expect(large?.content[0].content.text).toMatch(
+      new RegExp(`^\`\`\`\\n0123456789abcdef[\\s\\S]*\\n… \\[zcode-acp: ${omitted} more not shown\\]`),
+    );
     client.expectValid();
   });
 
@@ -118,7 +134,8 @@ describe("e2e: prompt turns against the simulated host", () => {
     await client.prompt(sessionId, "sim:todos");
     const plans = client.updates(sessionId).filter((u) => u.sessionUpdate === "plan");
     expect(plans.map((p) => p.entries.length)).toEqual([3, 3, 0]);
-    expect(plans[1].entries[2]).toEqual({ content: "Run the test suite", status: "in_progress", priority: "low" });
+    // V4 plan items are {id, content, status} (zcode-v4.md §3.6): no priority, so the ACP default
+    expect(plans[1].entries[2]).toEqual({ content: "Run the test suite", status: "in_progress", priority: V3 ? "medium" : "low" });
     await client.prompt(sessionId, "sim:title title=Renamed_by_the_model delay=10");
     const info = await client.waitForUpdate(
       sessionId,
@@ -143,7 +160,10 @@ describe("e2e: prompt turns against the simulated host", () => {
   it("maps limit results to max_turn_requests and fails turn.failed, error_during_execution and unknown results", async () => {
     const { client, sessionId } = await session();
     for (const result of ["error_max_turns", "error_max_tool_calls", "error_max_budget"]) {
-      await expect(client.prompt(sessionId, `sim:limit result=${result}`)).resolves.toMatchObject({ stopReason: "max_turn_requests" });
+      // a V4 turnHeader has no result type (zcode-v4.md §3.8; the simulator's guess: completedSuccess)
+      await expect(client.prompt(sessionId, `sim:limit result=${result}`)).resolves.toMatchObject({
+        stopReason: V3 ? "end_turn" : "max_turn_requests",
+      });
     }
     await expect(client.prompt(sessionId, "sim:limit result=error_during_execution")).rejects.toMatchObject({
       code: -32603,
@@ -153,39 +173,48 @@ describe("e2e: prompt turns against the simulated host", () => {
       code: -32603,
       message: expect.stringContaining("Quota exceeded"),
     });
-    await expect(client.prompt(sessionId, "sim:unknown-result result=weird")).rejects.toMatchObject({
-      data: { code: "NATIVE_PROTOCOL_ERROR" },
-      message: expect.stringContaining('"weird"'),
-    });
+    // V4 has no result type to be unknown: the header's state is completedSuccess
+    if (V3) await expect(client.prompt(sessionId, "sim:unknown-result result=weird")).resolves.toMatchObject({ stopReason: "end_turn" });
+    else {
+      await expect(client.prompt(sessionId, "sim:unknown-result result=weird")).rejects.toMatchObject({
+        data: { code: "NATIVE_PROTOCOL_ERROR" },
+        message: expect.stringContaining('"weird"'),
+      });
+    }
     await expect(client.prompt(sessionId, "after the failures")).resolves.toMatchObject({ stopReason: "end_turn" });
     client.expectValid();
   });
 
-  it("fails closed on unknown event types, unknown top-level types and seq regressions, then recovers", async () => {
-    const { client, sessionId } = await session();
-    await expect(client.prompt(sessionId, "sim:unknown-event")).rejects.toMatchObject({
-      data: { code: "NATIVE_PROTOCOL_ERROR" },
-      message: expect.stringContaining('"turn.mystery"'),
-    });
-    await expect(client.prompt(sessionId, "sim:unknown-toplevel")).rejects.toMatchObject({
-      message: expect.stringContaining('"something.new"'),
-    });
-    await expect(client.prompt(sessionId, "sim:seq-regression")).rejects.toMatchObject({
-      message: expect.stringMatching(/seq \d+ .*after seq \d+/),
-    });
-    await expect(client.prompt(sessionId, "sim:seq-regression mode=lower")).rejects.toMatchObject({
-      data: { code: "NATIVE_PROTOCOL_ERROR" },
-    });
-    await expect(client.prompt(sessionId, "sim:malformed-tool")).rejects.toMatchObject({
-      message: expect.stringContaining('"tool.updated"'),
-    });
-    await expect(client.prompt(sessionId, "still alive?")).resolves.toMatchObject({ stopReason: "end_turn" });
-    // each failure stops the native turn once; the stop is not awaited by the failed prompt, but
-    // the next prompt travels the same ordered channel, so every stop is logged by now
-    expect(await t.stops(sessionId)).toHaveLength(5);
-    expect(client.text(sessionId)).toContain("You said: still alive?");
-    client.expectValid();
-  });
+  // the V4 read path has no legacy event types or event seq: its faults (gaps, unknown delta ops,
+  // unsolicited snapshots) are the V4 suites' (test/e2e/v4/, test/unit/native/v4-read/)
+  it.skipIf(V3)(
+    "fails closed on unknown event types, unknown top-level types and seq regressions, then recovers (legacy stream only)",
+    async () => {
+      const { client, sessionId } = await session();
+      await expect(client.prompt(sessionId, "sim:unknown-event")).rejects.toMatchObject({
+        data: { code: "NATIVE_PROTOCOL_ERROR" },
+        message: expect.stringContaining('"turn.mystery"'),
+      });
+      await expect(client.prompt(sessionId, "sim:unknown-toplevel")).rejects.toMatchObject({
+        message: expect.stringContaining('"something.new"'),
+      });
+      await expect(client.prompt(sessionId, "sim:seq-regression")).rejects.toMatchObject({
+        message: expect.stringMatching(/seq \d+ .*after seq \d+/),
+      });
+      await expect(client.prompt(sessionId, "sim:seq-regression mode=lower")).rejects.toMatchObject({
+        data: { code: "NATIVE_PROTOCOL_ERROR" },
+      });
+      await expect(client.prompt(sessionId, "sim:malformed-tool")).rejects.toMatchObject({
+        message: expect.stringContaining('"tool.updated"'),
+      });
+      await expect(client.prompt(sessionId, "still alive?")).resolves.toMatchObject({ stopReason: "end_turn" });
+      // each failure stops the native turn once; the stop is not awaited by the failed prompt, but
+      // the next prompt travels the same ordered channel, so every stop is logged by now
+      expect(await t.stops(sessionId)).toHaveLength(5);
+      expect(client.text(sessionId)).toContain("You said: still alive?");
+      client.expectValid();
+    },
+  );
 
   it("queues a concurrent second prompt in ZCode and keeps the first running (adr/0023)", async () => {
     const { client, sessionId } = await session();

@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { SIM_RELEASES, type SimRelease } from "../../../fixtures/sim-install.js";
 import { e2e, forSession } from "../../support/e2e-harness.js";
 
 const t = e2e();
+/** the zcode-task-v3 line (4.0.0): a session's events are its V4 conversation subscription */
+const V3 = SIM_RELEASES[(process.env.ZCODE_ACP_SIM_RELEASE ?? "3.11.2") as SimRelease].line === "zcode-task-v3";
 
 describe("e2e: session persistence, modes and config options", () => {
   it("loads with a full replay before answering, resumes without replay, lists with ISO dates and titles", async () => {
@@ -76,8 +79,17 @@ describe("e2e: session persistence, modes and config options", () => {
     expect(await t.stops(sessionId)).toHaveLength(1);
     expect(forSession(await t.calls("closeSession"), sessionId)).toHaveLength(1);
     const log = await t.sim().readCallLog();
-    const listen = log.find((e) => e.kind === "listen" && (e.arg as { sessionId?: string }).sessionId === sessionId)!;
-    expect(log.some((e) => e.kind === "listen-dispose" && e.id === listen.id && e.run === listen.run)).toBe(true);
+    if (V3) {
+      // the V4 subscription of the session is ended in ZCode, and the workspace's frame listen disposed
+      const frame = log.find((e) => e.kind === "v4-frame" && e.sessionId === sessionId)!;
+      const unsubscribed = log.filter((e) => e.kind === "call" && e.method === "unsubscribeConversationV4");
+      expect(unsubscribed.map((e) => (e.params as { subscriptionId?: string }).subscriptionId)).toContain(frame.subscriptionId);
+      const listen = log.find((e) => e.kind === "listen" && e.event === "onDynamicConversationFrame")!;
+      expect(log.some((e) => e.kind === "listen-dispose" && e.id === listen.id && e.run === listen.run)).toBe(true);
+    } else {
+      const listen = log.find((e) => e.kind === "listen" && (e.arg as { sessionId?: string }).sessionId === sessionId)!;
+      expect(log.some((e) => e.kind === "listen-dispose" && e.id === listen.id && e.run === listen.run)).toBe(true);
+    }
     await expect(client.prompt(sessionId, "after close")).rejects.toMatchObject({ code: -32002 });
     const raw = await new Promise<any>((resolve) => {
       const stop = client.transcript.onLine((l) => {

@@ -10,6 +10,7 @@ import type { CallLogEntry } from "../../../fixtures/sim-install.js";
 import { e2e, forSession } from "../../support/e2e-harness.js";
 import { RawAcpClient, resultLine } from "../../support/raw-acp-client.js";
 import { until } from "../../support/until.js";
+import { answersFor, V3 } from "../answers.js";
 
 const t = e2e();
 
@@ -26,12 +27,30 @@ async function keptSession(): Promise<{ sessionId: string; ws: string }> {
   return { sessionId, ws };
 }
 
+/** zcode-task-v3: a session's event listen is its V4 conversation subscription */
+const v4Subscribes = (log: CallLogEntry[], sessionId: string): CallLogEntry[] =>
+  log.filter(
+    (e) => e.kind === "call" && e.method === "subscribeConversationV4" && (e.params as { sessionId?: string })?.sessionId === sessionId,
+  );
+
 const listensOf = (log: CallLogEntry[], sessionId: string): CallLogEntry[] =>
-  log.filter((e) => e.kind === "listen" && (e.arg as { sessionId?: string } | undefined)?.sessionId === sessionId);
+  V3
+    ? v4Subscribes(log, sessionId)
+    : log.filter((e) => e.kind === "listen" && (e.arg as { sessionId?: string } | undefined)?.sessionId === sessionId);
 
 /** listens of the session on the running host (the log's last run) that were never disposed */
 const openListens = (log: CallLogEntry[], sessionId: string): CallLogEntry[] => {
   const run = log.at(-1)?.run;
+  if (V3) {
+    // subscriptions of the session (named by its frames) that were not unsubscribed
+    const ofRun = log.filter((e) => e.run === run);
+    const ids = new Set(ofRun.filter((e) => e.kind === "v4-frame" && e.sessionId === sessionId).map((e) => e.subscriptionId));
+    const unsubscribed = ofRun.filter(
+      (e) =>
+        e.kind === "call" && e.method === "unsubscribeConversationV4" && ids.has((e.params as { subscriptionId?: string })?.subscriptionId),
+    );
+    return v4Subscribes(ofRun, sessionId).slice(unsubscribed.length);
+  }
   return listensOf(log, sessionId).filter(
     (l) => l.run === run && !log.some((e) => e.kind === "listen-dispose" && e.id === l.id && e.run === l.run),
   );
@@ -82,10 +101,7 @@ describe("faults: one owner per session", () => {
             sessionId,
           ),
         ).toHaveLength(1);
-        const answers = forSession(
-          log.filter((e) => e.kind === "call" && e.method === "respondPermission"),
-          sessionId,
-        ).map((e) => (e.params as { optionId?: string }).optionId);
+        const answers = answersFor(log, "respondPermission", sessionId).map((e) => e.optionId);
         expect(answers).toEqual(["allow_once"]);
         // each tool call of the turn reaches the client once (one engine forwards the events)
         const toolCalls = client.transcript

@@ -9,7 +9,8 @@ import { mkdtemp } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSimulatedInstall, type CallLogEntry, type SimInstall } from "../../../fixtures/sim-install.js";
-import { callsFor, stopsFor } from "../../support/bridge-process.js";
+import { stopsFor } from "../../support/bridge-process.js";
+import { answersFor, V3 } from "../answers.js";
 import { RawAcpClient, cancelLine, resultLine, type RawLine } from "../../support/raw-acp-client.js";
 
 interface Scenario {
@@ -95,7 +96,7 @@ async function settle(client: RawAcpClient, sessionId: string): Promise<void> {
 }
 
 async function nativeAnswers(scenario: Scenario, sessionId: string): Promise<Array<Record<string, unknown>>> {
-  return callsFor(await sim.readCallLog(), scenario.native, sessionId);
+  return answersFor(await sim.readCallLog(), scenario.native, sessionId);
 }
 
 async function finish(client: RawAcpClient): Promise<void> {
@@ -144,7 +145,14 @@ describe("the client's answer read before session/cancel", () => {
         const p = e.params as Record<string, unknown>;
         return p?.sessionId === sessionId || p?.taskId === sessionId;
       };
-      const seqOf = (method: string): number => log.find((e) => e.kind === "call" && e.method === method && ofSession(e))!.seq;
+      // zcode-task-v3 answers by the V4 resolveInteraction command
+      const answered = (e: CallLogEntry, method: string): boolean =>
+        V3
+          ? e.method === "sendConversationCommandV4" &&
+            (e.params as { envelope?: { type?: string; sessionId?: string } }).envelope?.type === "resolveInteraction" &&
+            (e.params as { envelope?: { sessionId?: string } }).envelope?.sessionId === sessionId
+          : e.method === method && ofSession(e);
+      const seqOf = (method: string): number => log.find((e) => e.kind === "call" && answered(e, method))!.seq;
       const stopSeq = log.find(
         (e) =>
           e.kind === "call" &&

@@ -9,10 +9,11 @@ import { mkdtemp } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSimulatedInstall, type SimInstall } from "../../../fixtures/sim-install.js";
-import { callsFor, stopsFor } from "../../support/bridge-process.js";
+import { stopsFor } from "../../support/bridge-process.js";
 import { runCli } from "../../support/cli-process.js";
 import { processesMentioning } from "../../support/processes.js";
 import { RawAcpClient } from "../../support/raw-acp-client.js";
+import { answersFor } from "../answers.js";
 
 let sim: SimInstall;
 beforeAll(async () => {
@@ -71,7 +72,7 @@ describe("stop signals", () => {
       expect(await client.kill(signal)).toEqual({ code: 0, signal: null });
       expect(processesMentioning(sim.root)).toEqual([]);
       const log = await sim.readCallLog();
-      const answers = callsFor(log, "respondPermission", sessionId);
+      const answers = answersFor(log, "respondPermission", sessionId);
       expect(answers).toHaveLength(1);
       expect(answers[0]!.optionId).toMatch(/deny/);
       expect(stopsFor(log, sessionId)).toHaveLength(1);

@@ -10,8 +10,9 @@ import { mkdtemp } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSimulatedInstall, type SimInstall } from "../../../fixtures/sim-install.js";
-import { callsFor, stopsFor } from "../../support/bridge-process.js";
+import { stopsFor } from "../../support/bridge-process.js";
 import { RawAcpClient } from "../../support/raw-acp-client.js";
+import { answersFor } from "../answers.js";
 
 let sim: SimInstall;
 beforeAll(async () => {
@@ -130,7 +131,7 @@ describe("malformed requests the transport reads", () => {
       rawLines({ jsonrpc: "2.0", id: asked.id, result: { outcome: { outcome: "selected", optionId: "allow" } }, error: 1 }),
     );
     expect((await client.response(prompt.id)).result).toMatchObject({ stopReason: expect.any(String) });
-    const answers = callsFor(await sim.readCallLog(), "respondPermission", sessionId);
+    const answers = answersFor(await sim.readCallLog(), "respondPermission", sessionId);
     expect(answers).toHaveLength(1);
     expect(answers[0]!.optionId).toMatch(/deny/);
     expect(await client.close()).toEqual({ code: 0, signal: null });

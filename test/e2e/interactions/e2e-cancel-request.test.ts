@@ -12,7 +12,6 @@ import type { SimInstall } from "../../../fixtures/sim-install.js";
 import {
   type BridgeProcess,
   NO_ELICITATION_CLIENT,
-  callsFor,
   stopsFor,
   choose,
   holdPermission,
@@ -20,6 +19,7 @@ import {
   waitForLog,
 } from "../../support/bridge-process.js";
 import { until } from "../../support/until.js";
+import { answersFor } from "../answers.js";
 
 /** ids of the agent's `session/request_permission` requests the client answered, and the `$/cancel_request`s */
 function wire(bridge: BridgeProcess) {
@@ -75,7 +75,7 @@ describe("$/cancel_request only for unanswered requests (client without elicitat
     expect(cancelAt).toBeLessThan(answerAt);
     expect(cancelled).not.toContain(id);
     const log = await sim.readCallLog();
-    expect(callsFor(log, "respondPermission", sessionId).map((c) => c.optionId)).toEqual(["deny"]);
+    expect(answersFor(log, "respondPermission", sessionId).map((c) => c.optionId)).toEqual(["deny"]);
     expect(stopsFor(log, sessionId)).toHaveLength(1);
     expect((await bridge.promptOutcome(sessionId, "hello again")).response?.stopReason).toBe("end_turn");
   });
@@ -84,7 +84,7 @@ describe("$/cancel_request only for unanswered requests (client without elicitat
     const sessionId = await bridge.newSession();
     bridge.onPermission = choose("allow_once");
     const turn = bridge.promptOutcome(sessionId, "sim:permission");
-    await waitForLog(sim, (log) => callsFor(log, "respondPermission", sessionId).length === 1, "the answer reached ZCode");
+    await waitForLog(sim, (log) => answersFor(log, "respondPermission", sessionId).length === 1, "the answer reached ZCode");
     await bridge.cancel(sessionId);
     expect(["end_turn", "cancelled"]).toContain((await turn).response?.stopReason);
     await noOpenClientRequests(bridge);
@@ -113,7 +113,7 @@ describe("$/cancel_request only for unanswered requests (client without elicitat
     expect((await turn).response?.stopReason).toBe("cancelled");
     // the host got its deny at once, while the client request was still open
     const log = await sim.readCallLog();
-    expect(callsFor(log, "respondPermission", sessionId).map((c) => c.optionId)).toEqual(["deny"]);
+    expect(answersFor(log, "respondPermission", sessionId).map((c) => c.optionId)).toEqual(["deny"]);
     await bridge.waitFor(() => wire(bridge).cancelled.includes(id), "$/cancel_request for the unanswered request");
     await noOpenClientRequests(bridge);
     expect(wire(bridge).cancelled.filter((c) => c === id)).toHaveLength(1);

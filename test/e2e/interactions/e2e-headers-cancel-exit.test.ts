@@ -16,6 +16,7 @@ import {
   useBridge,
   waitForLog,
 } from "../../support/bridge-process.js";
+import { answersFor } from "../answers.js";
 
 const HEADERS_MESSAGE =
   "this account or model needs a captcha that only the ZCode desktop app can show; switch to a coding-plan model or use the app";
@@ -71,8 +72,8 @@ describe.each([
     expect((await bridge.promptOutcome(sessionId, "hello again")).response?.stopReason).toBe("end_turn");
     const log = await sim.readCallLog();
     expect(stopsFor(log, sessionId)).toHaveLength(1);
-    expect(callsFor(log, "respondPermission", sessionId)).toEqual([]);
-    expect(callsFor(log, "respondElicitation", sessionId)).toEqual([]);
+    expect(answersFor(log, "respondPermission", sessionId)).toEqual([]);
+    expect(answersFor(log, "respondElicitation", sessionId)).toEqual([]);
   });
 });
 

@@ -8,7 +8,6 @@ import {
   type BridgeProcess,
   FORM_CLIENT,
   NO_ELICITATION_CLIENT,
-  callsFor,
   stopsFor,
   choose,
   firesFor,
@@ -16,6 +15,7 @@ import {
   useBridge,
   waitForLog,
 } from "../../support/bridge-process.js";
+import { answersFor } from "../answers.js";
 
 describe.each([
   ["form-capable client", FORM_CLIENT],
@@ -59,7 +59,7 @@ describe.each([
     const updates = bridge.sessionUpdates(sessionId);
     expect(updates).toContainEqual(expect.objectContaining({ sessionUpdate: "tool_call_update", toolCallId, status: "completed" }));
     const log = await sim.readCallLog();
-    expect(callsFor(log, "respondPermission", sessionId)).toEqual([
+    expect(answersFor(log, "respondPermission", sessionId)).toEqual([
       expect.objectContaining({ taskId: sessionId, requestId: expect.any(String), optionId: "allow_once" }),
     ]);
     expect(stopsFor(log, sessionId)).toEqual([]);
@@ -74,7 +74,7 @@ describe.each([
       expect.objectContaining({ sessionUpdate: "tool_call_update", status: "failed" }),
     );
     const log = await sim.readCallLog();
-    expect(callsFor(log, "respondPermission", sessionId).map((c) => c.optionId)).toEqual(["deny"]);
+    expect(answersFor(log, "respondPermission", sessionId).map((c) => c.optionId)).toEqual(["deny"]);
   });
 
   it("an option id the client made up is refused: the host gets a real deny, never an allow", async () => {
@@ -83,7 +83,7 @@ describe.each([
     const outcome = await bridge.promptOutcome(sessionId, "sim:permission");
     expect(outcome.response?.stopReason).toBe("end_turn");
     const log = await sim.readCallLog();
-    expect(callsFor(log, "respondPermission", sessionId).map((c) => c.optionId)).toEqual(["deny"]);
+    expect(answersFor(log, "respondPermission", sessionId).map((c) => c.optionId)).toEqual(["deny"]);
   });
 
   it("allow always: the second run is not asked again; one respondPermission allow_always", async () => {
@@ -94,7 +94,7 @@ describe.each([
     expect(outcome.response?.stopReason).toBe("end_turn");
     expect(bridge.permissionRequests.length - before).toBe(1);
     const log = await sim.readCallLog();
-    expect(callsFor(log, "respondPermission", sessionId).map((c) => c.optionId)).toEqual(["allow_always"]);
+    expect(answersFor(log, "respondPermission", sessionId).map((c) => c.optionId)).toEqual(["allow_always"]);
     const text = bridge
       .sessionUpdates(sessionId)
       .flatMap((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : []))
@@ -118,7 +118,7 @@ describe.each([
     expect(outcome.response?.stopReason).toBe("end_turn");
     expect(bridge.permissionRequests.length - before).toBe(1);
     const log = await sim.readCallLog();
-    expect(callsFor(log, "respondPermission", sessionId).map((c) => c.optionId)).toEqual(["allow_once"]);
+    expect(answersFor(log, "respondPermission", sessionId).map((c) => c.optionId)).toEqual(["allow_once"]);
   });
 
   it(
@@ -137,7 +137,7 @@ describe.each([
       await bridge.waitFor(() => bridge.transcript.unanswered("agent").length === 0, "the client's answer to it");
       await followUpWorks(sessionId);
       const log = await sim.readCallLog();
-      expect(callsFor(log, "respondPermission", sessionId).map((c) => c.optionId)).toEqual(["deny"]);
+      expect(answersFor(log, "respondPermission", sessionId).map((c) => c.optionId)).toEqual(["deny"]);
       expect(stopsFor(log, sessionId)).toHaveLength(1);
     },
   );
@@ -150,7 +150,7 @@ describe.each([
     await waitForLog(sim, (log) => stopsFor(log, sessionId).length === 1, "the stop");
     await followUpWorks(sessionId);
     const log = await sim.readCallLog();
-    expect(callsFor(log, "respondPermission", sessionId)).toEqual([]);
+    expect(answersFor(log, "respondPermission", sessionId)).toEqual([]);
     expect(stopsFor(log, sessionId)).toHaveLength(1);
   });
 
@@ -165,7 +165,7 @@ describe.each([
     expect((await turn).response?.stopReason).toBe("cancelled");
     await followUpWorks(sessionId);
     const log = await sim.readCallLog();
-    expect(callsFor(log, "respondPermission", sessionId)).toEqual([]);
+    expect(answersFor(log, "respondPermission", sessionId)).toEqual([]);
     expect(stopsFor(log, sessionId)).toHaveLength(1);
   });
 
@@ -178,7 +178,7 @@ describe.each([
     expect(bridge.permissionRequests.length).toBe(before);
     await followUpWorks(sessionId);
     const log = await sim.readCallLog();
-    expect(callsFor(log, "respondPermission", sessionId)).toEqual([]);
+    expect(answersFor(log, "respondPermission", sessionId)).toEqual([]);
     expect(stopsFor(log, sessionId)).toHaveLength(1);
   });
 
@@ -195,7 +195,7 @@ describe.each([
     }
     await followUpWorks(sessionId);
     const log = await sim.readCallLog();
-    const answers = callsFor(log, "respondPermission", sessionId);
+    const answers = answersFor(log, "respondPermission", sessionId);
     expect(answers.map((c) => c.optionId)).toEqual(Array(cycles).fill("deny"));
     expect(new Set(answers.map((c) => c.requestId)).size).toBe(cycles);
     expect(stopsFor(log, sessionId)).toHaveLength(cycles);

@@ -10,13 +10,13 @@ import {
   type BridgeProcess,
   FORM_CLIENT,
   NO_ELICITATION_CLIENT,
-  callsFor,
   stopsFor,
   choose,
   holdElicitation,
   useBridge,
   waitForLog,
 } from "../../support/bridge-process.js";
+import { answersFor } from "../answers.js";
 
 const PLAN = "# Proposed plan\n\n1. Reproduce the failing test\n2. Fix the off-by-one error\n3. Run the suite";
 const PLAN_ACCEPT = { answer_0: "approve", answer: "approve", answers: { "Review this implementation plan.": ["approve"] } };
@@ -67,7 +67,7 @@ describe("plan approval and questions end to end, form-capable client", () => {
     expect(wireIndex(bridge, "elicitation/create", start)).toBeGreaterThan(shown);
     expect(wireIndex(bridge, "session/request_permission", start)).toBe(-1);
     const log = await sim.readCallLog();
-    expect(callsFor(log, "respondPermission", sessionId).map((c) => c.optionId)).toEqual(["allow-plan"]);
+    expect(answersFor(log, "respondPermission", sessionId).map((c) => c.optionId)).toEqual(["allow-plan"]);
     expect(bridge.sessionUpdates(sessionId)).toContainEqual({ sessionUpdate: "current_mode_update", currentModeId: "build" });
   });
 
@@ -76,7 +76,7 @@ describe("plan approval and questions end to end, form-capable client", () => {
     bridge.onElicitation = async () => ({ action: "decline" });
     expect((await bridge.promptOutcome(sessionId, "sim:plan-permission")).response?.stopReason).toBe("end_turn");
     const log = await sim.readCallLog();
-    expect(callsFor(log, "respondPermission", sessionId).map((c) => c.optionId)).toEqual(["deny-plan"]);
+    expect(answersFor(log, "respondPermission", sessionId).map((c) => c.optionId)).toEqual(["deny-plan"]);
     expect(text(bridge.sessionUpdates(sessionId))).toContain("Staying in plan mode.");
   });
 
@@ -87,7 +87,7 @@ describe("plan approval and questions end to end, form-capable client", () => {
     expect((await bridge.promptOutcome(sessionId, "sim:plan-userinput")).response?.stopReason).toBe("end_turn");
     expect(wireIndex(bridge, "elicitation/create", start)).toBeGreaterThan(planShownAt(bridge));
     const log = await sim.readCallLog();
-    expect(callsFor(log, "respondElicitation", sessionId)).toEqual([
+    expect(answersFor(log, "respondElicitation", sessionId)).toEqual([
       expect.objectContaining({ taskId: sessionId, action: "accept", content: PLAN_ACCEPT }),
     ]);
     expect(text(bridge.sessionUpdates(sessionId))).toContain("Implementing the approved plan.");
@@ -103,7 +103,7 @@ describe("plan approval and questions end to end, form-capable client", () => {
     expect((await bridge.promptOutcome(sessionId, `sim:plan-missing form=${form}`)).response?.stopReason).toBe("end_turn");
     expect(bridge.elicitationRequests.length + bridge.permissionRequests.length).toBe(asked);
     const log = await sim.readCallLog();
-    expect(callsFor(log, method, sessionId)).toEqual([expect.objectContaining(expected)]);
+    expect(answersFor(log, method as "respondPermission" | "respondElicitation", sessionId)).toEqual([expect.objectContaining(expected)]);
     expect(text(bridge.sessionUpdates(sessionId))).toContain("sent no plan text");
   });
 
@@ -119,7 +119,7 @@ describe("plan approval and questions end to end, form-capable client", () => {
     };
     expect((await bridge.promptOutcome(sessionId, "sim:questions")).response?.stopReason).toBe("end_turn");
     const log = await sim.readCallLog();
-    expect(callsFor(log, "respondElicitation", sessionId)).toEqual([
+    expect(answersFor(log, "respondElicitation", sessionId)).toEqual([
       expect.objectContaining({
         action: "accept",
         content: {
@@ -140,7 +140,7 @@ describe("plan approval and questions end to end, form-capable client", () => {
     bridge.onElicitation = async () => response;
     expect((await bridge.promptOutcome(sessionId, "sim:questions")).response?.stopReason).toBe("end_turn");
     const log = await sim.readCallLog();
-    const answers = callsFor(log, "respondElicitation", sessionId);
+    const answers = answersFor(log, "respondElicitation", sessionId);
     expect(answers).toEqual([expect.objectContaining({ action })]);
     expect(answers[0]).not.toHaveProperty("content");
   });
@@ -159,7 +159,7 @@ describe("plan approval and questions end to end, form-capable client", () => {
       await bridge.waitFor(() => bridge.agentMethods().includes("$/cancel_request"), "$/cancel_request");
       expect((await bridge.promptOutcome(sessionId, "hello again")).response?.stopReason).toBe("end_turn");
       const log = await sim.readCallLog();
-      expect(callsFor(log, "respondElicitation", sessionId).map((c) => c.action)).toEqual(["cancel"]);
+      expect(answersFor(log, "respondElicitation", sessionId).map((c) => c.action)).toEqual(["cancel"]);
       expect(stopsFor(log, sessionId)).toHaveLength(1);
     },
   );
@@ -196,7 +196,7 @@ describe("plan approval and questions end to end, client without elicitation (Pa
       { optionId: "deny-plan", name: "Reject", kind: "reject_once" },
     ]);
     const log = await sim.readCallLog();
-    expect(callsFor(log, "respondPermission", sessionId).map((c) => c.optionId)).toEqual(["allow-plan"]);
+    expect(answersFor(log, "respondPermission", sessionId).map((c) => c.optionId)).toEqual(["allow-plan"]);
     expect(bridge.sessionUpdates(sessionId)).toContainEqual({ sessionUpdate: "current_mode_update", currentModeId: "build" });
   });
 
@@ -205,7 +205,7 @@ describe("plan approval and questions end to end, client without elicitation (Pa
     bridge.onPermission = choose("deny-plan");
     expect((await bridge.promptOutcome(sessionId, "sim:plan-permission")).response?.stopReason).toBe("end_turn");
     const log = await sim.readCallLog();
-    expect(callsFor(log, "respondPermission", sessionId).map((c) => c.optionId)).toEqual(["deny-plan"]);
+    expect(answersFor(log, "respondPermission", sessionId).map((c) => c.optionId)).toEqual(["deny-plan"]);
   });
 
   it("plan_approval user input → switch_mode permission (native choice + reject); approve → accept with the content convention", async () => {
@@ -220,7 +220,7 @@ describe("plan approval and questions end to end, client without elicitation (Pa
       { optionId: "reject", name: "Reject", kind: "reject_once" },
     ]);
     const log = await sim.readCallLog();
-    expect(callsFor(log, "respondElicitation", sessionId)).toEqual([expect.objectContaining({ action: "accept", content: PLAN_ACCEPT })]);
+    expect(answersFor(log, "respondElicitation", sessionId)).toEqual([expect.objectContaining({ action: "accept", content: PLAN_ACCEPT })]);
   });
 
   it("plan_approval user input: reject → decline", async () => {
@@ -228,7 +228,7 @@ describe("plan approval and questions end to end, client without elicitation (Pa
     bridge.onPermission = choose("reject");
     expect((await bridge.promptOutcome(sessionId, "sim:plan-userinput")).response?.stopReason).toBe("end_turn");
     const log = await sim.readCallLog();
-    expect(callsFor(log, "respondElicitation", sessionId).map((c) => c.action)).toEqual(["decline"]);
+    expect(answersFor(log, "respondElicitation", sessionId).map((c) => c.action)).toEqual(["decline"]);
   });
 
   it.each([
@@ -241,7 +241,7 @@ describe("plan approval and questions end to end, client without elicitation (Pa
     expect((await bridge.promptOutcome(sessionId, `sim:plan-missing form=${form}`)).response?.stopReason).toBe("end_turn");
     expect(bridge.permissionRequests.length).toBe(asked);
     const log = await sim.readCallLog();
-    expect(callsFor(log, method, sessionId)).toEqual([expect.objectContaining(expected)]);
+    expect(answersFor(log, method as "respondPermission" | "respondElicitation", sessionId)).toEqual([expect.objectContaining(expected)]);
   });
 
   it("questions: a real decline to the host, the prompt fails INTERACTION_UNSUPPORTED naming elicitation.form", async () => {
@@ -254,7 +254,7 @@ describe("plan approval and questions end to end, client without elicitation (Pa
     await waitForLog(sim, (log) => stopsFor(log, sessionId).length === 1, "the stop");
     expect((await bridge.promptOutcome(sessionId, "hello again")).response?.stopReason).toBe("end_turn");
     const log = await sim.readCallLog();
-    const answers = callsFor(log, "respondElicitation", sessionId);
+    const answers = answersFor(log, "respondElicitation", sessionId);
     expect(answers).toEqual([expect.objectContaining({ action: "decline" })]);
     expect(answers[0]).not.toHaveProperty("content");
     expect(stopsFor(log, sessionId)).toHaveLength(1);

@@ -12,12 +12,12 @@ import {
   type BridgeProcess,
   FORM_CLIENT,
   NO_ELICITATION_CLIENT,
-  callsFor,
   stopsFor,
   choose,
   useBridge,
   waitForLog,
 } from "../../support/bridge-process.js";
+import { answersFor } from "../answers.js";
 
 const QUESTION = "Which test runner should I use?";
 
@@ -65,7 +65,7 @@ describe("one question, client without elicitation (Paseo): a permission whose o
     expect(shown).toBeGreaterThanOrEqual(0);
     expect(shown).toBeLessThan(question);
     const log = await sim.readCallLog();
-    expect(callsFor(log, "respondElicitation", sessionId)).toEqual([
+    expect(answersFor(log, "respondElicitation", sessionId)).toEqual([
       expect.objectContaining({
         taskId: sessionId,
         action: "accept",
@@ -85,7 +85,7 @@ describe("one question, client without elicitation (Paseo): a permission whose o
     bridge.onPermission = answer;
     expect((await bridge.promptOutcome(sessionId, "sim:question")).response?.stopReason).toBe("end_turn");
     const log = await sim.readCallLog();
-    const answers = callsFor(log, "respondElicitation", sessionId);
+    const answers = answersFor(log, "respondElicitation", sessionId);
     expect(answers).toEqual([expect.objectContaining({ action: "decline" })]);
     expect(answers[0]).not.toHaveProperty("content");
     expect(text(bridge, sessionId)).toContain("No answer given.");
@@ -101,7 +101,7 @@ describe("one question, client without elicitation (Paseo): a permission whose o
     expect((await turn).response?.stopReason).toBe("cancelled");
     expect((await bridge.promptOutcome(sessionId, "hello again")).response?.stopReason).toBe("end_turn");
     const log = await sim.readCallLog();
-    const answers = callsFor(log, "respondElicitation", sessionId);
+    const answers = answersFor(log, "respondElicitation", sessionId);
     expect(answers).toHaveLength(1);
     expect(["cancel", "decline"]).toContain(answers[0]!.action);
     expect(stopsFor(log, sessionId)).toHaveLength(1);
@@ -116,7 +116,7 @@ describe("one question, client without elicitation (Paseo): a permission whose o
     expect(bridge.permissionRequests.length).toBe(asked);
     await waitForLog(sim, (log) => stopsFor(log, sessionId).length === 1, "the stop");
     expect((await bridge.promptOutcome(sessionId, "hello again")).response?.stopReason).toBe("end_turn");
-    const answers = callsFor(await sim.readCallLog(), "respondElicitation", sessionId);
+    const answers = answersFor(await sim.readCallLog(), "respondElicitation", sessionId);
     expect(answers).toEqual([expect.objectContaining({ action: "decline" })]);
   });
 });
@@ -142,7 +142,7 @@ describe("one question, form-capable client: still a form", () => {
     expect((await bridge.promptOutcome(sessionId, "sim:question")).response?.stopReason).toBe("end_turn");
     expect(bridge.permissionRequests).toEqual([]);
     const log = await sim.readCallLog();
-    expect(callsFor(log, "respondElicitation", sessionId)).toEqual([
+    expect(answersFor(log, "respondElicitation", sessionId)).toEqual([
       expect.objectContaining({ action: "accept", content: { answer_0: "vitest", answer: "vitest", answers: { [QUESTION]: ["vitest"] } } }),
     ]);
   });
@@ -152,7 +152,7 @@ describe("one question, form-capable client: still a form", () => {
     bridge.onElicitation = async () => ({ action: "accept", content: { answer_0: ["vitest", "jest"] } });
     expect((await bridge.promptOutcome(sessionId, "sim:question multi=1")).response?.stopReason).toBe("end_turn");
     const log = await sim.readCallLog();
-    expect(callsFor(log, "respondElicitation", sessionId)).toEqual([
+    expect(answersFor(log, "respondElicitation", sessionId)).toEqual([
       expect.objectContaining({ action: "accept", content: expect.objectContaining({ answer_0: ["vitest", "jest"] }) }),
     ]);
   });

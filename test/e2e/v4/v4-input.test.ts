@@ -8,6 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { e2e, forSession } from "../../support/e2e-harness.js";
 import { until } from "../../support/until.js";
+import { V3 } from "../answers.js";
 
 const t = e2e();
 const STEERING = "_session/steering";
@@ -216,11 +217,25 @@ describe("e2e: prompt input through V4 conversation commands", () => {
   });
 
   it("refuses a V4 hello of an unknown wire version before sending anything", async () => {
-    const { client, sessionId } = await session({ simProfile: { v4ProtocolVersion: 4 } });
-    await expect(client.prompt(sessionId, "hello")).rejects.toMatchObject({
+    const refusal = {
       message: expect.stringMatching(/V4 conversation protocol 4, which zcode-acp's zcode-task-v\d line does not know/),
       data: { code: "UNSUPPORTED_ZCODE" },
-    });
+    };
+    if (V3) {
+      // zcode-task-v3 reads a session only through V4: the session's subscription needs the
+      // handshake, so the refusal comes with session/new, before any conversation call
+      const client = await t.start({ simProfile: { v4ProtocolVersion: 4 } });
+      await client.initialize();
+      await expect(client.newSession(await t.workspace())).rejects.toMatchObject(refusal);
+      expect(await thisRun("helloConversationV4")).toHaveLength(1);
+      expect(await thisRun("initializeConversationV4")).toEqual([]);
+      expect(await thisRun("subscribeConversationV4")).toEqual([]);
+      expect(await thisRun("sendConversationCommandV4")).toEqual([]);
+      client.expectValid();
+      return;
+    }
+    const { client, sessionId } = await session({ simProfile: { v4ProtocolVersion: 4 } });
+    await expect(client.prompt(sessionId, "hello")).rejects.toMatchObject(refusal);
     expect(await thisRun("helloConversationV4")).toHaveLength(1);
     expect(await thisRun("initializeConversationV4")).toEqual([]);
     expect(await envelopes("sendText", sessionId)).toEqual([]);

@@ -211,7 +211,12 @@ describe("the V4 read path gives the same ACP updates as the legacy stream", () 
       resume = () => {
         s.event("tool.updated", { kind: "started", toolCallId: "c1", toolName: "Bash" });
         s.event("tool.updated", { kind: "progress", toolCallId: "c1", toolName: "Bash", outputPreview: "PASS a\n" });
-        s.event("tool.updated", { kind: "result", toolCallId: "c1", toolName: "Bash", result: { content: "PASS a\nPASS b\n" } });
+        s.event("tool.updated", {
+          kind: "result",
+          toolCallId: "c1",
+          toolName: "Bash",
+          result: { success: true, content: "PASS a\nPASS b\n" },
+        });
         s.event("tool.updated", {
           kind: "scheduled",
           toolCallId: "e1",
@@ -219,7 +224,12 @@ describe("the V4 read path gives the same ACP updates as the legacy stream", () 
           input: { file_path: "src/a.ts", old_string: "a", new_string: "b" },
         });
         s.event("tool.updated", { kind: "started", toolCallId: "e1", toolName: "Edit" });
-        s.event("tool.updated", { kind: "result", toolCallId: "e1", toolName: "Edit", result: { content: "Edited src/a.ts" } });
+        s.event("tool.updated", {
+          kind: "result",
+          toolCallId: "e1",
+          toolName: "Edit",
+          result: { success: true, content: "Edited src/a.ts" },
+        });
         s.event("model.streaming", { kind: "text_delta", assistantMessageId: "m1", delta: " Done." });
         s.complete("success");
       };

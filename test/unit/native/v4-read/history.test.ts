@@ -93,7 +93,7 @@ describe("V4 history from rows pages", () => {
             type: "tool",
             callId: "c1",
             tool: "Bash",
-            state: { status: "completed", input: { command: "ls" }, output: { content: "a\n" } },
+            state: { status: "completed", input: { command: "ls" }, output: { success: true, content: "a\n" } },
           },
         ],
       },

@@ -49,6 +49,27 @@ describe("the V4 read path on a line", () => {
     expect((await api.readSession(REF)).runtime?.eventSeq).toBe(1);
   });
 
+  it("a V4 snapshot of the usage a session read said carries that read's cost (the V4 zone has none)", async () => {
+    const host = v4Host();
+    const cost = { amount: 0.01, currency: "USD" };
+    host.handlers.set("readSession", () => ({
+      session: { sessionId: SESSION, workspace: { workspacePath: "/w" }, title: "", status: "idle" },
+      settings: {},
+      runtime: { eventSeq: 0, contextUsage: { used: 50, size: 100, cost } },
+    }));
+    const api = createNativeApi("zcode-task-v3", host);
+    await api.readSession(REF);
+    const events: Array<{ type: string; snapshot?: { runtime: { contextUsage?: unknown } } }> = [];
+    await api.subscribe(REF, { onEvent: (e) => void events.push(e as never), onEnd: () => {} });
+    const usage = (used: number) => ({ usage: { contextWindow: { usedTokens: used, maxTokens: 100 }, cumulative: {} } });
+    host.frame(complete(1, logical(0, 10, snapshotPayload(snapshot(10, usage(50)))), "initial"));
+    host.frame(complete(2, logical(10, 11, deltas({ op: "state.updated", patch: usage(60) }))));
+    expect(events.map((e) => e.snapshot?.runtime.contextUsage)).toEqual([
+      { used: 50, size: 100, cost },
+      { used: 60, size: 100 },
+    ]);
+  });
+
   it("answers a permission and a question with resolveInteraction, each once", async () => {
     const host = v4Host();
     const api = createNativeApi("zcode-task-v3", host);

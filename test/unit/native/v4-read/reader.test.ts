@@ -113,7 +113,8 @@ describe("V4 conversation reader: subscription and sequencing", () => {
     host.frame(complete(1, logical(0, 10, snapshotPayload(base)), "initial"));
     const header = row("turnHeader", { state: "running", sourceCommandId: "c1" });
     host.frame(complete(2, logical(10, 11, deltas({ op: "row.appended", row: header }))));
-    const text = row("assistantText", { text: "Hello", state: "streaming", assistantResponseId: "m1" });
+    // ZCode closes a turn's rows when it ends (a row still streaming under a finished turn is late output)
+    const text = row("assistantText", { text: "Hello", state: "complete", assistantResponseId: "m1" });
     host.frame(complete(3, logical(0, 40, snapshotPayload(snapshot(40, {}, [{ ...header, state: "completedSuccess" }, text])))));
     expect(host.callsOf("resyncConversationV4")).toEqual([]);
     expect(r.events.map((e) => e.type)).toEqual(["snapshot", "session.event", "snapshot", "session.event", "session.event"]);
@@ -259,7 +260,7 @@ describe("V4 conversation reader: rows → the session model's events", () => {
       ["tool.updated", { kind: "scheduled", toolCallId: "c1", toolName: "Bash", input: { command: "npm test" } }],
       ["tool.updated", { kind: "started", toolCallId: "c1", toolName: "Bash" }],
       ["tool.updated", { kind: "progress", toolCallId: "c1", toolName: "Bash", outputPreview: "PASS a\n" }],
-      ["tool.updated", { kind: "result", toolCallId: "c1", toolName: "Bash", result: { content: "PASS a\nPASS b\n" } }],
+      ["tool.updated", { kind: "result", toolCallId: "c1", toolName: "Bash", result: { success: true, content: "PASS a\nPASS b\n" } }],
       [
         "tool.updated",
         { kind: "scheduled", toolCallId: "e1", toolName: "Edit", input: { file_path: "a.ts", old_string: "a", new_string: "b" } },
@@ -281,7 +282,7 @@ describe("V4 conversation reader: rows → the session model's events", () => {
     send({ op: "row.upserted", row: { ...write, status: "success", output: { text: "Wrote a.ts", display } } });
     expect(r.inner().slice(2)).toEqual([
       ["tool.updated", { kind: "progress", toolCallId: "w1", toolName: "Write", outputPreview: "writing" }],
-      ["tool.updated", { kind: "result", toolCallId: "w1", toolName: "Write", result: { content: "Wrote a.ts", display } }],
+      ["tool.updated", { kind: "result", toolCallId: "w1", toolName: "Write", result: { success: true, content: "Wrote a.ts", display } }],
     ]);
   });
 
@@ -299,6 +300,68 @@ describe("V4 conversation reader: rows → the session model's events", () => {
     expect(tops.map((e) => e.type)).toEqual(["snapshot", "state.updated", "snapshot"]);
     expect(tops[1]!.notification).toMatchObject({ scope: "session", sessionId: SESSION, patch: { mode: { current: "plan" } } });
     expect(tops[2]!.snapshot.runtime.contextUsage).toEqual({ used: 5, size: 100 });
+  });
+
+  it("a tool that ran and finished within one frame still starts; a sub-agent's tool names its parent", async () => {
+    const { r, send } = await running();
+    const read = row("toolCall", {
+      toolCallId: "c1",
+      toolName: "Read",
+      status: "inputStreaming",
+      input: { file_path: "a" },
+      parentToolCallId: "p1",
+    });
+    send({ op: "row.appended", row: read });
+    send({ op: "row.upserted", row: { ...read, status: "success", output: { text: "alpha" } } });
+    const origin = { source: "subagent", parentToolCallId: "p1" };
+    expect(r.inner()).toEqual([
+      ["tool.updated", { kind: "scheduled", toolCallId: "c1", toolName: "Read", ...origin }],
+      ["tool.updated", { kind: "scheduled", toolCallId: "c1", toolName: "Read", ...origin, input: { file_path: "a" } }],
+      ["tool.updated", { kind: "started", toolCallId: "c1", toolName: "Read", ...origin }],
+      ["tool.updated", { kind: "result", toolCallId: "c1", toolName: "Read", ...origin, result: { success: true, content: "alpha" } }],
+    ]);
+  });
+
+  it("each plan and usage a frame passes through is its own snapshot, in order", async () => {
+    const { r, send } = await running();
+    const plan = (n: number) => ({
+      items: Array.from({ length: n }, (_, i) => ({ id: `t${i}`, content: `c${i}`, status: "pending" })),
+      updatedAt: n,
+    });
+    const usage = (used: number) => ({ contextWindow: { usedTokens: used, maxTokens: 100 }, cumulative: {} });
+    send(
+      { op: "state.updated", patch: { plan: plan(3) } },
+      { op: "state.updated", patch: { usage: usage(10) } },
+      { op: "state.updated", patch: { plan: plan(0) } },
+      { op: "state.updated", patch: { usage: usage(20) } },
+    );
+    const snapshots = r.events.filter((e) => e.type === "snapshot").slice(1);
+    expect(snapshots.map((e) => [e.snapshot.todos.length, e.snapshot.runtime.contextUsage?.used])).toEqual([
+      [3, undefined],
+      [3, 10],
+      [0, 10],
+      [0, 20],
+    ]);
+  });
+
+  it("text growing in a row still streaming under a finished turn is late output: never said", async () => {
+    const { r, send } = await running();
+    const header = row("turnHeader", { origin: "userInput", sourceCommandId: "c1", state: "running" });
+    const text = row("assistantText", { text: "Done.", state: "streaming", assistantResponseId: "m1" });
+    send({ op: "row.appended", row: header }, { op: "row.appended", row: text });
+    const late = row("assistantText", { text: "", state: "streaming", assistantResponseId: "m1" });
+    send(
+      { op: "row.upserted", row: { ...text, state: "complete" } },
+      { op: "row.upserted", row: { ...header, state: "completedSuccess" } },
+      { op: "row.appended", row: late },
+      { op: "row.delta", rowId: late.rowId, path: "text", append: "LATE" },
+    );
+    send({ op: "row.delta", rowId: late.rowId, path: "text", append: " MORE" });
+    expect(r.inner()).toEqual([
+      ["turn.started", { inputId: "c1" }],
+      ["model.streaming", { kind: "text_delta", delta: "Done.", assistantMessageId: "m1" }],
+      ["turn.completed", { resultType: "success", inputId: "c1" }],
+    ]);
   });
 
   it("unknown row kinds and the kinds without an ACP use are ignored", async () => {
