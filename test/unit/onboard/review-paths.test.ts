@@ -13,11 +13,18 @@ describe("the paths the review reports", () => {
   });
 
   it("a bundle with only the V4 read path: read through V4 frames when it names every read call, else what it lacks", () => {
-    const all = readPath("subscribeConversationV4 onDynamicConversationFrame resyncConversationV4 unsubscribeConversationV4 conversationRowsRangeV4");
+    const all = readPath(
+      "subscribeConversationV4 onDynamicConversationFrame resyncConversationV4 unsubscribeConversationV4 conversationRowsRangeV4",
+    );
     expect(all).toEqual({ path: "V4 conversation frames (the zcode-task-v3 line)", missing: [] });
     const some = readPath("subscribeConversationV4");
     expect(some.path).toMatch(/^V4 conversation frames, incomplete/);
-    expect(some.missing).toEqual(["onDynamicConversationFrame", "resyncConversationV4", "unsubscribeConversationV4", "conversationRowsRangeV4"]);
+    expect(some.missing).toEqual([
+      "onDynamicConversationFrame",
+      "resyncConversationV4",
+      "unsubscribeConversationV4",
+      "conversationRowsRangeV4",
+    ]);
     expect(readPath("nothing").missing).toEqual(["onDynamicSessionEvent"]);
   });
 
