@@ -175,16 +175,22 @@ describe("e2e: prompt input through V4 conversation commands", () => {
   });
 
   it("a cancel read while the prompt's input is on its way (handshake, then an upload): the stop follows the input and stops its turn", async () => {
-    // the prompt's sendText waits for the slow handshake, then for its image upload (three round
-    // trips); a stop sent on its own would overtake it, find nothing running (noop), and the turn
-    // would stream on with no client watching
-    const { client, sessionId } = await session({ simProfile: { v4HelloDelayMs: 2000 }, cancelGraceMs: 120_000 });
+    // the prompt's sendText waits for the slow handshake, then for its slow image upload; a stop
+    // sent on its own would overtake it, find nothing running (noop), and the turn would stream on
+    // with no client watching (on zcode-task-v3 the handshake was done when the session opened)
+    const { client, sessionId } = await session({
+      simProfile: { v4HelloDelayMs: 2000, v4AttachmentDelayMs: 2000 },
+      cancelGraceMs: 120_000,
+    });
     const png = Buffer.from("89504e470d0a1a0a0000000d49484452", "hex").toString("base64");
     const turn = client.prompt(sessionId, [
       { type: "text", text: "sim:stream-until-cancel interval=20 max=5000" },
       { type: "image", data: png, mimeType: "image/png" },
     ]);
-    await until(async () => (await thisRun("helloConversationV4")).length === 1, { what: "the handshake under way", intervalMs: 20 });
+    await until(async () => forSession(await t.calls("attachmentBeginV4"), sessionId).length === 1, {
+      what: "the upload under way",
+      intervalMs: 20,
+    });
     expect(await envelopes("sendText", sessionId)).toEqual([]); // the input is not at ZCode yet
     await client.cancel(sessionId);
     // answered at once; the stop follows the input once it reached ZCode
