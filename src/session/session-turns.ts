@@ -225,6 +225,13 @@ export class SessionTurns {
     turn.turnId = turnId;
     turn.sendIssued = true;
     this.current = { input, turn };
+    if (turn.cancelRequested) {
+      // cancelled while its input was on its way: the grace now ends it as the running turn
+      turn.startGraceTimer(this.session.deps.cancelGraceMs, () => {
+        this.session.markResync();
+        this.endTurn(turn, { stopReason: "cancelled" }, false);
+      });
+    }
     this.session.logger.debug("native turn bound", { turn: turn.number, turnId });
     return turn;
   }
