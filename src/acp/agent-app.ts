@@ -14,6 +14,7 @@ import { AUTH_METHOD_ID, initializeResponse } from "./initialize.js";
 import { answerPrompt } from "./prompt-failure.js";
 import { answer, asOnboardingRequired, invalidParams } from "./request-errors.js";
 import { ONBOARD_AUTH_METHOD_ID, terminalAuthOf } from "./onboarding-auth.js";
+import { ConnectionSignIn } from "./logout.js";
 import { acceptsNotices, noticeNotification, type ReleaseNotice } from "./release-notices.js";
 import { decodeCursor, listPage } from "./session-list-page.js";
 import { listFilterDirectory, workspaceDirectory } from "./session-params.js";
@@ -79,9 +80,14 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
 
   /** whether initialize offered the onboarding auth method (./onboarding-auth.ts) */
   let onboardingOffered = false;
+  /** `logout` (./logout.ts): logged out, what uses the ZCode account is `auth_required` until `authenticate` */
+  const signIn = new ConnectionSignIn();
   /** a session opener: a build no manifest covers is `auth_required` where onboarding was offered */
   const opening = <T>(body: () => Promise<T>): Promise<T> =>
-    answer(body).catch((error: unknown) => {
+    answer(() => {
+      signIn.require();
+      return body();
+    }).catch((error: unknown) => {
       throw onboardingOffered ? asOnboardingRequired(error) : error;
     });
 
@@ -168,10 +174,12 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
         // zcode-onboard: the review ran in the client's terminal; succeed once the install can be used
         if (params.methodId !== AUTH_METHOD_ID && params.methodId !== ONBOARD_AUTH_METHOD_ID)
           throw invalidParams(`Unknown authentication method "${params.methodId}".`);
-        await sessions().ensureSignedIn(options.defaultCwd);
+        await signIn.authenticate(() => sessions().ensureSignedIn(options.defaultCwd));
         return {};
       }),
     )
+    // scoped to this connection: the ZCode desktop app stays signed in (./logout.ts, adr/0025)
+    .onRequest(acp.methods.agent.logout, () => signIn.logout())
     .onRequest(acp.methods.agent.session.new, ({ params, requestId }) =>
       opening(async () => {
         const opened = await sessions().newSession({ cwd: await workspaceDirectory(params.cwd), mcpServers: params.mcpServers });
@@ -202,6 +210,7 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     )
     .onRequest(acp.methods.agent.session.list, ({ params }) =>
       answer(async () => {
+        signIn.require();
         const filter = params.cwd === undefined || params.cwd === null ? undefined : await listFilterDirectory(params.cwd);
         if (filter === null) return { sessions: [] }; // a directory that does not exist has no sessions
         if (params.cursor) decodeCursor(params.cursor, filter); // refuse a bad cursor before asking ZCode
@@ -232,6 +241,7 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     .onRequest(acp.methods.agent.session.prompt, ({ params, signal, requestId }) =>
       // a failure is also explained in the session (clients that show String(error)): adr/0010
       answerPrompt({ sessionUpdate: (n) => port!.sessionUpdate(n) }, params.sessionId, logger, async () => {
+        signIn.require();
         // a released session reopens first: a cancel while it does is seen by this prompt
         const engine = sessions().session(params.sessionId);
         const cancelsBefore = engine.cancelCount;
@@ -262,6 +272,7 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     (params: unknown) => params,
     ({ params }) =>
       answer(async () => {
+        signIn.require();
         const request = parseSteeringRequest(params);
         return withSession(request.sessionId, (engine) => engine.steer(request.prompt, request.idleBehavior));
       }),

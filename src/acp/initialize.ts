@@ -22,6 +22,8 @@ export function initializeResponse(clientCapabilities?: unknown): InitializeResp
       promptCapabilities: { image: true, audio: true, embeddedContext: true },
       mcpCapabilities: { http: true, sse: true },
       sessionCapabilities: { list: {}, resume: {}, close: {} },
+      // `logout` ends this connection's sign-in, not the ZCode app's (src/acp/logout.ts)
+      auth: { logout: {} },
       // a session/prompt sent while a turn runs waits in ZCode's queue (claude-agent-acp's key; adr/0022)
       _meta: { claudeCode: { promptQueueing: true } },
     },

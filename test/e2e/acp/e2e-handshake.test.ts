@@ -49,6 +49,7 @@ describe("e2e: handshake, Paseo probe, auth and shutdown", () => {
         promptCapabilities: { image: true, audio: true, embeddedContext: true },
         mcpCapabilities: { http: true, sse: true },
         sessionCapabilities: { list: {}, resume: {}, close: {} },
+        auth: { logout: {} }, // this connection's sign-in only (adr/0025)
         // a second session/prompt waits in ZCode's queue (claude-agent-acp's key; adr/0022)
         _meta: { claudeCode: { promptQueueing: true } },
       },
