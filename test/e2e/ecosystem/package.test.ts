@@ -7,58 +7,32 @@
  * Every ACP line is validated (test/support/acp-transcript.ts).
  */
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, mkdtempSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough, Readable, Writable } from "node:stream";
-import { fileURLToPath } from "node:url";
 import * as acp from "@agentclientprotocol/sdk";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSimulatedInstall, type SimInstall } from "../../../fixtures/sim-install.js";
 import { Transcript } from "../../support/acp-transcript.js";
 import { pinnedManifests } from "../../support/verified-releases.js";
-
-const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
-const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
+import { NPM, ROOT, binOf, npmEnv, packAndInstall, type PackedPackage } from "./support/packed-package.js";
 
 let sim: SimInstall;
+let packed: PackedPackage;
 let work: string;
 let files: string[] = [];
 let prefix: string;
 
-/** bin dir of a global prefix (npm puts bins in <prefix>/bin on POSIX, <prefix> on Windows) */
-const binOf = (p: string): string => (process.platform === "win32" ? join(p, "zcode-acp.cmd") : join(p, "bin", "zcode-acp"));
-
-/** npm with its global prefix (and cache of its own logs) redirected into `p` */
-const npmEnv = (p: string): Record<string, string> => ({
-  npm_config_prefix: p,
-  npm_config_update_notifier: "false",
-  npm_config_fund: "false",
-});
-
 beforeAll(async () => {
   sim = await createSimulatedInstall();
-  work = mkdtempSync(join(tmpdir(), "zcode-acp-pack-"));
-  // --ignore-scripts: pack the dist/ that `npm test` just built (prepack would rebuild it while
-  // other test files run against it)
-  const packed = await execa(NPM, ["pack", "--ignore-scripts", "--json", "--pack-destination", work], { cwd: ROOT });
-  const info = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
-  files = info[0]!.files.map((f) => f.path);
-  const tarball = join(work, info[0]!.filename);
-  prefix = join(work, "global");
-  mkdirSync(prefix);
-  // what the README says: npm install --global <tarball> (here into a temporary prefix)
-  await execa(NPM, ["install", "--global", "--no-audit", "--prefer-offline", "--ignore-scripts", tarball], {
-    cwd: work,
-    env: npmEnv(prefix),
-    timeout: 150_000,
-  });
+  packed = await packAndInstall();
+  ({ work, files, prefix } = packed);
 }, 180_000);
 
 afterAll(async () => {
   await sim?.cleanup();
-  if (work) rmSync(work, { recursive: true, force: true });
+  packed?.cleanup();
 });
 
 /** start `command` as an ACP agent against the simulated install; the SDK client on top */
