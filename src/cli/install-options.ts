@@ -17,5 +17,6 @@ export function installOptionsFrom(config: Config, env: NodeJS.ProcessEnv): Asse
     cacheFile: fingerprintCacheIn(config.cacheDir),
     pinDir: firstUsePinDir(config.configDir),
     env,
+    readPath: config.readPath,
   };
 }

@@ -29,6 +29,7 @@ import { describeFound } from "./rpc-discovery.js";
 import { findLine } from "../manifest/release-lines.js";
 import { UNKNOWN_CLI_VERSION } from "../manifest/manifest-schema.js";
 import { describePinning, unpinnedFiles, type ManifestKind } from "./pinning.js";
+import { hostPaths, missingPathMessage } from "./host-paths.js";
 import type { CliVersionSource } from "./types.js";
 
 export interface AssessOptions {
@@ -53,6 +54,8 @@ export interface AssessOptions {
   recordFirstUse?: boolean;
   /** the first-use pin's date (tests) */
   now?: () => Date;
+  /** ZCODE_ACP_READ_PATH: how a release with both reads sessions (the path is stated, and refused when the manifest lacks it) */
+  readPath?: "legacy" | "v4";
 }
 
 const isDeclared = (value: unknown): value is { version: string | null } => {
@@ -229,10 +232,19 @@ export async function assessInstall(options: AssessOptions): Promise<Assessment>
               `Keep exactly one per release (delete the extra local manifest files).`,
             evidence,
           );
-        case "selected":
+        case "selected": {
           evidence.appVersion.expected = selection.manifest.manifest.artifact.appVersion;
           evidence.cliVersion.expected = selection.manifest.manifest.artifact.cliVersion;
+          // the path the sessions take, from the manifest; one that lacks something is refused here, before anything runs
+          const paths = hostPaths(selection.manifest.manifest, options.readPath);
+          report.hostPaths = paths;
+          if (paths.missing.length > 0)
+            throw installProblem(missingPathMessage(selection.manifest.manifest, paths), {
+              ...evidence,
+              missing: { expected: "allowed by the manifest", actual: paths.missing },
+            });
           return { selected: selection.manifest, evidence, cliFrom };
+        }
       }
     });
     if (selected === undefined) return;

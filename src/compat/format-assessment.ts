@@ -57,6 +57,15 @@ export function formatAssessment(report: Assessment): string {
   if (report.installRoot !== undefined) lines.push(`  install root:     ${report.installRoot}`);
   if (report.systemPlatform !== undefined) lines.push(`  this system:      ${report.systemPlatform}`);
   if (report.manifest !== undefined) lines.push(`  manifest:         ${report.manifest.artifact.id} (${report.manifestFile ?? "?"})`);
+  // which path the sessions take (issue 26)
+  const paths = report.hostPaths;
+  if (paths !== undefined) {
+    lines.push(`  read path:        ${paths.read}`);
+    lines.push(`  input path:       ${paths.input}`);
+    lines.push(`  session list:     ${paths.sessionList}`);
+    lines.push(`  context usage:    ${paths.contextUsage}`);
+    lines.push(`  missing:          ${paths.missing.length > 0 ? paths.missing.join(", ") : "nothing this path needs"}`);
+  }
   // which file is pinned how (adr/0020)
   (report.pinning ?? []).forEach((pin, i) => lines.push(`  ${i === 0 ? "pinned:" : ""}`.padEnd(20) + formatPin(pin)));
   if (report.appVersion !== undefined)

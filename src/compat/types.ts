@@ -16,6 +16,7 @@ export interface AssessmentStep {
 }
 
 import type { InstallPaths } from "../install/types.js";
+import type { HostPaths } from "./host-paths.js";
 import type { Advisory, Manifest, RpcExports } from "../manifest/types.js";
 
 export type { InstallPaths } from "../install/types.js";
@@ -85,6 +86,8 @@ export interface Assessment {
   unpinned?: boolean;
   /** the advisories of the selected manifest, once its host entry is verified (adr/0021); empty: none */
   advisories?: Advisory[];
+  /** which path the sessions take (read, input, session list, context usage) and what it lacks, once a manifest is selected */
+  hostPaths?: HostPaths;
   /** where the CLI version came from: never from running an unpinned CLI (src/install/cli-version.ts) */
   cliVersionFrom?: CliVersionSource;
   diagnostics: {

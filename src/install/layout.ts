@@ -2,7 +2,7 @@
  * Install layouts of docs/runtime-contract.md §1: default roots and the fixed relative paths per platform.
  * Pure functions; reading and confinement happen in resolve-install.ts.
  */
-import { join, win32 } from "node:path";
+import { join } from "node:path";
 
 export type InstallPlatform = "darwin" | "linux" | "win32";
 export const INSTALL_PLATFORMS: readonly InstallPlatform[] = ["darwin", "linux", "win32"];
@@ -50,7 +50,9 @@ export function defaultInstallRoot(platform: InstallPlatform, env: NodeJS.Proces
     case "linux":
       return "/opt/ZCode";
     case "win32":
-      return env.LOCALAPPDATA ? win32.join(env.LOCALAPPDATA, "Programs", "ZCode") : undefined;
+      // joined like joinLayout: with this machine's separator (on Windows "\\"; a win32-shaped
+      // simulated install under another OS is then found where its LOCALAPPDATA says)
+      return env.LOCALAPPDATA ? join(env.LOCALAPPDATA, "Programs", "ZCode") : undefined;
   }
 }
 

@@ -94,6 +94,12 @@ export const V4_READ_METHODS = [
   "unsubscribeConversationV4",
   "conversationRowsRangeV4",
 ] as const;
+/**
+ * ZCode 3.18+'s breakdown of a session's context (shared/reference/zcode-3.16-4.0.md §2.2): optional
+ * on the lines a 3.18+ build can be (zcode-task-v2, zcode-task-v3); a manifest allows it only where
+ * the build has it, and the bridge then reads the context usage at a turn's end from it.
+ */
+export const CONTEXT_COMPOSITION_METHOD = "getContextComposition";
 /** the event carrying the V4 conversation's wire frames */
 export const V4_FRAME_EVENT = "onDynamicConversationFrame";
 /** the command types the bridge sends in a V4 envelope (the bootstrap refuses any other) */
@@ -147,6 +153,7 @@ const V3_AGENT_METHODS = [
   "respondProviderRuntimeHeaders",
   "disposeWorkspace",
   "readWorkspacePresentation",
+  CONTEXT_COMPOSITION_METHOD,
   ...V4_INPUT_METHODS,
   ...V4_READ_METHODS,
 ] as const;
@@ -183,7 +190,7 @@ export const RELEASE_LINES: readonly ReleaseLine[] = [
     markers: ["zcodeBuiltinProviderConfigFilePath", "model-selection"],
     channels: { agent: "zcode-agent", task: "zcode-task", modelSelection: "model-selection" },
     methods: {
-      agent: [...COMMON_AGENT_METHODS, "readWorkspacePresentation"],
+      agent: [...COMMON_AGENT_METHODS, "readWorkspacePresentation", CONTEXT_COMPOSITION_METHOD],
       task: TASK_METHODS,
       modelSelection: ["getView"],
     },

@@ -8,6 +8,7 @@ import type { ModelRef, SessionSnapshot, SnapshotMessage, TaskTokenUsage } from 
 import type { Disposable } from "../util/disposable.js";
 import { createNativeApi, type LineOptions } from "./index.js";
 import type {
+  ContextComposition,
   ExitListener,
   InputDelivery,
   NativeApi,
@@ -105,6 +106,9 @@ export class CurrentLineApi implements NativeApi {
   }
   tokenUsage(params: SessionRef): Promise<TaskTokenUsage | undefined> {
     return this.with((api) => api.tokenUsage(params));
+  }
+  contextComposition(params: SessionRef): Promise<ContextComposition | undefined> {
+    return this.with((api) => api.contextComposition(params));
   }
   stopTurn(params: SessionRef): Promise<void> {
     return this.with((api) => api.stopTurn(params));

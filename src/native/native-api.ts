@@ -84,6 +84,15 @@ export type QuestionAnswer = { action: "accept"; content: unknown } | { action: 
 
 export type { ExitListener } from "../host/types.js";
 
+/** a session's context, by category (ZCode 3.18+ `getContextComposition`; shape guessed) */
+export interface ContextComposition {
+  /** tokens in the context now */
+  used: number;
+  /** the context window, where ZCode says it */
+  size: number | undefined;
+  categories: Array<{ id: string; label: string; tokens: number }>;
+}
+
 export interface NativeApi {
   /** the release line (manifest `protocol.id`) */
   readonly lineId: string;
@@ -123,6 +132,8 @@ export interface NativeApi {
   setModel(params: SessionRef & { model: ModelRef; thoughtLevel?: string | undefined }): Promise<SessionSnapshot>;
   setThoughtLevel(params: SessionRef & { thoughtLevel: string }): Promise<SessionSnapshot>;
   tokenUsage(params: SessionRef): Promise<TaskTokenUsage | undefined>;
+  /** the session's context composition where the install allows it (3.18+); undefined, without a call, where it does not */
+  contextComposition(params: SessionRef): Promise<ContextComposition | undefined>;
   /** stop ZCode's running turn (V4 `stop`, or the legacy stopGeneration) */
   stopTurn(params: SessionRef): Promise<void>;
   answerPermission(params: SessionRef & { requestId: string; optionId: string }): Promise<unknown>;

@@ -5,7 +5,7 @@
  * methods only all together, since the line's API sends prompts through V4 when the allowlist has
  * them (adr/0022) and a build with part of them would fail its first prompt.
  */
-import { V4_INPUT_METHODS, type ReleaseLine } from "../manifest/release-lines.js";
+import { CONTEXT_COMPOSITION_METHOD, V4_INPUT_METHODS, type ReleaseLine } from "../manifest/release-lines.js";
 import type { PerChannel, ProtocolDescriptor } from "../manifest/types.js";
 
 export interface AllowedMethods {
@@ -17,7 +17,16 @@ export interface AllowedMethods {
   v4Missing: string[];
   /** other optional methods left out because the bundle does not name them */
   leftOut: string[];
+  /** optional calls of newer releases the base lacks, added because the bundle names them (getContextComposition) */
+  added: string[];
 }
+
+/**
+ * Optional calls a newer release of a line adds, which the nearest pinned release may lack: allowed
+ * when the line knows them and the host bundle names them (ZCode 3.18's getContextComposition; the
+ * bridge reads it fail-soft, so a build that names it without serving it only logs).
+ */
+const NEWER_OPTIONAL: Readonly<Partial<Record<keyof PerChannel<string[]>, readonly string[]>>> = { agent: [CONTEXT_COMPOSITION_METHOD] };
 
 const V4 = new Set<string>(V4_INPUT_METHODS);
 
@@ -40,7 +49,17 @@ export function allowedMethods(base: ProtocolDescriptor, line: ReleaseLine, bund
       return false;
     });
   }
-  return { protocol, v4: !v4InBase ? "not in base" : keepV4 ? "named" : "absent", v4Missing, leftOut };
+  const added: string[] = [];
+  for (const [channel, methods] of Object.entries(NEWER_OPTIONAL) as [keyof PerChannel<string[]>, readonly string[]][]) {
+    const list = protocol.allowlist[channel];
+    if (list === undefined) continue;
+    for (const method of methods)
+      if (!list.includes(method) && (line.methods[channel] ?? []).includes(method) && bundle.includes(method)) {
+        list.push(method);
+        added.push(method);
+      }
+  }
+  return { protocol, v4: !v4InBase ? "not in base" : keepV4 ? "named" : "absent", v4Missing, leftOut, added };
 }
 
 /** What the review says about the allowlist (one line each). */
@@ -54,5 +73,7 @@ export function describeAllowed(allowed: AllowedMethods): string[] {
         "prompts go through sendPrompt, without steering or queueing",
     );
   if (allowed.leftOut.length > 0) out.push(`left out, not named in the host bundle: ${allowed.leftOut.join(", ")}`);
+  if (allowed.added.length > 0)
+    out.push(`added, named in the host bundle (newer than the nearest pinned release): ${allowed.added.join(", ")}`);
   return out;
 }

@@ -28,7 +28,12 @@ export function formatOnboardReport(report: OnboardReport, written?: string, opt
   if (report.paths) {
     row("input path:", report.paths.input);
     row("read path:", report.paths.read);
+    row("session list:", report.paths.sessionList);
+    row("context usage:", report.paths.contextUsage);
+    if (report.paths.missing !== undefined)
+      row("missing:", report.paths.missing.length > 0 ? report.paths.missing.join(", ") : "nothing this path needs");
   }
+  row("pinned:", report.pinned);
   if (report.methods) {
     row("named in bundle:", report.methods.named.join(", ") || "none");
     row("not named:", report.methods.notNamed.join(", ") || "none");

@@ -7,6 +7,7 @@
  */
 import { silentLogger, type Logger } from "../log/logger.js";
 import { assessInstall } from "../compat/assess.js";
+import { hostPaths, missingPathMessage } from "../compat/host-paths.js";
 import { compareVersions } from "../compat/select-manifest.js";
 import { describeFound, describeOthers, judgeCandidates, scanRpcCandidates } from "../compat/rpc-discovery.js";
 import type { Assessment } from "../compat/types.js";
@@ -53,8 +54,14 @@ export interface OnboardReport {
   roles?: RpcExports;
   line?: { id: string; why: string; evidence: LineEvidence[] };
   nearest?: { release: string; manifest: string; differences: string[] };
-  /** which paths the build would use (docs/runtime-contract.md §8): how prompts are sent, how sessions are read */
-  paths?: { input: string; read: string };
+  /**
+   * which paths the build would use (docs/runtime-contract.md §8): how prompts are sent, how sessions
+   * are read; for a candidate also how the session list asks, where the context usage comes from, and
+   * what the candidate's path lacks (src/compat/host-paths.ts, as `check` says it once accepted)
+   */
+  paths?: { input: string; read: string; sessionList?: string; contextUsage?: string; missing?: string[] };
+  /** for a candidate: what `--accept` pins and how */
+  pinned?: string;
   /** the host methods and events of the onboard checklist, by whether the host bundle names them */
   methods?: { named: string[]; notNamed: string[] };
   candidate?: Manifest;
@@ -88,6 +95,10 @@ export interface OnboardOptions {
   childTimeoutMs?: number;
   /** for the acceptance date (tests) */
   now?: () => Date;
+  /** the first-use pin store, for the "already verified" assessment of a release whose RPC module is pinned on first use */
+  pinDir?: string;
+  /** ZCODE_ACP_READ_PATH, for the "already verified" assessment's path */
+  readPath?: "legacy" | "v4";
 }
 
 class Refusal extends Error {}
@@ -113,7 +124,7 @@ export async function inspectBuild(options: OnboardOptions): Promise<{ report: O
     report.installRoot = root;
 
     // an install a manifest already verifies needs nothing
-    const { manifestPath, localManifestDir, cacheFile, childTimeoutMs } = options;
+    const { manifestPath, localManifestDir, cacheFile, childTimeoutMs, pinDir, readPath } = options;
     const assessment = await assessInstall({
       installRoot: root,
       manifestPath,
@@ -124,6 +135,8 @@ export async function inspectBuild(options: OnboardOptions): Promise<{ report: O
       arch,
       logger,
       childTimeoutMs,
+      pinDir,
+      readPath,
     });
     if (assessment.supported) return { report: verified(report, assessment, manifestPath !== undefined) };
 
@@ -170,6 +183,8 @@ function verified(report: OnboardReport, assessment: Assessment, givenManifest: 
         ? `the manifest ${id} (given with --manifest / ZCODE_ACP_MANIFEST)`
         : `the pinned manifest ${id}`;
   report.message = `ZCode ${assessment.appVersion ?? ""} is already verified by ${kind}; there is nothing to onboard and nothing was written.`;
+  // the path its sessions take, as `check` says it
+  if (assessment.hostPaths !== undefined) report.paths = { ...assessment.hostPaths };
   return report;
 }
 
@@ -320,7 +335,20 @@ async function buildCandidate(
   };
   const advisories = inheritedAdvisories(pinned, candidate.artifact.hostIndex);
   if (advisories.length > 0) candidate.advisories = advisories;
-  report.candidate = validateManifest(candidate, "(candidate)");
+  const validated = validateManifest(candidate, "(candidate)");
+  const candidatePaths = hostPaths(validated);
+  report.paths = {
+    ...report.paths,
+    sessionList: candidatePaths.sessionList,
+    contextUsage: candidatePaths.contextUsage,
+    missing: candidatePaths.missing,
+  };
+  // a candidate that could not run is never offered (nothing written)
+  if (candidatePaths.missing.length > 0) refuse(`${missingPathMessage(validated, candidatePaths)} Nothing was written.`);
+  report.candidate = validated;
+  report.pinned =
+    "out/host/index.js, the RPC module and glm/zcode.cjs by their SHA-256, exactly as on this machine " +
+    "(on --accept, in a local manifest; `zcode-acp check` then re-verifies them before every start)";
   report.outcome = "candidate";
   report.warning = UNVERIFIED_WARNING;
   const cliNote =

@@ -3,7 +3,9 @@
  * token totals from the native usage report, as claude-agent-acp sends them. Absent when the host
  * gave no usable numbers.
  */
+import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import type { TaskTokenUsage } from "../protocol/native-types.js";
+import type { ContextComposition } from "../native/native-api.js";
 
 export interface PromptUsage {
   totalTokens: number;
@@ -29,4 +31,22 @@ export function promptUsage(tokens: TaskTokenUsage | undefined): PromptUsage | u
   const write = count(tokens?.cacheCreationTokens);
   if (write !== undefined) usage.cachedWriteTokens = write;
   return usage;
+}
+
+/**
+ * The end-of-turn `usage_update` on a build with ZCode 3.18+'s context composition (issue 26): its
+ * token count is the context's `used`, its window the `size` (else the snapshot's), and its
+ * categories go under `_meta.zcode.contextComposition` beside the token totals. Without a
+ * composition (a build without the call, or a read that failed) the update is the snapshot's, as before.
+ */
+export function withContextComposition(
+  update: SessionUpdate | undefined,
+  composition: ContextComposition | undefined,
+): SessionUpdate | undefined {
+  if (composition === undefined) return update;
+  const base = update?.sessionUpdate === "usage_update" ? update : undefined;
+  const size = composition.size ?? base?.size;
+  if (size === undefined) return update;
+  const zcode = { ...((base?._meta?.zcode as Record<string, unknown> | undefined) ?? {}), contextComposition: composition.categories };
+  return { ...base, sessionUpdate: "usage_update", used: composition.used, size, _meta: { ...base?._meta, zcode } };
 }

@@ -13,7 +13,7 @@ import type { SessionDeps } from "./session-deps.js";
 import type { SessionSnapshot } from "../protocol/native-types.js";
 import { BridgeError, describeError, isBridgeError } from "../util/errors.js";
 import type { ActiveTurn, TurnResult } from "./active-turn.js";
-import { promptUsage } from "./prompt-usage.js";
+import { promptUsage, withContextComposition } from "./prompt-usage.js";
 import { replayMessages } from "./history-replay.js";
 import { SnapshotState, type ApplyOptions } from "./snapshot-state.js";
 import type { SteeringOutcome, IdleBehavior } from "./steering.js";
@@ -475,15 +475,20 @@ export class SessionEngine {
   }
 
   private async reportUsage(turn: ActiveTurn): Promise<void> {
-    const [tokens, snapshot] = await Promise.all([
+    const [tokens, snapshot, composition] = await Promise.all([
       this.deps.native.tokenUsage(this.where).catch((e) => {
         this.logger.warn("getTaskTokenUsage failed", { error: describeError(e) });
         return undefined;
       }),
       this.readSnapshot(),
+      // ZCode 3.18+ where the install allows it (bounded wait); a failed read keeps the snapshot's usage
+      this.deps.native.contextComposition(this.where).catch((e) => {
+        this.logger.warn("context composition read failed; the session's own usage is reported", { error: describeError(e) });
+        return undefined;
+      }),
     ]);
     // usage first: it records the usage key, so applying the snapshot does not repeat it
-    const usage = this.state.turnUsage(snapshot, tokens);
+    const usage = withContextComposition(this.state.turnUsage(snapshot, tokens), composition);
     if (usage) this.post(usage);
     turn.usage = promptUsage(tokens);
     this.applySnapshot(snapshot, { emit: true });

@@ -8,7 +8,7 @@ import { PassThrough } from "node:stream";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import plist from "plist";
-import { createSimulatedInstall, SIM_RELEASES, v3Protocol, type SimInstall, type SimRelease } from "../../fixtures/sim-install.js";
+import { createSimulatedInstall, flavourProtocol, SIM_RELEASES, type SimInstall, type SimRelease } from "../../fixtures/sim-install.js";
 import { loadRpcModule, waitUntil } from "./support/host-harness.js";
 import { MANIFESTS_DIR, verifiedReleases } from "../support/verified-releases.js";
 import { EventCollector, onCleanup, promptToEnd, sessionRig, WS } from "./support/session-helpers.js";
@@ -182,7 +182,8 @@ describe.each(RELEASES)("the %s install", (release) => {
     const reference = await pinned(flavour.protocolFrom);
     const manifest = JSON.parse(await readFile(install.manifestPath, "utf8"));
     expect(manifest).toEqual(install.manifest);
-    expect(manifest.protocol).toEqual(flavour.line === "zcode-task-v3" ? v3Protocol(reference.protocol) : reference.protocol);
+    expect(manifest.protocol).toEqual(flavourProtocol(flavour, reference.protocol));
+    expect(manifest.protocol.allowlist.agent.includes("getContextComposition")).toBe(release === "3.18.2" || release === "4.0.0");
     expect(manifest.artifact).toMatchObject({
       appVersion: release,
       cliVersion: flavour.cliVersion,

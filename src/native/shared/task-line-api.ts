@@ -14,10 +14,12 @@ import { historyPieces, parseHistoryHandle } from "./history-read.js";
 import { V4Input } from "./v4-input.js";
 import { openConversation } from "../v4-read/conversation-reader.js";
 import { rowsHistory } from "../v4-read/history.js";
+import { readContextComposition } from "./context-composition.js";
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 import { silentLogger, type Logger } from "../../log/logger.js";
 import type {
+  ContextComposition,
   ExitListener,
   InputDelivery,
   NativeApi,
@@ -300,6 +302,10 @@ export abstract class TaskLineApi implements NativeApi {
   async tokenUsage(params: SessionRef): Promise<TaskTokenUsage | undefined> {
     const raw = await this.host.call<unknown>("agent", "getTaskTokenUsage", ref(params), { timeout: "tokenUsage" });
     return typeof raw === "object" && raw !== null && !Array.isArray(raw) ? (raw as TaskTokenUsage) : undefined;
+  }
+
+  contextComposition(params: SessionRef): Promise<ContextComposition | undefined> {
+    return readContextComposition(this.host, params);
   }
 
   async stopTurn(params: SessionRef): Promise<void> {

@@ -26,8 +26,9 @@ describe("layouts (docs/runtime-contract.md §1)", () => {
     for (const p of ["freebsd", "aix", "android", "openbsd", "sunos", "cygwin", ""]) expect(isInstallPlatform(p)).toBe(false);
     expect(defaultInstallRoot("darwin", {})).toBe("/Applications/ZCode.app");
     expect(defaultInstallRoot("linux", {})).toBe("/opt/ZCode");
+    // joined with this machine's separator (on Windows C:\\Users\\a\\AppData\\Local\\Programs\\ZCode)
     expect(defaultInstallRoot("win32", { LOCALAPPDATA: "C:\\Users\\a\\AppData\\Local" })).toBe(
-      "C:\\Users\\a\\AppData\\Local\\Programs\\ZCode",
+      join("C:\\Users\\a\\AppData\\Local", "Programs", "ZCode"),
     );
     expect(defaultInstallRoot("win32", {})).toBeUndefined();
   });

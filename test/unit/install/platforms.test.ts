@@ -106,11 +106,32 @@ describe("discovery of the install root", () => {
       join("/Users/a", "Applications", "ZCode.app"),
     ]);
     expect(installRootCandidates("win32", { LOCALAPPDATA: "C:\\Users\\a\\AppData\\Local" })).toEqual([
-      "C:\\Users\\a\\AppData\\Local\\Programs\\ZCode",
+      join("C:\\Users\\a\\AppData\\Local", "Programs", "ZCode"),
     ]);
     expect(installRootCandidates("win32", {})).toEqual([]);
     expect(installRootCandidates("linux", {})).toEqual(["/opt/ZCode"]);
   });
+
+  it.each(["arm64", "x64"])(
+    "Windows %s: the per-user install under LOCALAPPDATA is discovered, assessed with no root given and launched through ZCode.exe",
+    async (arch) => {
+      const local = await mkdtemp(join(tmpdir(), "zcode-acp-localappdata-"));
+      dirs.push(local);
+      const env = { ...process.env, LOCALAPPDATA: local };
+      expect(await discoverInstallRoot("win32", env)).toBe(join(local, "Programs", "ZCode"));
+      const sim = await createSimulatedInstall({ release: "3.12.3", parentDir: join(local, "Programs") });
+      sims.push(sim);
+      // the win32 layout is the linux one with the executable named ZCode.exe
+      await rename(join(sim.root, "zcode"), join(sim.root, "ZCode.exe"));
+      await patchPlatform(sim, `win32-${arch}`);
+      expect(await discoverInstallRoot("win32", env)).toBe(sim.root);
+      const report = await assessInstall({ platform: "win32", arch, manifestPath: sim.manifestPath, env });
+      expect(report.installRoot).toBe(sim.root);
+      expect(report.message).toContain("zcode-acp can use it");
+      expect(report.paths!.executable).toBe(join(sim.root, "ZCode.exe"));
+      await expect(launchAndList(sim, report)).resolves.toEqual(expect.any(Array));
+    },
+  );
 
   it.skipIf(existsSync("/Applications/ZCode.app"))(
     "macOS: a per-user ~/Applications/ZCode.app is found when /Applications has none",

@@ -29,6 +29,21 @@ describe("allowedMethods", () => {
     );
   });
 
+  it("getContextComposition (3.18+), which the base lacks, is added only when the bundle names it, and said; never on zcode-task-v1", () => {
+    expect(base.allowlist.agent).not.toContain("getContextComposition");
+    const named = allowedMethods(base, line, `${everything}\ngetContextComposition`);
+    expect(named.protocol.allowlist.agent).toContain("getContextComposition");
+    expect(named.added).toEqual(["getContextComposition"]);
+    expect(describeAllowed(named)).toContain(
+      "added, named in the host bundle (newer than the nearest pinned release): getContextComposition",
+    );
+    const unnamed = allowedMethods(base, line, everything);
+    expect(unnamed.protocol.allowlist.agent).not.toContain("getContextComposition");
+    expect(unnamed.added).toEqual([]);
+    const v1 = pinnedManifest("3.11.2").manifest.protocol;
+    expect(allowedMethods(v1, findLine("zcode-task-v1")!, `${everything}\ngetContextComposition`).added).toEqual([]);
+  });
+
   it("an optional method the bundle does not name is left out and said; a required one is kept (the line's evidence covers it)", () => {
     const bundle = everything.replace("readSessionEvents", "").replace("getView", "");
     const allowed = allowedMethods(base, line, bundle);
