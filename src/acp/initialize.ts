@@ -41,7 +41,7 @@ export function initializeResponse(clientCapabilities?: unknown): InitializeResp
 
 /**
  * The client capabilities SDK 2.4.0's stable `initialize` parser drops: `plan` (plan operations)
- * and `subagents`, both unstable in that SDK (docs/acp.md §4.8). Read from the raw params, with
+ * and `subagents`, both unstable in that SDK (docs/acp.md §2.11). Read from the raw params, with
  * the schema's rule for them: an object advertises, anything else (omitted, null, malformed) does
  * not. The SDK's own validation of the request is untouched; this only adds what it removed.
  */

@@ -3,7 +3,7 @@
  * client with the `plan` capability, the plan operations: `plan_update` items / `plan_removed`),
  * slash commands → `available_commands_update`, context usage → `usage_update`,
  * title → `session_info_update`. Also the plan operations of ZCode's Markdown plans (the plan of
- * an ExitPlanMode call, docs/acp.md §4.8).
+ * an ExitPlanMode call, docs/acp.md §2.11).
  */
 import type { AvailableCommand, PlanEntry, SessionUpdate } from "@agentclientprotocol/sdk";
 import type { SessionSnapshot, TaskTokenUsage } from "../protocol/native-types.js";

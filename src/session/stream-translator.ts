@@ -13,7 +13,7 @@ import { markdownPlanId, planRemoved } from "./snapshot-updates.js";
 import { ToolCallTracker } from "./tool-call-tracker.js";
 
 /**
- * The optional updates a client asked for in `initialize` (docs/acp.md §4.7): `compaction_*` with
+ * The optional updates a client asked for in `initialize` (docs/acp.md §2.11): `compaction_*` with
  * `session.compaction`, plan operations (`plan_update` / `plan_removed`) with the unstable `plan`
  * capability (read from the raw initialize params, src/acp/initialize.ts). `{}` advertises a
  * capability; omitted or null does not.
@@ -33,7 +33,7 @@ export function clientSurface(capabilities: ClientCapabilities): ClientSurface {
   };
 }
 
-/** ZCode's compaction part status (GUESS: docs/zcode-host.md §5.9) → ACP's; no status is a finished part */
+/** ZCode's compaction part status (GUESS: docs/zcode-host.md §5.11) → ACP's; no status is a finished part */
 const COMPACTION_STATUS: Record<string, CompactionStatus> = {
   running: "in_progress",
   pending: "in_progress",

@@ -10,7 +10,7 @@
  *   text and reasoning deltas from the growth of `assistantText` / `reasoning` rows,
  *   `tool.updated` from `toolCall` rows, `turn.steerDrained` from guided `userInput` rows,
  *   `session.titleUpdated` from `meta`, `part.upserted` of a `compaction` part from a
- *   `timelineMarker` row of marker `compact` (GUESS: its fields, docs/zcode-host.md §5.9);
+ *   `timelineMarker` row of marker `compact` (GUESS: its fields, docs/zcode-host.md §5.11);
  * - `state.updated` for a mode change in `config`;
  * - `permission.request` / `userInput.request` from new `pendingInteractions` (requestId =
  *   interactionId, answered through `resolveInteraction`).

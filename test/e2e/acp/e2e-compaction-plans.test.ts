@@ -1,5 +1,5 @@
 /**
- * Compaction and plan operations through the built CLI (docs/acp.md §4.7, §4.8; issue 27 items 1
+ * Compaction and plan operations through the built CLI (docs/acp.md §2.11; issue 27 items 1
  * and 3). A client that advertised `session.compaction` gets ZCode's compactions as
  * `compaction_update` (automatic ones and `/compact`, which goes to ZCode as its V4 `compact`
  * command where the release has V4 input), live and in `session/load` replay; a client that
