@@ -26,7 +26,7 @@ const kinds = (client: AcpTestClient, sessionId: string, ...names: string[]): an
 
 async function started(capabilities: Record<string, unknown>, options: Parameters<typeof t.start>[0] = {}): Promise<AcpTestClient> {
   const client = await t.start(options);
-  await client.initialize(capabilities as never);
+  await client.initialize(capabilities);
   return client;
 }
 
