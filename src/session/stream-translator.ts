@@ -33,7 +33,7 @@ export function clientSurface(capabilities: ClientCapabilities): ClientSurface {
   };
 }
 
-/** ZCode's compaction part status (GUESS: docs/zcode-host.md §5.11) → ACP's; no status is a finished part */
+/** ZCode's compaction part status (GUESS: docs/zcode-host.md §5.11) → ACP's; no status is a finished part (as stored) */
 const COMPACTION_STATUS: Record<string, CompactionStatus> = {
   running: "in_progress",
   pending: "in_progress",
@@ -56,7 +56,8 @@ export function compactionUpdate(part: Record<string, unknown>): SessionUpdate {
     throw new BridgeError("NATIVE_PROTOCOL_ERROR", "ZCode sent a compaction part without a part id; it cannot be shown.");
   }
   const native = partText(part.status);
-  const status: CompactionStatus = native === undefined ? "completed" : (COMPACTION_STATUS[native] ?? "completed");
+  // an unknown status is not rounded to an end: it goes out as ZCode's own (ACP reserves `_…` for that)
+  const status: CompactionStatus = native === undefined ? "completed" : (COMPACTION_STATUS[native] ?? `_zcode_${native}`);
   const update: SessionUpdate = { sessionUpdate: "compaction_update", compactionId, status };
   const summary = partText(part.summary);
   if (summary) update.summary = [{ type: "text", text: boundText(summary) }];
