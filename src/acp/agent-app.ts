@@ -10,7 +10,7 @@ import { SessionService, type OpenedSession } from "../session/session-service.j
 import type { SessionEngine } from "../session/session-engine.js";
 import { describeError } from "../util/errors.js";
 import { AcpClientPort } from "./client-port.js";
-import { AUTH_METHOD_ID, initializeResponse } from "./initialize.js";
+import { AUTH_METHOD_ID, initializeResponse, unstableClientCapabilities } from "./initialize.js";
 import { answerPrompt } from "./prompt-failure.js";
 import { answer, asOnboardingRequired, invalidParams } from "./request-errors.js";
 import { ONBOARD_AUTH_METHOD_ID, terminalAuthOf } from "./onboarding-auth.js";
@@ -57,11 +57,18 @@ export interface ZcodeAgent {
   cancelSession(sessionId: string): void;
   /** the transport wrote this message to the client (with `reportsWrites`) */
   responseWritten(message: object): void;
+  /**
+   * the transport read an `initialize` request: its raw params, before the SDK's stable parser
+   * drops the unstable client capabilities (`unstableClientCapabilities`)
+   */
+  initializeRead(rawParams: unknown): void;
 }
 
 export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
   const logger = options.logger.child("acp");
   let service: SessionService | undefined;
+  /** what the SDK's stable parser dropped from the last initialize read (plan, subagents) */
+  let unstableCapabilities: ReturnType<typeof unstableClientCapabilities> = {};
   let port: AcpClientPort | undefined;
   let broker: InteractionBroker | undefined;
   let shutdownPromise: Promise<void> | undefined;
@@ -164,7 +171,7 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
       void connection.closed.then(shutdown, shutdown);
     })
     .onRequest(acp.methods.agent.initialize, ({ params }) => {
-      if (port) port.capabilities = params.clientCapabilities ?? {};
+      if (port) port.capabilities = { ...(params.clientCapabilities ?? {}), ...unstableCapabilities };
       onboardingOffered = terminalAuthOf(params.clientCapabilities) !== undefined;
       logger.info("initialize", { client: params.clientInfo?.name, protocolVersion: params.protocolVersion });
       return initializeResponse(params.clientCapabilities);
@@ -288,5 +295,9 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     else logger.debug("session/cancel for a session with nothing running (released or unknown) ignored", { sessionId });
   }
 
-  return { app, shutdown, diagnostics, cancelSession, responseWritten };
+  const initializeRead = (rawParams: unknown): void => {
+    unstableCapabilities = unstableClientCapabilities(rawParams);
+  };
+
+  return { app, shutdown, diagnostics, cancelSession, responseWritten, initializeRead };
 }

@@ -40,3 +40,19 @@ export function initializeResponse(clientCapabilities?: unknown): InitializeResp
     _meta: { steering: { supported: true } },
   };
 }
+
+/**
+ * The client capabilities SDK 2.4.0's stable `initialize` parser drops: `plan` (plan operations)
+ * and `subagents`, both unstable in that SDK (docs/acp.md §2.11). Read from the raw params, with
+ * the schema's rule for them: an object advertises, anything else (omitted, null, malformed) does
+ * not. The SDK's own validation of the request is untouched; this only adds what it removed.
+ */
+export function unstableClientCapabilities(rawParams: unknown): { plan?: Record<string, unknown>; subagents?: Record<string, unknown> } {
+  const isObject = (value: unknown): value is Record<string, unknown> =>
+    typeof value === "object" && value !== null && !Array.isArray(value);
+  const caps = isObject(rawParams) && isObject(rawParams.clientCapabilities) ? rawParams.clientCapabilities : {};
+  return {
+    ...(isObject(caps.plan) ? { plan: caps.plan } : {}),
+    ...(isObject(caps.subagents) ? { subagents: caps.subagents } : {}),
+  };
+}

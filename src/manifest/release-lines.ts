@@ -103,7 +103,7 @@ export const CONTEXT_COMPOSITION_METHOD = "getContextComposition";
 /** the event carrying the V4 conversation's wire frames */
 export const V4_FRAME_EVENT = "onDynamicConversationFrame";
 /** the command types the bridge sends in a V4 envelope (the bootstrap refuses any other) */
-export const V4_COMMAND_TYPES = ["sendText", "stop", "deleteQueueItem", "setAutoDrain", "resolveInteraction"] as const;
+export const V4_COMMAND_TYPES = ["sendText", "stop", "deleteQueueItem", "setAutoDrain", "resolveInteraction", "compact"] as const;
 const COMMON_AGENT_METHODS = [
   "initialize",
   "createSession",

@@ -67,7 +67,8 @@ export const SESSION_EVENTS = {
   "message.removed": { scope: "ignored" },
   "part.started": { scope: "ignored" },
   "part.delta": { scope: "ignored" },
-  "part.upserted": { scope: "ignored" },
+  // a `compaction` part is ZCode compacting the context (GUESS: docs/zcode-host.md §5.11); other parts are ignored
+  "part.upserted": { scope: "session" },
   "part.removed": { scope: "ignored" },
   "userInput.requested": { scope: "ignored" },
   "userInput.resolved": { scope: "ignored" },

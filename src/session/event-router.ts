@@ -25,7 +25,7 @@ import type { ApplyOptions } from "./snapshot-state.js";
 import type { TurnOutcome } from "./stop-reason.js";
 import type { Logger } from "../log/logger.js";
 import type { SnapshotState } from "./snapshot-state.js";
-import { StreamTranslator } from "./stream-translator.js";
+import { clientSurface, StreamTranslator } from "./stream-translator.js";
 import { abortableDelay } from "./session-lifecycle.js";
 import { completedOutcome, failedOutcome } from "./stop-reason.js";
 
@@ -88,11 +88,12 @@ export class EventRouter {
 
   private readonly sessionEventHandlers: SessionEventHandlers = {
     "model.streaming": (payload) => this.emitAll(this.translator.modelStreaming(payload)),
-    "tool.updated": (payload) => this.emitAll(this.translator.toolUpdated(payload)),
+    "tool.updated": (payload) => this.emitAll(this.translator.toolUpdated(payload, clientSurface(this.deps.client.capabilities))),
     "turn.started": () => {}, // validated; its turn id was bound by ownerOf
     "turn.completed": (payload, { turn }) => this.engine.endTurn(turn, completedOutcome(payload, turn.cancelRequested), true),
     "turn.failed": (payload, { turn }) => this.engine.endTurn(turn, failedOutcome(payload, turn.cancelRequested), !turn.cancelRequested),
     "turn.steerDrained": (payload) => this.engine.steerDrained([...payload.pendingInputIds, ...(payload.queryIds ?? [])]),
+    "part.upserted": (payload) => this.emitAll(this.translator.partUpserted(payload, clientSurface(this.deps.client.capabilities))),
     "session.titleUpdated": (payload, { event }) => this.emitAll(this.state.titleChanged(payload.title, event.timestamp)),
     "session.updated": (payload) => {
       const mode = payload.mode;

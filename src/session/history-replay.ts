@@ -1,14 +1,29 @@
 /**
  * `session/load` history replay (docs/acp.md §6): snapshot messages → user / agent / thought chunks
- * and tool calls with their final status. Part types without an ACP equivalent are skipped
- * (docs/zcode-host.md §7.2). The history arrives in pieces (SessionEngine.replay); each text, tool
- * input and tool output is bounded (bounded-content.ts, docs/history.md).
+ * and tool calls with their final status; for a client that asked for them, compaction parts →
+ * `compaction_update` and the Markdown plan of an approved ExitPlanMode call → `plan_update`.
+ * Other part types without an ACP equivalent are skipped (docs/zcode-host.md §7.2). The history
+ * arrives in pieces (SessionEngine.replay); each text, tool input and tool output is bounded
+ * (bounded-content.ts, docs/history.md).
  */
 import type { SessionUpdate, ToolCallContent, ToolCallStatus } from "@agentclientprotocol/sdk";
 import type { SnapshotMessage, SnapshotPart } from "../protocol/native-types.js";
 import type { Logger } from "../log/logger.js";
 import { resultText, textContent, toolDiffs, toolKind, toolLocations, toolTitle } from "./tool-presentation.js";
 import { boundStrings, boundText } from "./bounded-content.js";
+import { markdownPlanUpdate } from "./snapshot-updates.js";
+import { compactionUpdate, type ClientSurface } from "./stream-translator.js";
+
+const NO_SURFACE: ClientSurface = { compaction: false, planOps: false };
+
+/** the Markdown plan of an ExitPlanMode part ZCode kept (a rejected plan is dropped: not replayed) */
+function markdownPlan(part: SnapshotPart, toolCallId: string): SessionUpdate | undefined {
+  if (typeof part.tool !== "string" || part.tool.toLowerCase() !== "exitplanmode") return undefined;
+  const state = rec(part.state);
+  if (state.status === "error") return undefined;
+  const plan = rec(state.input).plan;
+  return typeof plan === "string" && plan.trim() !== "" ? markdownPlanUpdate(toolCallId, boundText(plan)) : undefined;
+}
 
 const STATUS_BY_NATIVE: Record<string, ToolCallStatus> = {
   pending: "pending",
@@ -65,7 +80,12 @@ function toolPart(part: SnapshotPart, cwd: string, logger: Logger): SessionUpdat
   return update;
 }
 
-export function replayMessages(messages: readonly SnapshotMessage[], cwd: string, logger: Logger): SessionUpdate[] {
+export function replayMessages(
+  messages: readonly SnapshotMessage[],
+  cwd: string,
+  logger: Logger,
+  surface: ClientSurface = NO_SURFACE,
+): SessionUpdate[] {
   const updates: SessionUpdate[] = [];
   for (const message of messages) {
     const role = message.info.role;
@@ -101,10 +121,21 @@ export function replayMessages(messages: readonly SnapshotMessage[], cwd: string
         case "tool": {
           const update = toolPart(part, cwd, logger);
           if (update) updates.push(update);
+          const plan = update && surface.planOps ? markdownPlan(part, (update as { toolCallId: string }).toolCallId) : undefined;
+          if (plan) updates.push(plan);
+          break;
+        }
+        case "compaction": {
+          if (!surface.compaction) break;
+          try {
+            updates.push(compactionUpdate(part));
+          } catch {
+            logger.warn("replay: compaction part without an id skipped");
+          }
           break;
         }
         default:
-          // step-start, step-finish, snapshot, patch, compaction, … have no ACP equivalent
+          // step-start, step-finish, snapshot, patch, … have no ACP equivalent
           break;
       }
     }

@@ -15,6 +15,7 @@ import { BridgeError, describeError, isBridgeError } from "../util/errors.js";
 import type { ActiveTurn, TurnResult } from "./active-turn.js";
 import { promptUsage, withContextComposition } from "./prompt-usage.js";
 import { replayMessages } from "./history-replay.js";
+import { clientSurface } from "./stream-translator.js";
 import { SnapshotState, type ApplyOptions } from "./snapshot-state.js";
 import type { SteeringOutcome, IdleBehavior } from "./steering.js";
 import { EventRouter, type RoutedSession } from "./event-router.js";
@@ -47,7 +48,8 @@ export class SessionEngine {
   /** state and the one-at-a-time queue of this session's operations */
   readonly lifecycle: SessionLifecycle;
   private readonly logger: Logger;
-  private readonly state = new SnapshotState();
+  /** the to-do list as plan operations for a client that asked for them (read when used: the closure runs after the constructor) */
+  private readonly state = new SnapshotState(() => clientSurface(this.deps.client.capabilities).planOps);
   private readonly router: EventRouter;
   private subscription: NativeSubscription | undefined;
   private subscriptionGeneration = 0;
@@ -325,7 +327,9 @@ export class SessionEngine {
   private async replayHistory(): Promise<void> {
     this.publish();
     for await (const messages of this.deps.native.readHistory(this.where)) {
-      for (const update of replayMessages(messages, this.workspacePath, this.logger)) this.post(update);
+      for (const update of replayMessages(messages, this.workspacePath, this.logger, clientSurface(this.deps.client.capabilities))) {
+        this.post(update);
+      }
       await this.updates.drain();
     }
     for (const update of this.state.metadata()) this.post(update);

@@ -6,7 +6,7 @@
 import type { SessionConfigOption, SessionModeState, SessionUpdate } from "@agentclientprotocol/sdk";
 import type { SessionSnapshot, TaskTokenUsage } from "../protocol/native-types.js";
 import { SessionOptions } from "./session-options.js";
-import { commandsUpdate, planUpdate, titleUpdate, usageUpdate } from "./snapshot-updates.js";
+import { clearsPlan, commandsUpdate, planUpdate, titleUpdate, usageUpdate } from "./snapshot-updates.js";
 
 export interface ApplyOptions {
   /** false: record as the baseline without producing updates */
@@ -27,6 +27,9 @@ export class SnapshotState {
   private readonly keys = new Map<Keyed, string>();
   /** the latest snapshot's state, never its messages (the engine keeps no history; docs/history.md) */
   private latest: SessionSnapshot | undefined;
+
+  /** `planOps`: the client advertised plan operations (the to-do list goes out as `plan_update` / `plan_removed`) */
+  constructor(private readonly planOps: () => boolean = () => false) {}
 
   modes(): SessionModeState {
     return this.options.modes();
@@ -50,8 +53,10 @@ export class SnapshotState {
     }
     const title = titleUpdate(snapshot);
     this.track("title", title, title?.sessionUpdate === "session_info_update" ? (title.title ?? undefined) : undefined, how.emit, updates);
-    const plan = planUpdate(snapshot);
-    this.track("plan", plan, plan ? JSON.stringify(plan) : undefined, how.emit, updates);
+    const plan = planUpdate(snapshot, this.planOps());
+    // the first "no plan" of a session says nothing the client does not know
+    const clearsUnsent = plan !== undefined && clearsPlan(plan) && plan.sessionUpdate !== "plan" && !this.keys.has("plan");
+    if (!clearsUnsent) this.track("plan", plan, plan ? JSON.stringify(plan) : undefined, how.emit, updates);
     const usage = usageUpdate(snapshot);
     this.track("usage", usage, usageKey(usage), how.emit, updates);
     const commands = commandsUpdate(snapshot);
@@ -100,8 +105,8 @@ export class SnapshotState {
   /** Title, plan and usage of the latest snapshot (end of a load replay). */
   metadata(): SessionUpdate[] {
     if (!this.latest) return [];
-    return [titleUpdate(this.latest), planUpdate(this.latest), usageUpdate(this.latest)].filter(
-      (u): u is SessionUpdate => u !== undefined && !(u.sessionUpdate === "plan" && u.entries.length === 0),
+    return [titleUpdate(this.latest), planUpdate(this.latest, this.planOps()), usageUpdate(this.latest)].filter(
+      (u): u is SessionUpdate => u !== undefined && !clearsPlan(u),
     );
   }
 

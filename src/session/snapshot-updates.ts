@@ -1,19 +1,61 @@
 /**
- * ACP updates derived from a session snapshot (docs/zcode-host.md §7.5): todos → `plan`,
+ * ACP updates derived from a session snapshot (docs/zcode-host.md §7.5): todos → `plan` (or, for a
+ * client with the `plan` capability, the plan operations: `plan_update` items / `plan_removed`),
  * slash commands → `available_commands_update`, context usage → `usage_update`,
- * title → `session_info_update`.
+ * title → `session_info_update`. Also the plan operations of ZCode's Markdown plans (the plan of
+ * an ExitPlanMode call, docs/acp.md §2.11).
  */
 import type { AvailableCommand, PlanEntry, SessionUpdate } from "@agentclientprotocol/sdk";
 import type { SessionSnapshot, TaskTokenUsage } from "../protocol/native-types.js";
 
-export function planUpdate(snapshot: SessionSnapshot): SessionUpdate | undefined {
-  if (!snapshot.todos) return undefined;
-  const entries: PlanEntry[] = snapshot.todos.map((todo) => ({
+/**
+ * The plan of the to-do list has one id per session: ZCode keeps one list. Plan operations are
+ * unstable in SDK 2.4.0 (its stable `SessionUpdate` type lacks them); they go out only to a client
+ * that advertised `clientCapabilities.plan`, through the same notification.
+ */
+export const TODO_PLAN_ID = "zcode-todos";
+
+/** The id of a Markdown plan: the ExitPlanMode call that carries it (stable across live and replay). */
+export function markdownPlanId(toolCallId: string): string {
+  return `zcode-plan-${toolCallId}`;
+}
+
+/** `plan_update` of a Markdown plan (unstable: typed here as the stable union, which it is not). */
+export function markdownPlanUpdate(toolCallId: string, markdown: string): SessionUpdate {
+  return {
+    sessionUpdate: "plan_update",
+    plan: { type: "markdown", planId: markdownPlanId(toolCallId), content: markdown },
+  } as unknown as SessionUpdate;
+}
+
+export function planRemoved(planId: string): SessionUpdate {
+  return { sessionUpdate: "plan_removed", planId } as unknown as SessionUpdate;
+}
+
+function todoEntries(snapshot: SessionSnapshot): PlanEntry[] | undefined {
+  return snapshot.todos?.map((todo) => ({
     content: todo.content,
     status: todo.status,
     priority: todo.priority ?? "medium",
   }));
-  return { sessionUpdate: "plan", entries };
+}
+
+/**
+ * The to-do list: `plan` entries (an empty list clears the plan), or with plan operations a
+ * `plan_update` of type items, and `plan_removed` once the list is empty.
+ */
+export function planUpdate(snapshot: SessionSnapshot, planOps = false): SessionUpdate | undefined {
+  const entries = todoEntries(snapshot);
+  if (!entries) return undefined;
+  if (!planOps) return { sessionUpdate: "plan", entries };
+  if (entries.length === 0) return planRemoved(TODO_PLAN_ID);
+  return { sessionUpdate: "plan_update", plan: { type: "items", planId: TODO_PLAN_ID, entries } } as unknown as SessionUpdate;
+}
+
+/** an update that only says "no plan" (not worth sending at the end of a replay) */
+export function clearsPlan(update: SessionUpdate): boolean {
+  const kind = update.sessionUpdate as string;
+  return (kind === "plan" && (update as { entries: unknown[] }).entries.length === 0) || kind === "plan_removed";
 }
 
 export function commandsUpdate(snapshot: SessionSnapshot): SessionUpdate | undefined {

@@ -4,10 +4,67 @@
  * chunks with message ids; tool events → the tool-call lifecycle. The router hands over payloads
  * already validated against the event table (src/protocol/event-table.ts).
  */
-import type { SessionUpdate, ToolCallUpdate } from "@agentclientprotocol/sdk";
+import type { ClientCapabilities, CompactionStatus, SessionUpdate, ToolCallUpdate } from "@agentclientprotocol/sdk";
 import type { Logger } from "../log/logger.js";
 import type { ModelStreamingPayload, ToolUpdatedPayload } from "../protocol/native-types.js";
+import { BridgeError } from "../util/errors.js";
+import { boundText } from "./bounded-content.js";
+import { markdownPlanId, planRemoved } from "./snapshot-updates.js";
 import { ToolCallTracker } from "./tool-call-tracker.js";
+
+/**
+ * The optional updates a client asked for in `initialize` (docs/acp.md §2.11): `compaction_*` with
+ * `session.compaction`, plan operations (`plan_update` / `plan_removed`) with the unstable `plan`
+ * capability (read from the raw initialize params, src/acp/initialize.ts). `{}` advertises a
+ * capability; omitted or null does not.
+ */
+export interface ClientSurface {
+  compaction: boolean;
+  planOps: boolean;
+}
+
+const advertised = (value: unknown): boolean => typeof value === "object" && value !== null;
+
+export function clientSurface(capabilities: ClientCapabilities): ClientSurface {
+  const session = capabilities.session as { compaction?: unknown } | null | undefined;
+  return {
+    compaction: advertised(session?.compaction),
+    planOps: advertised((capabilities as { plan?: unknown }).plan),
+  };
+}
+
+/** ZCode's compaction part status (GUESS: docs/zcode-host.md §5.11) → ACP's; no status is a finished part (as stored) */
+const COMPACTION_STATUS: Record<string, CompactionStatus> = {
+  running: "in_progress",
+  pending: "in_progress",
+  completed: "completed",
+  error: "failed",
+  failed: "failed",
+  cancelled: "cancelled",
+};
+
+const partText = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
+
+/**
+ * A `compaction` part (live `part.upserted`, or a history part) as a `compaction_update`: its id is
+ * the part's, its status mapped, its summary (if any) the whole summary, its error text. A
+ * compaction part without an id cannot be addressed and is refused (NATIVE_PROTOCOL_ERROR).
+ */
+export function compactionUpdate(part: Record<string, unknown>): SessionUpdate {
+  const compactionId = partText(part.partId) ?? partText(part.id);
+  if (!compactionId) {
+    throw new BridgeError("NATIVE_PROTOCOL_ERROR", "ZCode sent a compaction part without a part id; it cannot be shown.");
+  }
+  const native = partText(part.status);
+  // an unknown status is not rounded to an end: it goes out as ZCode's own (ACP reserves `_…` for that)
+  const status: CompactionStatus = native === undefined ? "completed" : (COMPACTION_STATUS[native] ?? `_zcode_${native}`);
+  const update: SessionUpdate = { sessionUpdate: "compaction_update", compactionId, status };
+  const summary = partText(part.summary);
+  if (summary) update.summary = [{ type: "text", text: boundText(summary) }];
+  const error = partText(part.error);
+  if (error && status === "failed") update.error = boundText(error);
+  return update;
+}
 
 export class StreamTranslator {
   private readonly tools: ToolCallTracker;
@@ -19,6 +76,19 @@ export class StreamTranslator {
     this.tools = new ToolCallTracker(cwd);
   }
 
+  /**
+   * `part.upserted`: only a `compaction` part means something to the client (ZCode compacted the
+   * context, by itself or on `/compact`), and only to one that advertised `session.compaction`;
+   * every other part reaches the client through the stream events.
+   */
+  partUpserted(payload: Record<string, unknown>, surface: ClientSurface): SessionUpdate[] {
+    const part = payload.part;
+    if (typeof part !== "object" || part === null || Array.isArray(part)) return [];
+    const record = part as Record<string, unknown>;
+    if (record.type !== "compaction" || !surface.compaction) return [];
+    return [compactionUpdate(record)];
+  }
+
   describeToolCall(toolCallId: string): Partial<ToolCallUpdate> | undefined {
     return this.tools.describe(toolCallId);
   }
@@ -28,8 +98,17 @@ export class StreamTranslator {
     return this.tools.closeOpen(reason);
   }
 
-  toolUpdated(payload: ToolUpdatedPayload): SessionUpdate[] {
-    return this.tools.toolUpdated(payload);
+  /**
+   * A tool's lifecycle; for a client with plan operations, the failure of an ExitPlanMode call
+   * (the plan was rejected: ZCode drops it and plans again) removes its Markdown plan.
+   */
+  toolUpdated(payload: ToolUpdatedPayload, surface?: ClientSurface): SessionUpdate[] {
+    const updates = this.tools.toolUpdated(payload);
+    const toolCallId = payload.toolCallId;
+    if (surface?.planOps && payload.kind === "error" && toolCallId && payload.toolName?.toLowerCase() === "exitplanmode") {
+      updates.push(planRemoved(markdownPlanId(toolCallId)));
+    }
+    return updates;
   }
 
   modelStreaming(payload: ModelStreamingPayload): SessionUpdate[] {

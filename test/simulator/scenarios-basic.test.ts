@@ -107,6 +107,26 @@ describe("plain and streaming scenarios", () => {
     expect(todoLists[2]).toEqual([]);
   });
 
+  it.each(["sim:compact", "/compact"])(
+    "%s: the compaction part upserted running, then completed with its summary, kept in the history",
+    async (text) => {
+      const rig = await sessionRig();
+      const { turn, terminal } = await promptToEnd(rig, text);
+      const parts = turn.filter((e) => e.type === "part.upserted").map((e) => e.payload.part);
+      expect(parts.map((p: Any) => p.status)).toEqual(["running", "completed"]);
+      expect(parts[1]).toMatchObject({
+        type: "compaction",
+        partId: parts[0].partId,
+        auto: false,
+        summary: expect.stringMatching(/^Summary/),
+      });
+      expect(terminal.payload).toMatchObject({ resultType: "success" });
+      const read = await rig.conn.agent.readSession({ workspacePath: WS, sessionId: rig.sessionId });
+      const stored = (read.messages as Any[]).flatMap((m: Any) => m.parts).filter((p: Any) => p.type === "compaction");
+      expect(stored).toEqual([expect.objectContaining({ partId: parts[0].partId, status: "completed" })]);
+    },
+  );
+
   it("usage: per-request session.updated, per-turn turn.completed.usage, a fresh snapshot and getTaskTokenUsage", async () => {
     const rig = await sessionRig();
     const { turn, terminal } = await promptToEnd(rig, "sim:usage");

@@ -19,6 +19,32 @@ const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false
 ajv.addSchema(schema);
 const compiled = new Map<string, ValidateFunction>();
 
+/**
+ * The unstable schema the SDK ships, for the unstable session updates zcode-acp sends only to a
+ * client that advertised them (plan operations, with `clientCapabilities.plan`): the stable schema
+ * rejects them, so a `session/update` of such a kind is checked against this one instead.
+ */
+const UNSTABLE_SCHEMA_ID = "acp-v1-unstable";
+const unstableSchema = structuredClone(require("@agentclientprotocol/sdk/schema/v1/schema.unstable.json")) as Schema;
+unstableSchema.$id = UNSTABLE_SCHEMA_ID;
+const unstableAjv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+unstableAjv.addSchema(unstableSchema);
+const compiledUnstable = new Map<string, ValidateFunction>();
+/** the unstable session updates zcode-acp may send (each gated, `capabilityProblem`) */
+export const UNSTABLE_UPDATES: ReadonlySet<string> = new Set(["plan_update", "plan_removed"]);
+
+/** Errors of `value` against the unstable schema's `$defs/<definition>` (empty when valid). */
+export function validateUnstableDefinition(definition: string, value: unknown): string[] {
+  if (!(definition in unstableSchema.$defs)) return [`no unstable schema definition ${definition}`];
+  let validate = compiledUnstable.get(definition);
+  if (!validate) {
+    validate = unstableAjv.compile({ $ref: `${UNSTABLE_SCHEMA_ID}#/$defs/${definition}` });
+    compiledUnstable.set(definition, validate);
+  }
+  if (validate(value)) return [];
+  return (validate.errors ?? []).slice(0, 5).map((e) => `${definition} (unstable)${e.instancePath} ${e.message ?? "invalid"}`);
+}
+
 /** Errors of `value` against `$defs/<definition>` (empty when valid). */
 export function validateDefinition(definition: string, value: unknown): string[] {
   if (!(definition in schema.$defs)) return [`no schema definition ${definition}`];
@@ -93,14 +119,20 @@ export const CLIENT_RESULTS: Record<string, string> = {
   "terminal/kill": "KillTerminalResponse",
 };
 
-/** Allowed keys of each stable session update variant, read from the schema. */
+/** Allowed keys of each stable session update variant (and of the unstable ones we send), read from the schemas. */
 const UPDATE_KEYS: Map<string, Set<string>> = (() => {
   const keys = new Map<string, Set<string>>();
-  for (const variant of schema.$defs.SessionUpdate.oneOf as any[]) {
-    const name = variant.properties.sessionUpdate.const as string;
-    const ref = (variant.allOf?.[0]?.$ref as string | undefined)?.split("/").pop();
-    const props = ref ? Object.keys(schema.$defs[ref].properties ?? {}) : [];
-    keys.set(name, new Set(["sessionUpdate", ...props]));
+  for (const [from, only] of [
+    [schema, undefined],
+    [unstableSchema, UNSTABLE_UPDATES],
+  ] as const) {
+    for (const variant of from.$defs.SessionUpdate.oneOf as any[]) {
+      const name = variant.properties.sessionUpdate.const as string;
+      if (only && !only.has(name)) continue;
+      const ref = (variant.allOf?.[0]?.$ref as string | undefined)?.split("/").pop();
+      const props = ref ? Object.keys(from.$defs[ref].properties ?? {}) : [];
+      keys.set(name, new Set(["sessionUpdate", ...props]));
+    }
   }
   return keys;
 })();
@@ -131,6 +163,8 @@ export function capabilityProblem(method: string, params: any, caps: ClientCapab
     if ((kind === "compaction_update" || kind === "compaction_summary_chunk") && !session?.compaction) {
       return `${kind} without session.compaction`;
     }
+    // plan operations are unstable in SDK 2.4.0: only for a client that sent `plan` (its raw initialize)
+    if (UNSTABLE_UPDATES.has(kind) && !(caps as { plan?: unknown }).plan) return `${kind} without plan`;
   }
   return undefined;
 }

@@ -11,7 +11,9 @@ import {
   CLIENT_RESULTS,
   capabilityProblem,
   checkUpdateKeys,
+  UNSTABLE_UPDATES,
   validateDefinition,
+  validateUnstableDefinition,
 } from "./acp-schema.js";
 
 export type Direction = "agent" | "client";
@@ -82,7 +84,9 @@ export class Transcript {
       if (!definition) {
         if (!method.startsWith("_")) this.problem(from, `unexpected method ${method}`);
       } else {
-        for (const error of validateDefinition(definition, message.params)) this.problem(from, `${method}: ${error}`);
+        const unstable = method === "session/update" && UNSTABLE_UPDATES.has(message.params?.update?.sessionUpdate);
+        const validate = unstable ? validateUnstableDefinition : validateDefinition;
+        for (const error of validate(definition, message.params)) this.problem(from, `${method}: ${error}`);
       }
       if (from === "agent") {
         const gate = capabilityProblem(method, message.params, this.clientCapabilities);

@@ -61,6 +61,11 @@ export function sessionNotFound(error: unknown, sessionId: string): BridgeError 
   );
 }
 
+/** `/compact` alone (no arguments, no attachments): ZCode's slash command for its `compact` command */
+export function isCompactCommand(input: PromptInput): boolean {
+  return input.attachments.length === 0 && input.content.trim() === "/compact";
+}
+
 /** A second prompt while a turn runs, on a release without V4 input. */
 function noLiveInput(): BridgeError {
   return new BridgeError(
@@ -243,11 +248,15 @@ export abstract class TaskLineApi implements NativeApi {
     const refusal = (error: unknown): unknown =>
       isSessionMissingCode(error) ? sessionNotFound(error, params.sessionId) : promptRefusal(error);
     if (await this.takesLiveInput()) {
-      return this.v4Input()
-        .sendText(ref(params), params, delivery)
-        .catch((error: unknown) => {
-          throw refusal(error);
-        });
+      // the `/compact` slash command is ZCode's `compact` command on V4 (a release without V4 input
+      // gets the text, as ZCode's own prompt box sends it; GUESS: that ZCode reads it as the command)
+      const sent =
+        isCompactCommand(params) && delivery === undefined
+          ? this.v4Input().compact(ref(params), params.inputId)
+          : this.v4Input().sendText(ref(params), params, delivery);
+      return sent.catch((error: unknown) => {
+        throw refusal(error);
+      });
     }
     if (delivery !== undefined && delivery !== "startNow") throw noLiveInput();
     const native: Record<string, unknown> = { ...ref(params), content: params.content };

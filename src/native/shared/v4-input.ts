@@ -101,33 +101,19 @@ export class V4Input {
     if (attachments.length > 0) payload.attachments = attachments;
     const commandId = input.inputId ?? uuidV7();
     const { ack, asked } = await this.command(ref, commandId, "sendText", payload, "sendPrompt");
-    if (ack.status !== "accepted") throw refused(ack, "the prompt", ref);
-    const result = ack.result;
-    // ZCode's answer to the question, rebuilt from its transcript after its command table lost the
-    // command (a CLI restart, or more than 512 commands since): `accepted` without a result. The
-    // input was taken; whether it still waits or ran (or runs) is not said. Its turn, if it starts
-    // or started one, carries the command id as its inputId (§2.8), hence `startNow` with
-    // `recovered` so the caller knows the turn may have begun, or ended, unseen.
-    if (asked && result === undefined) return { inputId: commandId, delivery: "startNow", recovered: true };
-    if (!isRecord(result) || result.type !== "inputAccepted" || result.inputId !== commandId) {
-      throw new BridgeError(
-        "NATIVE_PROTOCOL_ERROR",
-        "ZCode accepted the prompt but did not say it took it as input of this command. The prompt was not sent again.",
-        { details: { commandId, resultType: isRecord(result) ? result.type : undefined } },
-      );
-    }
-    const admitted = DELIVERIES.has(result.delivery as string) ? (result.delivery as SentInput["delivery"]) : undefined;
-    if (!admitted)
-      throw new BridgeError(
-        "NATIVE_PROTOCOL_ERROR",
-        `ZCode admitted the prompt with an unknown delivery ${JSON.stringify(result.delivery)}.`,
-        {
-          details: { commandId },
-        },
-      );
-    const sent: SentInput = { inputId: commandId, delivery: admitted };
-    if (admitted === "queue") sent.queueItemId = typeof result.queueItemId === "string" ? result.queueItemId : `queue_${commandId}`;
-    return sent;
+    return admittedInput(ack, asked, commandId, "the prompt", ref);
+  }
+
+  /**
+   * ZCode's `compact` command (zcode-v4.md §4.3: payload `{}`, queued when busy) behind the
+   * `/compact` slash command: an input of its own, admitted and paired like a prompt (GUESS: its
+   * ack is a `sendText`'s `inputAccepted`, and the turn it runs carries the command id).
+   */
+  async compact(ref: SessionRef, inputId: string | undefined): Promise<SentInput> {
+    await this.ready();
+    const commandId = inputId ?? uuidV7();
+    const { ack, asked } = await this.command(ref, commandId, "compact", {}, "sendPrompt");
+    return admittedInput(ack, asked, commandId, "the compaction", ref);
   }
 
   /** Stop the running turn of the session (`stop`; `noop` = nothing left to stop). */
@@ -561,4 +547,31 @@ export function safeFileName(value: unknown): string {
   }
   // the extension is at most 17 characters, so some of the stem always stays
   return stem.slice(0, kept).join("") + ext;
+}
+
+/** What ZCode did with an input command it acknowledged (`sendText`, `compact`); any other ack fails closed. */
+function admittedInput(ack: CommandAck, asked: boolean, commandId: string, what: string, ref: SessionRef): SentInput {
+  if (ack.status !== "accepted") throw refused(ack, what, ref);
+  const result = ack.result;
+  // ZCode's answer to the question, rebuilt from its transcript after its command table lost the
+  // command (a CLI restart, or more than 512 commands since): `accepted` without a result. The
+  // input was taken; whether it still waits or ran (or runs) is not said. Its turn, if it starts
+  // or started one, carries the command id as its inputId (§2.8), hence `startNow` with
+  // `recovered` so the caller knows the turn may have begun, or ended, unseen.
+  if (asked && result === undefined) return { inputId: commandId, delivery: "startNow", recovered: true };
+  if (!isRecord(result) || result.type !== "inputAccepted" || result.inputId !== commandId) {
+    throw new BridgeError(
+      "NATIVE_PROTOCOL_ERROR",
+      `ZCode accepted ${what} but did not say it took it as input of this command. It was not sent again.`,
+      { details: { commandId, resultType: isRecord(result) ? result.type : undefined } },
+    );
+  }
+  const admitted = DELIVERIES.has(result.delivery as string) ? (result.delivery as SentInput["delivery"]) : undefined;
+  if (!admitted)
+    throw new BridgeError("NATIVE_PROTOCOL_ERROR", `ZCode admitted ${what} with an unknown delivery ${JSON.stringify(result.delivery)}.`, {
+      details: { commandId },
+    });
+  const sent: SentInput = { inputId: commandId, delivery: admitted };
+  if (admitted === "queue") sent.queueItemId = typeof result.queueItemId === "string" ? result.queueItemId : `queue_${commandId}`;
+  return sent;
 }

@@ -12,7 +12,7 @@ import type { SnapshotMessage } from "../../protocol/native-types.js";
 import { BridgeError } from "../../util/errors.js";
 import type { SessionRef } from "../native-api.js";
 import { MESSAGE_STRING_BYTES } from "./bounded-text.js";
-import { toolResult } from "./projection.js";
+import { compactionPart, toolResult } from "./projection.js";
 import { asRow, type Row } from "./row-store.js";
 
 export const ROWS_PAGE_LIMIT = 200;
@@ -132,6 +132,15 @@ export function rowsToMessages(rows: readonly Row[]): SnapshotMessage[] {
         messages.push({ info: { role: "assistant", messageId }, parts: [part as SnapshotMessage["parts"][number]] });
         break;
       }
+      case "timelineMarker":
+        // a compaction (GUESS: the row's fields, projection.ts `compactionPart`)
+        if (row.marker === "compact") {
+          messages.push({
+            info: { role: "assistant", messageId },
+            parts: [compactionPart(row, MESSAGE_STRING_BYTES) as SnapshotMessage["parts"][number]],
+          });
+        }
+        break;
       default:
         break;
     }

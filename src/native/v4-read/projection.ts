@@ -9,7 +9,8 @@
  *   `turn.started` / `turn.completed` / `turn.failed` from `turnHeader` rows, `model.streaming`
  *   text and reasoning deltas from the growth of `assistantText` / `reasoning` rows,
  *   `tool.updated` from `toolCall` rows, `turn.steerDrained` from guided `userInput` rows,
- *   `session.titleUpdated` from `meta`;
+ *   `session.titleUpdated` from `meta`, `part.upserted` of a `compaction` part from a
+ *   `timelineMarker` row of marker `compact` (GUESS: its fields, docs/zcode-host.md §5.11);
  * - `state.updated` for a mode change in `config`;
  * - `permission.request` / `userInput.request` from new `pendingInteractions` (requestId =
  *   interactionId, answered through `resolveInteraction`).
@@ -189,6 +190,14 @@ export class ConversationProjection {
       }
       case "toolCall":
         return this.tool(row, seen, turnId, body);
+      case "timelineMarker": {
+        if (row.marker !== "compact") return;
+        const said = compactionKey(row);
+        if (seen.status === said) return;
+        seen.status = said;
+        body.push(this.event("part.upserted", { part: compactionPart(row) }, turnId));
+        return;
+      }
       case "userInput": {
         const id = str(row.sourceCommandId);
         if (row.guided !== true || !id || seen.steered) return;
@@ -410,7 +419,26 @@ function settled(row: Row): Seen {
     seen.ended = typeof row.state === "string" && TERMINAL_HEADER.has(row.state);
   }
   if (row.kind === "userInput") seen.steered = true;
+  if (row.kind === "timelineMarker") seen.status = compactionKey(row);
   return seen;
+}
+
+/** what of a compaction marker the session layer was told: its status and summary */
+function compactionKey(row: Row): string {
+  return `${str(row.status) ?? ""}\u0000${typeof row.summaryText === "string" ? row.summaryText.length : -1}`;
+}
+
+/**
+ * A compaction marker as the legacy `compaction` part (GUESS: `entityId`, `status`, `summaryText`,
+ * `auto` on the row; the part's `partId` is the entity id, else the row's)
+ */
+export function compactionPart(row: Row, maxBytes = EVENT_STRING_BYTES): Record<string, unknown> {
+  const part: Record<string, unknown> = { type: "compaction", partId: str(row.entityId) ?? `compaction-row-${String(row.rowId)}` };
+  const status = str(row.status);
+  if (status) part.status = status;
+  if (typeof row.summaryText === "string" && row.summaryText !== "") part.summary = boundText(row.summaryText, maxBytes);
+  if (typeof row.auto === "boolean") part.auto = row.auto;
+  return part;
 }
 
 function metaTitle(zone: Record<string, unknown>): string | undefined {

@@ -5,6 +5,8 @@
 import type { SessionUpdate, ToolCallUpdate } from "@agentclientprotocol/sdk";
 import { describeError } from "../../util/errors.js";
 import { textContent, toolKind } from "../tool-presentation.js";
+import { markdownPlanUpdate } from "../snapshot-updates.js";
+import { clientSurface } from "../stream-translator.js";
 import type { InteractionContext } from "./types.js";
 
 /** the tool call of a permission request: what the engine knows, completed from the request */
@@ -61,6 +63,7 @@ export function planToolCall(toolCallId: string, title: string, plan: string, in
  */
 export async function publishPlan(ctx: InteractionContext, call: ToolCallUpdate): Promise<void> {
   const known = ctx.describeToolCall(call.toolCallId) !== undefined;
+  const markdown = (call.rawInput as { plan?: unknown } | undefined)?.plan;
   try {
     if (known) {
       await ctx.update({ sessionUpdate: "tool_call_update", ...call });
@@ -74,6 +77,10 @@ export async function publishPlan(ctx: InteractionContext, call: ToolCallUpdate)
         content: call.content ?? [],
         rawInput: call.rawInput,
       });
+    }
+    // a client with plan operations also gets the plan itself, by the id of its ExitPlanMode call
+    if (typeof markdown === "string" && clientSurface(ctx.client.capabilities).planOps) {
+      await ctx.update(markdownPlanUpdate(call.toolCallId, markdown));
     }
   } catch (error) {
     ctx.logger.warn("publishing the plan failed", { sessionId: ctx.sessionId, error: describeError(error) });

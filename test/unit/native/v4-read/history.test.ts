@@ -79,8 +79,9 @@ describe("V4 history from rows pages", () => {
         },
         { rowId: 6, kind: "toolCall", toolCallId: "c2", toolName: "Edit", status: "error", input: {}, error: { message: "no match" } },
         { rowId: 7, kind: "toolCall", toolCallId: "c3", toolName: "Read", status: "cancelled" },
-        { rowId: 8, kind: "timelineMarker", marker: "compact" },
+        { rowId: 8, kind: "timelineMarker", marker: "compact", entityId: "cmp1", status: "completed", summaryText: "so far", auto: true },
         { rowId: 9, kind: "hologram" },
+        { rowId: 10, kind: "timelineMarker", marker: "modelChange" },
       ]),
     ).toEqual([
       { info: { role: "user", messageId: "row-2" }, parts: [{ type: "text", text: "do it" }] },
@@ -104,6 +105,11 @@ describe("V4 history from rows pages", () => {
       {
         info: { role: "assistant", messageId: "row-7" },
         parts: [{ type: "tool", callId: "c3", tool: "Read", state: { status: "error", error: "cancelled" } }],
+      },
+      // a compaction marker is the legacy compaction part (replayed only to a client with session.compaction)
+      {
+        info: { role: "assistant", messageId: "row-8" },
+        parts: [{ type: "compaction", partId: "cmp1", status: "completed", summary: "so far", auto: true }],
       },
     ]);
   });

@@ -368,10 +368,22 @@ describe("V4 conversation reader: rows → the session model's events", () => {
     const { r, send } = await running();
     send(
       { op: "row.appended", row: row("hologram", { text: "?" }) },
-      { op: "row.appended", row: row("timelineMarker", { marker: "compact" }) },
+      { op: "row.appended", row: row("timelineMarker", { marker: "modelChange" }) },
       { op: "row.appended", row: row("subagent", { status: "running" }) },
     );
     expect(r.inner()).toEqual([]);
+  });
+
+  it("a compaction marker becomes a compaction part.upserted, again only when its status or summary changes", async () => {
+    const { r, send } = await running();
+    const marker = row("timelineMarker", { marker: "compact", entityId: "cmp1", status: "running", auto: true });
+    send({ op: "row.appended", row: marker });
+    send({ op: "row.upserted", row: { ...marker } });
+    send({ op: "row.upserted", row: { ...marker, status: "completed", summaryText: "so far" } });
+    expect(r.inner()).toEqual([
+      ["part.upserted", { part: { type: "compaction", partId: "cmp1", status: "running", auto: true } }],
+      ["part.upserted", { part: { type: "compaction", partId: "cmp1", status: "completed", summary: "so far", auto: true } }],
+    ]);
   });
 
   it("row.removed drops that row and the later ones: a re-appended row id is new", async () => {
