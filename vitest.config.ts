@@ -31,8 +31,6 @@ export default defineConfig({
           name: "v3 (4.0.0)",
           include: E2E,
           exclude: [
-            "test/e2e/acp/e2e-cancel.test.ts",
-            "test/e2e/interactions/e2e-headers-cancel-exit.test.ts",
             "test/e2e/acp/e2e-history.test.ts",
             "test/e2e/acp/e2e-release-notices.test.ts",
           ],
