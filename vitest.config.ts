@@ -32,7 +32,6 @@ export default defineConfig({
           include: E2E,
           exclude: [
             "test/e2e/acp/e2e-history.test.ts",
-            "test/e2e/acp/e2e-release-notices.test.ts",
           ],
           env: { ZCODE_ACP_SIM_RELEASE: "4.0.0" },
         },
