@@ -34,51 +34,58 @@ export class TaskV3Api extends TaskV2Api {
    * the conversation subscription.
    */
   override async subscribe(params: SessionRef, sink: HostEventSink): Promise<HostSubscription> {
-    let ended = false;
-    let conversation: HostSubscription | undefined;
-    let detach: (() => void) | undefined;
+    const state: { ended: boolean; detach?: () => void; incarnation?: number; conversation?: HostSubscription } = { ended: false };
     const finish = (): void => {
-      detach?.();
-      for (const event of order.end()) this.headers.declineHeld(params.workspacePath, event);
+      state.detach?.();
+      const held = order.end();
+      // held requests are answered to the host they came from, never to its successor
+      if (held.length === 0) return;
+      if (state.incarnation !== this.host.incarnation) {
+        this.logger.warn("provider header requests held at a host exit: not answered", { count: held.length });
+        return;
+      }
+      for (const event of held) this.headers.declineHeld(params.workspacePath, event);
     };
     const once: HostEventSink = {
       onEvent: (event) => {
-        if (ended) return;
+        if (state.ended) return;
         const result = sink.onEvent(event);
         order.shown(event);
         return result;
       },
       onEnd: (error) => {
-        if (ended) return;
-        ended = true;
+        if (state.ended) return;
+        state.ended = true;
         finish();
         sink.onEnd(error);
       },
     };
     const order = new HeaderTurnOrder((event) => once.onEvent(event));
-    detach = await this.headers.attach(params.workspacePath, {
+    state.detach = await this.headers.attach(params.workspacePath, {
       sessionId: params.sessionId,
       deliver: (event) => order.request(event),
       end: (error: BridgeError) => {
         once.onEnd(error);
-        void conversation?.dispose();
+        void state.conversation?.dispose();
       },
     });
+    state.incarnation = this.host.incarnation;
+    let subscription: HostSubscription;
     try {
-      conversation = await super.subscribe(params, once);
+      subscription = await super.subscribe(params, once);
     } catch (error) {
-      ended = true;
+      state.ended = true;
       finish();
       throw error;
     }
-    const subscription = conversation;
+    state.conversation = subscription;
     // the header listener (or the conversation) ended while the conversation was subscribing
-    if (ended) void subscription.dispose();
+    if (state.ended) void subscription.dispose();
     return {
       id: subscription.id,
       incarnation: subscription.incarnation,
       dispose: async () => {
-        ended = true;
+        state.ended = true;
         finish();
         await subscription.dispose();
       },

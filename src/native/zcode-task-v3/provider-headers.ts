@@ -44,6 +44,8 @@ interface Watch {
   readonly routes: Set<HeaderRoute>;
   ready: Promise<HostSubscription>;
   ended: boolean;
+  /** the host incarnation the listener belongs to, once ZCode acknowledged it */
+  incarnation?: number;
 }
 
 export type DeclineHeaders = (params: SessionRef & { requestId: string; message: string }) => Promise<unknown>;
@@ -95,10 +97,15 @@ export class ProviderHeaderRoutes {
         onEnd: (error) => this.ended(workspacePath, watch, error),
       },
     );
-    watch.ready.catch(() => {
-      watch.ended = true;
-      if (this.watches.get(workspacePath) === watch) this.watches.delete(workspacePath);
-    });
+    void watch.ready.then(
+      (subscription) => {
+        watch.incarnation = subscription.incarnation;
+      },
+      () => {
+        watch.ended = true;
+        if (this.watches.get(workspacePath) === watch) this.watches.delete(workspacePath);
+      },
+    );
     return watch;
   }
 
@@ -116,7 +123,10 @@ export class ProviderHeaderRoutes {
     if (this.watches.get(workspacePath) === watch) this.watches.delete(workspacePath);
     const reason =
       error ??
-      new BridgeError("HOST_CALL_FAILED", "ZCode ended its provider header listener; the session was detached and is read again at its next use.");
+      new BridgeError(
+        "HOST_CALL_FAILED",
+        "ZCode ended its provider header listener; the session was detached and is read again at its next use.",
+      );
     for (const route of [...watch.routes]) route.end(reason);
     watch.routes.clear();
   }
@@ -143,12 +153,17 @@ export class ProviderHeaderRoutes {
     let route: HeaderRoute | undefined;
     for (const candidate of watch.routes) if (candidate.sessionId === sessionId) route = candidate; // the newest
     if (route) return route.deliver({ type: "providerRuntimeHeaders.request", request });
+    if (watch.incarnation !== undefined && watch.incarnation !== this.host.incarnation) {
+      this.logger.warn("provider header request of an exited host: not answered", { sessionId, requestId });
+      return;
+    }
     this.declineUnread(workspacePath, request, "a session no subscription reads");
   }
 
   /**
    * Answer a request no session will (its subscription ended while it was held: HeaderTurnOrder),
-   * `event` being `{type: "providerRuntimeHeaders.request", request}`.
+   * `event` being `{type: "providerRuntimeHeaders.request", request}`. The caller checks that the
+   * host it came from still runs.
    */
   declineHeld(workspacePath: string, event: unknown): void {
     this.declineUnread(workspacePath, isRecord(event) && isRecord(event.request) ? event.request : {}, "a subscription that ended");

@@ -24,14 +24,15 @@ class Listeners {
   readonly sinks: HostEventSink[] = [];
   disposed = 0;
   asHost(): HostClient {
+    const current = (): number => this.incarnation;
     return {
       get incarnation() {
-        return 1;
+        return current();
       },
       subscribe: async (target: HostEventTarget, sink: HostEventSink): Promise<HostSubscription> => {
         this.subscribed.push(target);
         this.sinks.push(sink);
-        return { id: `l${this.sinks.length}`, incarnation: 1, dispose: async () => void (this.disposed += 1) };
+        return { id: `l${this.sinks.length}`, incarnation: this.incarnation, dispose: async () => void (this.disposed += 1) };
       },
     } as unknown as HostClient;
   }
@@ -43,7 +44,7 @@ class Listeners {
 function setup() {
   const listeners = new Listeners();
   const declined: Array<Record<string, unknown>> = [];
-  const routes = new ProviderHeaderRoutes(listeners.asHost(), silentLogger, async (params) => void declined.push(params));
+  const routes = new ProviderHeaderRoutes(listeners.asHost(), silentLogger, async (params) => void declined.push({ ...params }));
   const route = (sessionId: string) => {
     const got: unknown[] = [];
     const ended: BridgeError[] = [];
@@ -82,6 +83,14 @@ describe("zcode-task-v3: provider header routes", () => {
     listeners.fire(request("Z", "r9"));
     listeners.fire({ requestId: "r10" });
     expect(declined).toEqual([{ workspacePath: WS, sessionId: "Z", requestId: "r9", message: UNROUTED_HEADERS_MESSAGE }]);
+  });
+
+  it("answers nothing to a host that exited (a request its listener still delivers is not declined to the successor)", async () => {
+    const { listeners, routes, route, declined } = setup();
+    await routes.attach(WS, route("A").value);
+    listeners.incarnation = 2;
+    listeners.fire(request("Z", "r11"));
+    expect(declined).toEqual([]);
   });
 
   it("a detached session's later request is declined; the last detach drops the listener, the next attach listens again", async () => {
@@ -123,17 +132,17 @@ describe("zcode-task-v3: a header request waits for its turn in the conversation
   it("holds a request of a turn not shown yet until its turn.started passed; one of a shown turn goes at once", () => {
     const passed: unknown[] = [];
     const order = new HeaderTurnOrder((e) => void passed.push(e), 1000);
-    order.request(headers("t1"));
+    void order.request(headers("t1"));
     expect(passed).toEqual([]);
     order.shown(started("t0"));
     expect(passed).toEqual([]);
     order.shown(started("t1"));
     expect(passed).toEqual([headers("t1")]);
-    order.request(headers("t1"));
+    void order.request(headers("t1"));
     expect(passed).toHaveLength(2);
     // a snapshot's running turn counts as shown (a subscription opened mid-turn)
     order.shown({ type: "snapshot", snapshot: { runtime: { activeTurnId: "t2" } } });
-    order.request(headers("t2"));
+    void order.request(headers("t2"));
     expect(passed).toHaveLength(3);
   });
 
@@ -141,15 +150,15 @@ describe("zcode-task-v3: a header request waits for its turn in the conversation
     vi.useFakeTimers();
     const passed: unknown[] = [];
     const order = new HeaderTurnOrder((e) => void passed.push(e), 1000);
-    order.request(headers("t1"));
+    void order.request(headers("t1"));
     vi.advanceTimersByTime(999);
     expect(passed).toEqual([]);
     vi.advanceTimersByTime(1);
     expect(passed).toEqual([headers("t1")]);
-    order.request(headers("t3"));
+    void order.request(headers("t3"));
     expect(order.end()).toEqual([headers("t3")]);
     vi.advanceTimersByTime(5000);
-    order.request(headers("t4"));
+    void order.request(headers("t4"));
     expect(passed).toEqual([headers("t1")]);
   });
 });
