@@ -43,7 +43,10 @@ export interface HeaderRoute {
 interface Watch {
   readonly routes: Set<HeaderRoute>;
   ready: Promise<HostSubscription>;
+  /** the listener ended (host exit, channel failure) or could not be made */
   ended: boolean;
+  /** no subscription reads through it any more and it is being disposed: what still comes is declined */
+  closed: boolean;
   /** the host incarnation the listener belongs to, once ZCode acknowledged it */
   incarnation?: number;
 }
@@ -66,7 +69,7 @@ export class ProviderHeaderRoutes {
    */
   async attach(workspacePath: string, route: HeaderRoute): Promise<() => void> {
     let watch = this.watches.get(workspacePath);
-    if (watch === undefined || watch.ended) {
+    if (watch === undefined || watch.ended || watch.closed) {
       watch = this.open(workspacePath);
     }
     // registered before the listener's answer: a request replayed at once already finds it
@@ -83,12 +86,12 @@ export class ProviderHeaderRoutes {
       if (detached) return;
       detached = true;
       current.routes.delete(route);
-      if (current.routes.size === 0 && !current.ended) this.close(workspacePath, current);
+      if (current.routes.size === 0 && !current.ended && !current.closed) this.close(workspacePath, current);
     };
   }
 
   private open(workspacePath: string): Watch {
-    const watch = { routes: new Set(), ended: false } as Omit<Watch, "ready"> as Watch;
+    const watch = { routes: new Set(), ended: false, closed: false } as Omit<Watch, "ready"> as Watch;
     this.watches.set(workspacePath, watch);
     watch.ready = this.host.subscribe(
       { event: V4_HEADERS_EVENT, workspacePath },
@@ -110,7 +113,7 @@ export class ProviderHeaderRoutes {
   }
 
   private close(workspacePath: string, watch: Watch): void {
-    watch.ended = true;
+    watch.closed = true;
     if (this.watches.get(workspacePath) === watch) this.watches.delete(workspacePath);
     void watch.ready
       .then((subscription) => subscription.dispose())
@@ -118,7 +121,7 @@ export class ProviderHeaderRoutes {
   }
 
   private ended(workspacePath: string, watch: Watch, error: BridgeError | null): void {
-    if (watch.ended) return;
+    if (watch.ended || watch.closed) return;
     watch.ended = true;
     if (this.watches.get(workspacePath) === watch) this.watches.delete(workspacePath);
     const reason =

@@ -103,6 +103,9 @@ describe("zcode-task-v3: provider header routes", () => {
     expect(a.got).toEqual([]);
     expect(declined.map((d) => d.requestId)).toEqual(["r2"]);
     detachB();
+    // a request still coming while the listener is disposed is declined, not dropped
+    listeners.fire(request("B", "r3"));
+    expect(declined.map((d) => d.requestId)).toEqual(["r2", "r3"]);
     await vi.waitFor(() => expect(listeners.disposed).toBe(1));
     await routes.attach(WS, route("C").value);
     expect(listeners.subscribed).toHaveLength(2);
