@@ -166,7 +166,7 @@ export class HostConnection implements HostClient {
 
   async subscribe(target: HostEventTarget, sink: HostEventSink): Promise<HostSubscription> {
     const host = await this.ensureStarted();
-    // a target naming its event (the V4 conversation frames) is sent without that name
+    // a target naming its workspace event (V4 frames, v3 header requests) is sent without that name
     const { event, nativeTarget } =
       "event" in target
         ? { event: target.event, nativeTarget: { workspacePath: target.workspacePath } }

@@ -27,15 +27,17 @@ export interface SessionEventTarget {
 }
 
 /**
- * Target of zcode-agent.onDynamicConversationFrame (V4, docs/zcode-host.md §16): every
- * conversation frame of the workspace; the reader keeps those of its own subscription.
+ * Target of a workspace-wide zcode-agent event (V4, docs/zcode-host.md §16):
+ * onDynamicConversationFrame (every conversation frame of the workspace; the reader keeps those of
+ * its own subscription) or, on zcode-task-v3, onDynamicWorkspaceProviderRuntimeHeadersRequest
+ * (the workspace's provider header requests, each naming its session).
  */
-export interface ConversationFrameTarget {
-  event: "onDynamicConversationFrame";
+export interface WorkspaceEventTarget {
+  event: "onDynamicConversationFrame" | "onDynamicWorkspaceProviderRuntimeHeadersRequest";
   workspacePath: string;
 }
 
-export type HostEventTarget = SessionEventTarget | ConversationFrameTarget;
+export type HostEventTarget = SessionEventTarget | WorkspaceEventTarget;
 
 export interface HostEventSink {
   /**
@@ -91,7 +93,7 @@ export interface HostClient {
    */
   acceptsParam?(service: ServiceName, method: string, param: string): Promise<boolean>;
   /**
-   * Subscribe to onDynamicSessionEvent, or to the event a target names (onDynamicConversationFrame).
+   * Subscribe to onDynamicSessionEvent, or to the workspace event a target names (V4 frames, v3 header requests).
    * Resolves once the host acknowledged the subscription.
    */
   subscribe(target: HostEventTarget, sink: HostEventSink): Promise<HostSubscription>;

@@ -44,7 +44,13 @@ export interface ReleaseLine {
 
 /** the reductions src/runtime/projections.js defines */
 export type Projection =
-  "model-selection-view" | "session-state" | "session-event" | "history-pages" | "conversation-frame" | "conversation-rows";
+  | "model-selection-view"
+  | "session-state"
+  | "session-event"
+  | "history-pages"
+  | "conversation-frame"
+  | "conversation-rows"
+  | "provider-headers-request";
 
 /** What the V4 read path reduces: each wire frame is split to fit the channel, each rows page bounded (adr/0024). */
 const V4_READ_PROJECTIONS = {
@@ -102,6 +108,14 @@ export const V4_READ_METHODS = [
 export const CONTEXT_COMPOSITION_METHOD = "getContextComposition";
 /** the event carrying the V4 conversation's wire frames */
 export const V4_FRAME_EVENT = "onDynamicConversationFrame";
+/**
+ * The event by which a zcode-task-v3 host (no legacy session stream) hands a client the provider
+ * runtime header requests it does not answer itself (the Start Plan captcha; zcode-v4.md §5.4,
+ * docs/zcode-host.md §16.7): one listener per workspace, each request naming its session. The
+ * bridge answers each at once with `respondProviderRuntimeHeaders` (headersApplied: false), so it
+ * needs neither the per-session variant nor ZCode's cancellation notice.
+ */
+export const V4_HEADERS_EVENT = "onDynamicWorkspaceProviderRuntimeHeadersRequest";
 /** the command types the bridge sends in a V4 envelope (the bootstrap refuses any other) */
 export const V4_COMMAND_TYPES = ["sendText", "stop", "deleteQueueItem", "setAutoDrain", "resolveInteraction", "compact"] as const;
 const COMMON_AGENT_METHODS = [
@@ -171,6 +185,8 @@ const V3_REQUIRED_AGENT_METHODS = [
   "initializeConversationV4",
   "sendConversationCommandV4",
   ...V4_READ_METHODS,
+  // the only answer to a provider header request (its event: V4_HEADERS_EVENT)
+  "respondProviderRuntimeHeaders",
 ] as const;
 
 export const RELEASE_LINES: readonly ReleaseLine[] = [
@@ -211,7 +227,7 @@ export const RELEASE_LINES: readonly ReleaseLine[] = [
     // and are never run (stop and answers go through V4 commands)
     channels: { agent: "zcode-agent", task: "zcode-task", modelSelection: "model-selection" },
     methods: { agent: V3_AGENT_METHODS, task: [], modelSelection: ["getView"] },
-    events: { agent: [V4_FRAME_EVENT], task: [], modelSelection: [] },
+    events: { agent: [V4_FRAME_EVENT, V4_HEADERS_EVENT], task: [], modelSelection: [] },
     requiredMethods: { agent: V3_REQUIRED_AGENT_METHODS, task: [], modelSelection: ["getView"] },
     needsBuiltinProviderConfig: true,
     projections: {
@@ -222,6 +238,8 @@ export const RELEASE_LINES: readonly ReleaseLine[] = [
       "agent.setModel": "session-state",
       "agent.setThoughtLevel": "session-state",
       ...V4_READ_PROJECTIONS,
+      // a header request leaves Electron as its ids and reason only (no account or model data)
+      [`agent.${V4_HEADERS_EVENT}`]: "provider-headers-request",
       "modelSelection.getView": "model-selection-view",
     },
     v4WireVersions: [3],

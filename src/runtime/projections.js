@@ -6,6 +6,8 @@
 // history (docs/history.md, adr/0018): `session-state` drops the messages of a snapshot,
 // `session-event` does that for snapshot events and bounds every event, `history-pages` holds a
 // full history here and answers a handle the bridge pages through (history-pages.js).
+// `provider-headers-request` (zcode-task-v3): a provider runtime header request leaves as its ids
+// and reason only, copied by allow-list; its account access, model and workspace never do.
 import { boundValue, eventLimits } from "./bounds.js";
 import { conversationFrames, conversationRows } from "./conversation-frames.js";
 
@@ -108,6 +110,31 @@ function sessionEvent(event, context) {
   return boundValue(value, eventLimits(context.frameLimitBytes)).value;
 }
 
+/** the fields of a provider header request the bridge reads (docs/zcode-host.md §6.4): ids, then texts */
+const HEADER_REQUEST_IDS = ["requestId", "sessionId", "turnId"];
+const HEADER_REQUEST_TEXTS = ["providerId", "reason"];
+const MAX_HEADER_FIELD = 512;
+
+/**
+ * A provider runtime header request (onDynamicWorkspaceProviderRuntimeHeadersRequest) reduced to
+ * {requestId?, sessionId?, turnId?, providerId?, reason?}, each a string the host gave: an id
+ * longer than 512 characters is left out (a cut id would answer another request; the bridge refuses
+ * a request without the ids it needs), a text is cut there. Never throws.
+ */
+function providerHeadersRequest(request) {
+  const out = {};
+  if (!isRecord(request)) return out;
+  for (const field of HEADER_REQUEST_IDS) {
+    const value = request[field];
+    if (typeof value === "string" && value.length <= MAX_HEADER_FIELD) out[field] = value;
+  }
+  for (const field of HEADER_REQUEST_TEXTS) {
+    const value = request[field];
+    if (typeof value === "string") out[field] = value.slice(0, MAX_HEADER_FIELD);
+  }
+  return out;
+}
+
 /** A full history read: held in this process, answered as `{historyId, total}` (history-pages.js). */
 function historyPages(messages, context) {
   return context.history.hold(messages);
@@ -121,6 +148,7 @@ const PROJECTIONS = {
   // the V4 read path (conversation-frames.js): a wire frame becomes a list of frames to send
   "conversation-frame": conversationFrames,
   "conversation-rows": conversationRows,
+  "provider-headers-request": providerHeadersRequest,
 };
 /** projections of an event whose result is a list of events to send, in order */
 const SPLITTING = new Set(["conversation-frame"]);

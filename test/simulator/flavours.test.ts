@@ -407,7 +407,45 @@ describe("what the releases after 3.15 change on the host (shared/reference/zcod
     expect(log.filter((e) => e.kind === "listen" && e.event === "onDynamicSessionEvent")).toHaveLength(1);
   });
 
-  it("4.0.0's manifest: the zcode-task-v3 descriptor without the legacy calls, naming the V4 read calls and frame event", async () => {
+  it("4.0.0: a provider header request reaches only the workspace's header listeners (a new one gets it replayed); a stop withdraws it", async () => {
+    const rig = await v4Rig({ release: "4.0.0" });
+    const target = { workspacePath: WS, sessionId: rig.sessionId };
+    const legacy = new EventCollector(rig.conn, { ...target, deliveryKind: "desktop-continuous", includeSnapshot: true });
+    const wakers = new Set<() => void>();
+    const listen = (event: string): Any[] => {
+      const got: Any[] = [];
+      rig.conn.agent[event]({ workspacePath: WS })((payload: Any) => {
+        got.push(payload);
+        for (const wake of [...wakers]) wake();
+      });
+      return got;
+    };
+    const until = <T>(check: () => T | undefined, what: string): Promise<T> =>
+      waitUntil(check, (wake) => (wakers.add(wake), () => wakers.delete(wake)), 5000, what);
+    const requests = listen("onDynamicWorkspaceProviderRuntimeHeadersRequest");
+    const cancelled = listen("onDynamicWorkspaceProviderRuntimeHeadersCancelled");
+    await rig.reader.subscribe(rig.sessionId);
+    await v4Command(rig, "sendText", { text: "sim:provider-headers" });
+    const request = await until(() => requests[0], "the header request");
+    expect(request).toMatchObject({
+      sessionId: rig.sessionId,
+      requestId: expect.any(String),
+      workspace: { workspacePath: WS },
+      accountAccess: { mode: "start-plan" },
+      reason: "model-request",
+    });
+    const late = listen("onDynamicWorkspaceProviderRuntimeHeadersRequest");
+    await until(() => late[0], "the replayed request");
+    expect(late).toEqual([request]);
+    await v4Command(rig, "stop", {});
+    await until(() => cancelled[0], "the withdrawal");
+    expect(cancelled).toEqual([{ requestId: request.requestId, sessionId: rig.sessionId, workspace: { workspacePath: WS } }]);
+    expect(requests).toHaveLength(1);
+    // nothing on a legacy stream (a 4.0.0 host has none)
+    expect(legacy.events).toEqual([]);
+  });
+
+  it("4.0.0's manifest: the zcode-task-v3 descriptor without the legacy calls, naming the V4 read calls, frame and header events", async () => {
     const install = await make("4.0.0");
     const { protocol } = install.manifest;
     expect(protocol.id).toBe("zcode-task-v3");
@@ -423,7 +461,7 @@ describe("what the releases after 3.15 change on the host (shared/reference/zcod
         "helloConversationV4",
       ]),
     );
-    expect(protocol.events.agent).toEqual(["onDynamicConversationFrame"]);
+    expect(protocol.events.agent).toEqual(["onDynamicConversationFrame", "onDynamicWorkspaceProviderRuntimeHeadersRequest"]);
     expect(protocol.allowlist.agent).not.toContain("readSessionMessages");
     // the schema's task channel is named and allows nothing; its operations are never run on this line
     expect(protocol.allowlist.task).toEqual([]);

@@ -3,16 +3,20 @@
  * this project's release. On 3.11.2 and 3.12.3 (whose manifests carry the repository-snapshot
  * advisory) a client that advertises `session.notices` gets one `notice` per new session, a client
  * without the capability none, and the bridge logs the advisory once; on a release without
- * advisories (3.14.4) nobody gets a notice and nothing is logged.
+ * advisories (3.14.4) nobody gets a notice and nothing is logged. A release no manifest pins (the
+ * simulated 4.0.0, whose manifest the simulator writes itself) has no advisory source: it runs
+ * as a release without advisories.
  */
 import { describe, expect, it } from "vitest";
 import { simFlavour } from "../../../fixtures/sim-releases.js";
 import { e2e } from "../../support/e2e-harness.js";
-import { pinnedManifest } from "../../support/verified-releases.js";
+import { pinnedManifests } from "../../support/verified-releases.js";
 
 const t = e2e();
 const isNotice = (u: any): boolean => u.sessionUpdate === "notice";
-const pinnedAdvisories = pinnedManifest(simFlavour().release).manifest.advisories ?? [];
+/** the advisories of this release's pinned manifest; none for a release no manifest pins */
+const pinned = pinnedManifests().find((m) => m.manifest.artifact.appVersion === simFlavour().release);
+const pinnedAdvisories = pinned?.manifest.advisories ?? [];
 
 describe.runIf(pinnedAdvisories.length === 0)("e2e: a release without advisories", () => {
   it("sends no notice, even to a notice-capable client, and logs no advisory", async () => {

@@ -57,6 +57,13 @@ describe.each([
       );
     const stop = Math.max(order.lastIndexOf("stopGeneration"), order.lastIndexOf("v4.stop"));
     expect(order.indexOf("respondProviderRuntimeHeaders")).toBeLessThan(stop);
+    if (sim.line === "zcode-task-v3") {
+      // 4.0.0 has no session stream: the request came once, to the workspace's one header listener
+      const listens = log.filter((e) => e.kind === "listen" && e.event === "onDynamicWorkspaceProviderRuntimeHeadersRequest");
+      expect(listens.map((e) => e.arg)).toEqual([{ workspacePath: bridge.workspace }]);
+      const fired = log.filter((e) => e.kind === "fire" && e.type === "providerRuntimeHeaders.request" && e.sessionId === sessionId);
+      expect(fired.map((e) => e.listeners)).toEqual([1]);
+    }
     expect((await bridge.promptOutcome(sessionId, "hello again")).response?.stopReason).toBe("end_turn");
   });
 

@@ -13,7 +13,7 @@ async function v3Manifest(): Promise<Manifest> {
   base.artifact.protocolId = "zcode-task-v3";
   base.protocol.channels = { agent: "zcode-agent", task: "zcode-task", modelSelection: "model-selection" };
   base.protocol.allowlist = { agent: [...line.methods.agent!], task: [], modelSelection: ["getView"] };
-  base.protocol.events = { agent: ["onDynamicConversationFrame"], task: [], modelSelection: [] };
+  base.protocol.events = { agent: [...line.events.agent!], task: [], modelSelection: [] };
   const never = { service: "agent", method: "sendConversationCommandV4", sessionKey: "sessionId" } as const;
   base.protocol.operations = { cancelGeneration: never, respondStructuredInput: never, respondPermission: never };
   return base;
@@ -24,7 +24,9 @@ describe("release line zcode-task-v3 (ZCode 4.0.0)", () => {
     const line = findLine("zcode-task-v3")!;
     const all = [...line.methods.agent!];
     for (const legacy of ["sendPrompt", "readSessionMessages", "readSessionEvents"]) expect(all).not.toContain(legacy);
-    expect(line.events.agent).toEqual(["onDynamicConversationFrame"]);
+    // the frames, and the provider header requests (not V4: zcode-v4.md §5.4), the request side only
+    expect(line.events.agent).toEqual(["onDynamicConversationFrame", "onDynamicWorkspaceProviderRuntimeHeadersRequest"]);
+    expect(line.projections["agent.onDynamicWorkspaceProviderRuntimeHeadersRequest"]).toBe("provider-headers-request");
     expect(line.requiredMethods.task).toEqual([]);
     expect(line.requiredMethods.agent).toEqual(
       expect.arrayContaining([
@@ -35,6 +37,7 @@ describe("release line zcode-task-v3 (ZCode 4.0.0)", () => {
         "resyncConversationV4",
         "unsubscribeConversationV4",
         "conversationRowsRangeV4",
+        "respondProviderRuntimeHeaders",
       ]),
     );
     expect(V4_COMMAND_TYPES).toContain("resolveInteraction");
