@@ -1,0 +1,175 @@
+/**
+ * ACP v2 beside v1 in one build (adr/0025), end to end through the built CLI and the simulated
+ * install, with the SDK's own v2 client over real pipes: initialize, session/new, a prompt
+ * answered with a receipt, the turn's updates as v2 upserts with message ids, the end of the turn
+ * as a `state_update` idle with its stop reason, a permission in v2's shape, cancel, refused
+ * methods; every line validated against the SDK's v2 schema. A v1 client on the same build is
+ * served v1 as before.
+ */
+import { afterEach, describe, expect, it, onTestFailed } from "vitest";
+import * as acp from "@agentclientprotocol/sdk/experimental/v2";
+import { AcpV2TestClient, type AcpV2TestClientOptions } from "../../support/acp-v2-test-client.js";
+import { e2e } from "../../support/e2e-harness.js";
+import { answersFor } from "../answers.js";
+
+const t = e2e();
+const v2Clients: AcpV2TestClient[] = [];
+
+afterEach(async () => {
+  const open = v2Clients.splice(0);
+  await Promise.all(
+    open.map((c) =>
+      c.child.exitCode === null && c.child.signalCode === null ? c.close().catch(() => c.kill("SIGKILL")) : Promise.resolve(undefined),
+    ),
+  );
+});
+
+function startV2(options: AcpV2TestClientOptions = {}): AcpV2TestClient {
+  const client = AcpV2TestClient.start({ ...options, env: { ...t.sim().env, ...options.env } });
+  v2Clients.push(client);
+  onTestFailed(() => console.error(`--- v2 CLI pid ${client.child.pid} stderr tail:\n${client.stderr.slice(-4000)}`));
+  return client;
+}
+
+async function v2Session(options: AcpV2TestClientOptions = {}): Promise<{ client: AcpV2TestClient; sessionId: string }> {
+  const client = startV2(options);
+  await client.initialize();
+  const { sessionId } = await client.newSession(await t.workspace());
+  return { client, sessionId };
+}
+
+const isState = (state: string) => (u: any) => u.sessionUpdate === "state_update" && u.state === state;
+
+describe("e2e: ACP v2 beside v1", () => {
+  it("initialize v2: the router selects v2 and the answer is v2's (info, capabilities, agent auth method)", async () => {
+    const client = startV2();
+    const init = await client.initialize();
+    expect(init.protocolVersion).toBe(2);
+    expect(init.info).toMatchObject({ name: "zcode-acp" });
+    expect(init.capabilities?.session?.prompt).toEqual({ image: {}, audio: {}, embeddedContext: {} });
+    expect(init.authMethods).toEqual([expect.objectContaining({ type: "agent", methodId: "zcode-app" })]);
+    // no v1 fields on a v2 answer
+    expect(init).not.toHaveProperty("agentCapabilities");
+    client.expectValid();
+  });
+
+  it("a prompt is answered with a receipt; running, the answer chunks with one messageId, then idle with end_turn", async () => {
+    const { client, sessionId } = await v2Session();
+    const receipt = await client.prompt(sessionId, "hello v2");
+    expect(Object.keys(receipt)).toEqual(["messageId"]);
+    expect(typeof receipt.messageId).toBe("string");
+    const idle = await client.waitForIdle(sessionId);
+    expect(idle).toMatchObject({ state: "idle", stopReason: "end_turn" });
+    expect(client.text(sessionId)).toContain("You said: hello v2");
+    const updates = client.updates(sessionId);
+    const running = updates.findIndex(isState("running"));
+    const firstChunk = updates.findIndex((u) => u.sessionUpdate === "agent_message_chunk");
+    const ended = updates.findIndex(isState("idle"));
+    expect(running).toBeGreaterThanOrEqual(0);
+    expect(running).toBeLessThan(firstChunk);
+    expect(firstChunk).toBeLessThan(ended);
+    const chunks = updates.filter((u) => u.sessionUpdate === "agent_message_chunk");
+    expect(new Set(chunks.map((u) => u.messageId)).size).toBe(1);
+    expect(chunks[0].messageId).not.toBe(receipt.messageId);
+    // the receipt went out before the turn's end
+    const receiptLine = client.transcript.lines.findIndex((l) => l.from === "agent" && l.message?.result?.messageId === receipt.messageId);
+    const idleLine = client.transcript.lines.findIndex(
+      (l) => l.from === "agent" && l.message?.method === "session/update" && l.message.params.update.state === "idle",
+    );
+    expect(receiptLine).toBeGreaterThanOrEqual(0);
+    expect(receiptLine).toBeLessThan(idleLine);
+    // the next prompt is a new turn: a new message id
+    await client.prompt(sessionId, "second");
+    await client.waitForIdle(sessionId, 1);
+    const second = client
+      .updates(sessionId)
+      .filter((u) => u.sessionUpdate === "agent_message_chunk" && u.messageId !== chunks[0].messageId);
+    expect(second.length).toBeGreaterThan(0);
+    // no v1-only updates on a v2 connection
+    expect(client.updates(sessionId).map((u) => u.sessionUpdate)).not.toContain("current_mode_update");
+    expect(client.updates(sessionId).map((u) => u.sessionUpdate)).not.toContain("tool_call");
+    client.expectValid();
+  });
+
+  it("a permission in v2's shape (title, tool-call subject); the chosen option reaches ZCode once; the tool call is an upsert", async () => {
+    const { client, sessionId } = await v2Session({
+      onPermission: (params) => ({
+        outcome: { outcome: "selected", optionId: params.options.find((o) => o.kind === "allow_once")!.optionId },
+      }),
+    });
+    await client.prompt(sessionId, "sim:permission");
+    const idle = await client.waitForIdle(sessionId);
+    expect(idle.stopReason).toBe("end_turn");
+    expect(client.permissionRequests).toHaveLength(1);
+    const asked = client.permissionRequests[0]!;
+    expect(asked.title).toBeTruthy();
+    expect(asked.subject).toMatchObject({ type: "tool_call", toolCall: { kind: "execute", rawInput: { command: "npm test" } } });
+    expect(asked.options.map((o) => o.kind)).toEqual(["allow_once", "allow_always", "reject_once"]);
+    const toolCallId = (asked.subject as { toolCall: { toolCallId: string } }).toolCall.toolCallId;
+    const calls = client.updates(sessionId).filter((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === toolCallId);
+    expect(calls.length).toBeGreaterThan(1);
+    expect(calls.at(-1)).toMatchObject({ status: "completed" });
+    const log = await t.sim().readCallLog();
+    expect(answersFor(log, "respondPermission", sessionId)).toEqual([expect.objectContaining({ optionId: "allow_once" })]);
+    client.expectValid();
+  });
+
+  it("a permission the client cancels is a real deny for ZCode, never an allow", async () => {
+    const { client, sessionId } = await v2Session();
+    await client.prompt(sessionId, "sim:permission");
+    await client.waitForIdle(sessionId);
+    const log = await t.sim().readCallLog();
+    const answers = answersFor(log, "respondPermission", sessionId).map((a) => a.optionId);
+    expect(answers).not.toContain("allow_once");
+    expect(answers).not.toContain("allow_always");
+    client.expectValid();
+  });
+
+  it("cancel: the turn ends with idle cancelled, exactly one stop reaches ZCode, the next prompt works", async () => {
+    const { client, sessionId } = await v2Session();
+    await client.prompt(sessionId, "sim:stream-until-cancel interval=30");
+    await client.waitForUpdate(sessionId, (u) => u.sessionUpdate === "agent_message_chunk");
+    await client.cancel(sessionId);
+    await client.cancel(sessionId);
+    const idle = await client.waitForIdle(sessionId);
+    expect(idle).toMatchObject({ state: "idle", stopReason: "cancelled" });
+    expect(await t.stops(sessionId)).toHaveLength(1);
+    await client.prompt(sessionId, "after cancel");
+    expect(await client.waitForIdle(sessionId, 1)).toMatchObject({ stopReason: "end_turn" });
+    expect(client.text(sessionId)).toContain("You said: after cancel");
+    client.expectValid();
+  });
+
+  it("a prompt for an unknown session is refused (no receipt); unsupported v2 methods get a typed -32601 that says to use v1", async () => {
+    const client = startV2();
+    await client.initialize();
+    await expect(client.prompt("no-such-session", "hi")).rejects.toMatchObject({ code: -32002 });
+    await expect(client.agent.request(acp.methods.agent.session.delete, { sessionId: "x" })).rejects.toMatchObject({
+      code: -32601,
+      message: expect.stringContaining("ACP protocol version 1"),
+    });
+    client.expectValid();
+  });
+
+  it("a v1 client on the same build is served v1 exactly as before", async () => {
+    const client = await t.start();
+    const init = await client.initialize();
+    expect(init.protocolVersion).toBe(1);
+    expect(init).toHaveProperty("agentCapabilities");
+    const { sessionId } = await client.newSession(await t.workspace());
+    await expect(client.prompt(sessionId, "hello v1")).resolves.toMatchObject({ stopReason: "end_turn" });
+    expect(client.updates(sessionId).map((u) => u.sessionUpdate)).not.toContain("state_update");
+    client.expectValid();
+  });
+
+  it("ZCODE_ACP_PROTOCOL_V2=0: a v2 client's initialize gets v1's answer (protocol 1)", async () => {
+    const client = startV2({ env: { ZCODE_ACP_PROTOCOL_V2: "0" } });
+    const line = await client.agent
+      .request(acp.methods.agent.initialize, { protocolVersion: 2, info: { name: "x", version: "0" }, capabilities: {} })
+      .catch((e: unknown) => e);
+    // the SDK's v2 client refuses the v1 answer; on the wire it was v1's
+    void line;
+    const answer = await client.waitForLine((l) => l.from === "agent" && l.message?.id !== undefined);
+    expect(answer.message.result).toMatchObject({ protocolVersion: 1, agentCapabilities: expect.any(Object) });
+  });
+});
