@@ -25,13 +25,17 @@ export interface AcpV2TestClientOptions {
   simProfile?: Record<string, unknown>;
   cancelGraceMs?: number;
   /** answer session/request_permission (default: `cancelled`) */
-  onPermission?: (params: acp.RequestPermissionRequest) => acp.RequestPermissionResponse | Promise<acp.RequestPermissionResponse>;
+  onPermission?: (
+    params: acp.RequestPermissionRequest,
+    signal: AbortSignal,
+  ) => acp.RequestPermissionResponse | Promise<acp.RequestPermissionResponse>;
 }
 
 export class AcpV2TestClient {
   readonly transcript = new Transcript(V2_RULES);
   readonly permissionRequests: acp.RequestPermissionRequest[] = [];
   private readonly connection: acp.ClientConnection;
+  private readonly recordClient: (chunk: Uint8Array | string) => void;
 
   private constructor(
     private readonly cli: CliProcess,
@@ -43,6 +47,7 @@ export class AcpV2TestClient {
       lineSplitter((line) => this.transcript.record("agent", line)),
     );
     const recordClient = lineSplitter((line) => this.transcript.record("client", line));
+    this.recordClient = recordClient;
     const input = new WritableStream<Uint8Array>({
       write: (chunk) => {
         recordClient(chunk);
@@ -53,9 +58,9 @@ export class AcpV2TestClient {
     const output = Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>;
     this.connection = acp
       .client({ name: "zcode-acp-v2-test" })
-      .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
+      .onRequest(acp.methods.client.session.requestPermission, ({ params, signal }) => {
         this.permissionRequests.push(params);
-        return options.onPermission ? options.onPermission(params) : { outcome: { outcome: "cancelled" } };
+        return options.onPermission ? options.onPermission(params, signal) : { outcome: { outcome: "cancelled" } };
       })
       .connect(acp.ndJsonStream(input, output));
   }
@@ -98,6 +103,12 @@ export class AcpV2TestClient {
 
   cancel(sessionId: string): Promise<void> {
     return this.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+  }
+
+  /** Write raw bytes to the CLI's stdin, beside the SDK's writes (whole lines only); recorded like the SDK's. */
+  writeRaw(text: string): Promise<void> {
+    this.recordClient(text);
+    return this.cli.write(text);
   }
 
   /** Raw session updates the agent wrote for this session. */

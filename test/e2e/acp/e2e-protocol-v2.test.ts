@@ -8,6 +8,7 @@
  */
 import { afterEach, describe, expect, it, onTestFailed } from "vitest";
 import * as acp from "@agentclientprotocol/sdk/experimental/v2";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "@agentclientprotocol/sdk";
 import { AcpV2TestClient, type AcpV2TestClientOptions } from "../../support/acp-v2-test-client.js";
 import { e2e } from "../../support/e2e-harness.js";
 import { answersFor } from "../answers.js";
@@ -162,14 +163,65 @@ describe("e2e: ACP v2 beside v1", () => {
     client.expectValid();
   });
 
-  it("ZCODE_ACP_PROTOCOL_V2=0: a v2 client's initialize gets v1's answer (protocol 1)", async () => {
+  it("cancel while a permission is pending and the client does not answer it: $/cancel_request, a real deny once, one stop, idle cancelled", async () => {
+    const hold = (_params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse> =>
+      new Promise((resolve) => {
+        const done = (): void => resolve({ outcome: { outcome: "cancelled" } });
+        if (signal.aborted) done();
+        else signal.addEventListener("abort", done, { once: true });
+      });
+    const { client, sessionId } = await v2Session({ onPermission: hold });
+    await client.prompt(sessionId, "sim:permission");
+    const asked = await client.waitForLine((l) => l.from === "agent" && l.message.method === "session/request_permission");
+    await client.cancel(sessionId);
+    expect(await client.waitForIdle(sessionId, 0, 20_000)).toMatchObject({ state: "idle", stopReason: "cancelled" });
+    await client.waitForLine((l) => l.from === "agent" && l.message.method === "$/cancel_request", 20_000);
+    await client.waitForLine((l) => l.from === "client" && l.message.method === undefined && l.message.id === asked.message.id);
+    const log = await t.sim().readCallLog();
+    expect(answersFor(log, "respondPermission", sessionId).map((c) => c.optionId)).toEqual(["deny"]);
+    expect(await t.stops(sessionId)).toHaveLength(1);
+    await client.prompt(sessionId, "hello again");
+    expect(await client.waitForIdle(sessionId, 1)).toMatchObject({ stopReason: "end_turn" });
+    client.expectValid();
+  });
+
+  it("a turn that fails ends with idle stopReason error carrying the typed JSON-RPC error (no deny option, client declines)", async () => {
+    const { client, sessionId } = await v2Session();
+    await client.prompt(sessionId, "sim:permission-no-deny");
+    const idle = await client.waitForIdle(sessionId, 0, 20_000);
+    expect(idle).toMatchObject({ state: "idle", stopReason: "error", error: { data: { code: "INTERACTION_UNSUPPORTED" } } });
+    expect(typeof idle.error.message).toBe("string");
+    const log = await t.sim().readCallLog();
+    expect(answersFor(log, "respondPermission", sessionId)).toEqual([]);
+    client.expectValid();
+  });
+
+  it("a line over the message limit is refused with -32602 naming the limit, and the v2 connection keeps serving", async () => {
+    const { client, sessionId } = await v2Session();
+    const huge = {
+      jsonrpc: "2.0",
+      id: "raw-huge",
+      method: "session/prompt",
+      params: { sessionId, prompt: [{ type: "text", text: "y".repeat(DEFAULT_MAX_MESSAGE_BYTES) }] },
+    };
+    await client.writeRaw(`${JSON.stringify(huge)}\n`);
+    const refused = await client.waitForLine((l) => l.from === "agent" && l.message.id === "raw-huge", 20_000);
+    expect(refused.message.error).toMatchObject({
+      code: -32602,
+      data: { code: "MESSAGE_TOO_LARGE", limitBytes: DEFAULT_MAX_MESSAGE_BYTES },
+    });
+    await client.prompt(sessionId, "still here");
+    expect(await client.waitForIdle(sessionId)).toMatchObject({ stopReason: "end_turn" });
+    expect(client.text(sessionId)).toContain("You said: still here");
+    client.expectValid();
+  });
+
+  it("ZCODE_ACP_PROTOCOL_V2=0: a v2 client's initialize gets v1's answer (protocol 1), as before this change", async () => {
     const client = startV2({ env: { ZCODE_ACP_PROTOCOL_V2: "0" } });
-    const line = await client.agent
-      .request(acp.methods.agent.initialize, { protocolVersion: 2, info: { name: "x", version: "0" }, capabilities: {} })
-      .catch((e: unknown) => e);
-    // the SDK's v2 client refuses the v1 answer; on the wire it was v1's
-    void line;
-    const answer = await client.waitForLine((l) => l.from === "agent" && l.message?.id !== undefined);
+    // the SDK's v2 client refuses a v1 answer; what matters is the line on the wire
+    void client.initialize().catch(() => undefined);
+    const answer = await client.waitForLine((l) => l.from === "agent" && l.message.id !== undefined);
     expect(answer.message.result).toMatchObject({ protocolVersion: 1, agentCapabilities: expect.any(Object) });
+    expect(answer.message.result).not.toHaveProperty("info");
   });
 });
