@@ -8,10 +8,11 @@
  *    turn: stop reason `error` with the JSON-RPC error). `running` is reported when a turn starts.
  *  - no client fs, terminal or modes (the mode is a config option); permissions in v2's shape.
  *
- * Served: initialize, auth/login, session/new, session/list, session/close,
- * session/set_config_option, session/prompt, session/cancel. Refused with a typed error (-32601,
- * saying to use ACP v1): session/resume, session/delete, auth/logout, tool_call/cancel,
- * terminal/cancel. The one-connection rules of v1 (./agent-app.ts) hold here too.
+ * Served: initialize, auth/login, session/new, session/resume (replayed from the start or not
+ * at all; the current state snapshot goes out after the replay and before the response),
+ * session/list, session/close, session/set_config_option, session/prompt, session/cancel.
+ * Refused with a typed error (-32601, saying to use ACP v1): session/delete, auth/logout,
+ * tool_call/cancel, terminal/cancel. The one-connection rules of v1 (./agent-app.ts) hold here too.
  */
 import { randomUUID } from "node:crypto";
 import type * as v1 from "@agentclientprotocol/sdk";
@@ -32,7 +33,7 @@ import { configOptionsV2, mcpServersV1 } from "./translate.js";
 export const PROTOCOL_VERSION_V2 = 2;
 
 /** the v2 methods zcode-acp does not serve yet: answered -32601 with what to do */
-type RefusedMethod = "session/resume" | "session/delete" | "auth/logout" | "tool_call/cancel" | "terminal/cancel";
+type RefusedMethod = "session/delete" | "auth/logout" | "tool_call/cancel" | "terminal/cancel";
 const METHOD_NOT_FOUND = acp.RequestError.methodNotFound("").code;
 
 export interface ZcodeAgentV2 {
@@ -165,6 +166,26 @@ export function createZcodeAgentV2(options: ZcodeAgentOptions): ZcodeAgentV2 {
         return { sessionId: opened.sessionId, configOptions: configOptionsV2(opened.configOptions) };
       }),
     )
+    .onRequest(acp.methods.agent.session.resume, ({ params, requestId }) =>
+      answer(async () => {
+        const from = params.replayFrom as { type: string } | null | undefined;
+        if (from !== undefined && from !== null && from.type !== "start") {
+          throw invalidParams(`replayFrom "${from.type}" is not supported; send {"type":"start"} to replay the history, or leave it out.`);
+        }
+        const cwd = await workspaceDirectory(params.cwd);
+        const sessionId = params.sessionId;
+        const opened = await sessions().resumeSession({
+          sessionId,
+          cwd,
+          mcpServers: params.mcpServers === undefined ? undefined : mcpServersV1(params.mcpServers),
+          replay: from?.type === "start",
+        });
+        // the current state, after the replay and before the response (v2 resume)
+        await sendState(sessionId, (running.get(sessionId) ?? 0) > 0 ? { state: "running" } : { state: "idle" });
+        afterResponse(requestId, opened);
+        return { configOptions: configOptionsV2(opened.configOptions) };
+      }),
+    )
     .onRequest(acp.methods.agent.session.list, ({ params }) =>
       answer(async () => {
         const filter = params.cwd === undefined || params.cwd === null ? undefined : await listFilterDirectory(params.cwd);
@@ -220,7 +241,12 @@ export function createZcodeAgentV2(options: ZcodeAgentOptions): ZcodeAgentV2 {
         const answered = engine.prompt(params.prompt as v1.ContentBlock[], cancelsBefore);
         const end = async (result: unknown, idle: acp.StateUpdate): Promise<void> => {
           await written;
-          const left = (running.get(sessionId) ?? 1) - 1;
+          if (!running.has(sessionId)) {
+            // the session was closed meanwhile: no state of a closed session is reported
+            engine.answerWritten(result);
+            return;
+          }
+          const left = running.get(sessionId)! - 1;
           if (left > 0) running.set(sessionId, left);
           else running.delete(sessionId);
           // a queued prompt still runs: the session stays running (v2 states are aggregate)
@@ -248,7 +274,6 @@ export function createZcodeAgentV2(options: ZcodeAgentOptions): ZcodeAgentV2 {
     );
   };
   app
-    .onRequest("session/resume", refuse("session/resume"))
     .onRequest("session/delete", refuse("session/delete"))
     .onRequest("auth/logout", refuse("auth/logout"))
     .onRequest("tool_call/cancel", refuse("tool_call/cancel"))

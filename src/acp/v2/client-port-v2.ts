@@ -4,7 +4,8 @@
  * same one v1 uses; only this port knows the client speaks v2.
  *
  * Message ids: a v2 chunk needs a `messageId`. Where the session layer gave none, the chunks of a
- * turn share one id per message kind (the agent's answer, its thought), fresh for each turn.
+ * turn share one id per message kind (the agent's answer, its thought), fresh for each turn; in a
+ * replay, a user chunk after the agent's starts a new exchange (fresh ids again).
  */
 import { randomUUID } from "node:crypto";
 import type * as v1 from "@agentclientprotocol/sdk";
@@ -18,6 +19,8 @@ interface TurnIds {
   agent?: string;
   thought?: string;
   user?: string;
+  /** the last chunk was the user's (a replayed user message): the next agent chunk starts a new exchange */
+  userLast?: boolean;
 }
 
 export class V2ClientPort implements ClientPort {
@@ -57,7 +60,14 @@ export class V2ClientPort implements ClientPort {
   }
 
   sessionUpdate(notification: v1.SessionNotification): Promise<void> {
-    const update = sessionUpdateV2(notification.update, this.ids(notification.sessionId));
+    const { sessionId } = notification;
+    const isUser = notification.update.sessionUpdate === "user_message_chunk";
+    const turn = this.turns.get(sessionId);
+    if (isUser && turn && !turn.userLast && (turn.agent !== undefined || turn.thought !== undefined || turn.user !== undefined)) {
+      this.turns.set(sessionId, {});
+    }
+    const update = sessionUpdateV2(notification.update, this.ids(sessionId));
+    this.turns.get(sessionId)!.userLast = isUser;
     if (!update) return Promise.resolve();
     return this.send(notification.sessionId, update);
   }

@@ -141,6 +141,59 @@ describe("e2e: ACP v2 beside v1", () => {
     client.expectValid();
   });
 
+  it("session/resume in a new process: the history replayed (from the start) as v2 chunks with message ids, then the state snapshot, then the response", async () => {
+    const { client: first, sessionId } = await v2Session();
+    await first.prompt(sessionId, "remember this");
+    await first.waitForIdle(sessionId);
+    await first.prompt(sessionId, "and this");
+    await first.waitForIdle(sessionId, 1);
+    const workspace = first.transcript.lines.find((l) => l.from === "client" && l.message?.method === "session/new")!.message.params
+      .cwd as string;
+    await first.close();
+
+    const second = startV2();
+    await second.initialize();
+    const resumed = await second.agent.request(acp.methods.agent.session.resume, {
+      sessionId,
+      cwd: workspace,
+      replayFrom: { type: "start" },
+    });
+    expect(resumed.configOptions?.length).toBeGreaterThan(0);
+    const replayed = second.updates(sessionId);
+    const users = replayed.filter((u) => u.sessionUpdate === "user_message_chunk");
+    const answers = replayed.filter((u) => u.sessionUpdate === "agent_message_chunk");
+    expect(users.map((u) => u.content.text).join("")).toContain("remember this");
+    expect(answers.map((u) => u.content.text).join("")).toContain("You said: and this");
+    // two exchanges: two user messages and two answers, each with its own id
+    expect(new Set(users.map((u) => u.messageId)).size).toBe(2);
+    expect(new Set(answers.map((u) => u.messageId)).size).toBe(2);
+    // the snapshot comes after the replay and before the response
+    const lines = second.transcript.lines.filter((l) => l.from === "agent");
+    const snapshot = lines.findIndex(
+      (l) => l.message?.method === "session/update" && l.message.params.update.sessionUpdate === "state_update",
+    );
+    const lastReplay = lines.findLastIndex(
+      (l) => l.message?.method === "session/update" && l.message.params.update.sessionUpdate === "agent_message_chunk",
+    );
+    const response = lines.findIndex((l) => l.message?.result?.configOptions !== undefined);
+    expect(lines[snapshot]!.message.params.update).toEqual({ sessionUpdate: "state_update", state: "idle" });
+    expect(lastReplay).toBeLessThan(snapshot);
+    expect(snapshot).toBeLessThan(response);
+    // the resumed session prompts
+    await second.prompt(sessionId, "after resume");
+    expect(await second.waitForIdle(sessionId, 1)).toMatchObject({ stopReason: "end_turn" });
+    second.expectValid();
+
+    // without replayFrom: no history, only the snapshot
+    await second.close();
+    const third = startV2();
+    await third.initialize();
+    await third.agent.request(acp.methods.agent.session.resume, { sessionId, cwd: workspace });
+    expect(third.updates(sessionId).filter((u) => u.sessionUpdate.endsWith("_chunk"))).toEqual([]);
+    expect(third.updates(sessionId)[0]).toEqual({ sessionUpdate: "state_update", state: "idle" });
+    third.expectValid();
+  });
+
   it("a prompt for an unknown session is refused (no receipt); unsupported v2 methods get a typed -32601 that says to use v1", async () => {
     const client = startV2();
     await client.initialize();
