@@ -92,6 +92,20 @@ describe("e2e: ACP v2 beside v1", () => {
     client.expectValid();
   });
 
+  it("two prompts back to back: two receipts, both turns run, one idle when the last one ends (states are aggregate)", async () => {
+    const { client, sessionId } = await v2Session();
+    const [a, b] = await Promise.all([client.prompt(sessionId, "first of two"), client.prompt(sessionId, "second of two")]);
+    expect(a.messageId).not.toBe(b.messageId);
+    expect(await client.waitForIdle(sessionId, 0, 20_000)).toMatchObject({ stopReason: "end_turn" });
+    expect(client.text(sessionId)).toContain("You said: first of two");
+    expect(client.text(sessionId)).toContain("You said: second of two");
+    // nothing of either turn after the idle, and only one idle
+    const updates = client.updates(sessionId);
+    expect(updates.filter(isState("idle"))).toHaveLength(1);
+    expect(updates.at(-1)).toMatchObject({ sessionUpdate: "state_update", state: "idle" });
+    client.expectValid();
+  });
+
   it("a permission in v2's shape (title, tool-call subject); the chosen option reaches ZCode once; the tool call is an upsert", async () => {
     const { client, sessionId } = await v2Session({
       onPermission: (params) => ({
@@ -141,7 +155,7 @@ describe("e2e: ACP v2 beside v1", () => {
     client.expectValid();
   });
 
-  it("session/resume in a new process: the history replayed (from the start) as v2 chunks with message ids, then the state snapshot, then the response", async () => {
+  it("session/resume in a new process: history replayed from the start as v2 chunks with ids, then the state snapshot, then the response", async () => {
     const { client: first, sessionId } = await v2Session();
     await first.prompt(sessionId, "remember this");
     await first.waitForIdle(sessionId);
