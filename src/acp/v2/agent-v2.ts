@@ -24,6 +24,7 @@ import { describeError } from "../../util/errors.js";
 import { PACKAGE_VERSION } from "../../version.js";
 import type { ZcodeAgentOptions } from "../agent-app.js";
 import { AUTH_METHOD_ID } from "../initialize.js";
+import { noticeNotification } from "../release-notices.js";
 import { answer, invalidParams, toRequestError } from "../request-errors.js";
 import { listPage, decodeCursor } from "../session-list-page.js";
 import { listFilterDirectory, workspaceDirectory } from "../session-params.js";
@@ -98,9 +99,27 @@ export function createZcodeAgentV2(options: ZcodeAgentOptions): ZcodeAgentV2 {
     waitingForWrite.delete(message.id);
     then();
   };
-  /** a session's opening updates go out once its response was written (adr/0017) */
-  const afterResponse = (requestId: acp.JsonRpcId, opened: OpenedSession): void =>
-    afterWrite(requestId, () => void setImmediate(() => opened.afterResponse()));
+  /** a session's opening updates go out once its response was written (adr/0017), then `then` */
+  const afterResponse = (requestId: acp.JsonRpcId, opened: OpenedSession, then?: () => void): void =>
+    afterWrite(
+      requestId,
+      () =>
+        void setImmediate(() => {
+          opened.afterResponse();
+          then?.();
+        }),
+    );
+
+  /** the release's advisories, once per new session (adr/0021); `notice` is a baseline v2 update, no capability gates it */
+  const noticed = new Set<string>();
+  const sendReleaseNotices = (sessionId: string): void => {
+    const notices = options.releaseNotices?.() ?? [];
+    if (!port || notices.length === 0 || noticed.has(sessionId)) return;
+    noticed.add(sessionId);
+    for (const notice of notices) {
+      port.sessionUpdate(noticeNotification(sessionId, notice)).catch((e) => logger.warn("notice not sent", { error: describeError(e) }));
+    }
+  };
 
   const sessions = (): SessionService => {
     if (!service) throw new Error("no ACP connection");
@@ -162,7 +181,7 @@ export function createZcodeAgentV2(options: ZcodeAgentOptions): ZcodeAgentV2 {
       answer(async () => {
         const cwd = await workspaceDirectory(params.cwd);
         const opened = await sessions().newSession({ cwd, mcpServers: mcpServersV1(params.mcpServers) });
-        afterResponse(requestId, opened);
+        afterResponse(requestId, opened, () => sendReleaseNotices(opened.sessionId));
         return { sessionId: opened.sessionId, configOptions: configOptionsV2(opened.configOptions) };
       }),
     )

@@ -159,6 +159,14 @@ export function sessionUpdateV2(update: v1.SessionUpdate, ids: MessageIds): v2.S
         ...(update.cost ? { cost: { amount: update.cost.amount, currency: update.cost.currency } } : {}),
         ...meta(update),
       };
+    case "notice":
+      return {
+        sessionUpdate: "notice",
+        severity: update.severity,
+        title: update.title,
+        ...(update.description !== undefined && update.description !== null ? { description: update.description } : {}),
+        ...meta(update),
+      };
     default:
       // current_mode_update (no modes in v2) and anything newer
       return undefined;

@@ -12,6 +12,8 @@ import { DEFAULT_MAX_MESSAGE_BYTES } from "@agentclientprotocol/sdk";
 import { AcpV2TestClient, type AcpV2TestClientOptions } from "../../support/acp-v2-test-client.js";
 import { e2e } from "../../support/e2e-harness.js";
 import { answersFor } from "../answers.js";
+import { simFlavour } from "../../../fixtures/sim-releases.js";
+import { pinnedManifest } from "../../support/verified-releases.js";
 
 const t = e2e();
 const v2Clients: AcpV2TestClient[] = [];
@@ -290,5 +292,26 @@ describe("e2e: ACP v2 beside v1", () => {
     const answer = await client.waitForLine((l) => l.from === "agent" && l.message.id !== undefined);
     expect(answer.message.result).toMatchObject({ protocolVersion: 1, agentCapabilities: expect.any(Object) });
     expect(answer.message.result).not.toHaveProperty("info");
+  });
+
+  it("release advisories: one v2 notice per new session where the release has one, none where it has none", async () => {
+    const advisories = pinnedManifest(simFlavour().release).manifest.advisories ?? [];
+    const client = startV2();
+    await client.initialize();
+    const ws = await t.workspace();
+    const first = await client.newSession(ws);
+    const second = await client.newSession(ws);
+    // a turn after each answer: whatever followed the session/new answer has been written by then
+    for (const { sessionId } of [first, second]) {
+      await client.prompt(sessionId, "hello");
+      await client.waitForIdle(sessionId);
+    }
+    for (const { sessionId } of [first, second]) {
+      const notices = client.updates(sessionId).filter((u) => u.sessionUpdate === "notice");
+      expect(notices).toHaveLength(advisories.length);
+      if (advisories.length > 0)
+        expect(notices[0]).toMatchObject({ severity: "warning", _meta: { "zcode-acp/advisory": advisories[0]!.id } });
+    }
+    client.expectValid();
   });
 });

@@ -61,6 +61,7 @@ const V1_UPDATES: v1.SessionUpdate[] = [
   { sessionUpdate: "config_option_update", configOptions: [SELECT] },
   { sessionUpdate: "session_info_update", title: "T", updatedAt: "2026-12-01T00:00:00Z" },
   { sessionUpdate: "usage_update", used: 10, size: 100, cost: { amount: 0.1, currency: "USD" } },
+  { sessionUpdate: "notice", severity: "warning", title: "Advisory", description: "details", _meta: { "zcode-acp/advisory": "a" } },
 ];
 
 describe("sessionUpdateV2", () => {
