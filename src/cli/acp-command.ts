@@ -86,7 +86,7 @@ export async function runAcpCommand(config: Config, env: NodeJS.ProcessEnv = pro
     process.stdin.destroy();
     return 0;
   }
-  // an ACP v2 client (adr/0025) is answered by the v2 agent, never early: the early answer is v1's
+  // an ACP v2 client (adr/0028) is answered by the v2 agent, never early: the early answer is v1's
   const protocol = config.protocolV2 && first.line && requestsProtocolV2(first.line) ? 2 : 1;
   const early = first.line && protocol === 1 ? earlyInitialize(first.line) : undefined;
   const advisories = new ReleaseAdvisories(logger.child("release"));

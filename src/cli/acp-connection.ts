@@ -14,7 +14,7 @@
  *
  * The protocol version is decided once, from the client's first line (src/cli/acp-command.ts):
  * an ACP v2 `initialize` is served by the experimental v2 agent (src/acp/v2/, through the SDK's
- * AgentProtocolRouter), everything else by the v1 agent exactly as before (adr/0025). Both sit
+ * AgentProtocolRouter), everything else by the v1 agent exactly as before (adr/0028). Both sit
  * on the same reader, writer and wire-order gate.
  */
 import { createZcodeAgent, type ZcodeAgentOptions } from "../acp/agent-app.js";
@@ -48,7 +48,7 @@ export interface AcpConnectionOptions {
   input: EarlyInput;
   /** the initialize request answered before the SDK was loaded */
   early: EarlyInitialize | undefined;
-  /** the ACP version the client's first line asked for: 2 serves the experimental v2 agent (adr/0025); default 1 */
+  /** the ACP version the client's first line asked for: 2 serves the experimental v2 agent (adr/0028); default 1 */
   protocol?: 1 | 2;
   stop: StopRequests;
   /** a session request is waiting and the host is starting: prepare what that request needs */

@@ -15,7 +15,7 @@
  *                        ZCODE_ACP_CANCEL_GRACE_MS DEFAULT_CANCEL_GRACE_MS
  *                        ZCODE_ACP_MERGE_DELTAS    on ("0": off)
  *                        ZCODE_ACP_DIAGNOSTICS     off ("1": on)
- *                        ZCODE_ACP_PROTOCOL_V2     on ("0": off: every client gets ACP v1, adr/0025)
+ *                        ZCODE_ACP_PROTOCOL_V2     on ("0": off: every client gets ACP v1, adr/0028)
  */
 import { LOG_LEVELS, type LogLevel } from "../log/logger.js";
 import { cacheDirFrom, configDirFrom } from "./locations.js";
@@ -63,7 +63,7 @@ export interface Config {
   readonly mergeDeltas: boolean;
   /** the `_zcode/diagnostics` extension request */
   readonly diagnostics: boolean;
-  /** a client whose first line is an ACP v2 `initialize` gets the experimental v2 agent (adr/0025); off: v1 for everyone */
+  /** a client whose first line is an ACP v2 `initialize` gets the experimental v2 agent (adr/0028); off: v1 for everyone */
   readonly protocolV2: boolean;
   /**
    * ZCODE_ACP_READ_PATH: how a ZCode release with both reads sessions — `legacy` (its

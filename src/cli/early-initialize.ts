@@ -65,7 +65,7 @@ export function initializeAnswerLine(id: RequestId, clientCapabilities?: unknown
 }
 
 /**
- * Whether a first line is an ACP v2 `initialize` (adr/0025): a well-formed request for protocol
+ * Whether a first line is an ACP v2 `initialize` (adr/0028): a well-formed request for protocol
  * version 2 or newer, with a string or integer id and the v2 `info` object (name and version).
  * Only such a client is served by the v2 agent; every other first line goes to v1 exactly as
  * before (a v1-shaped initialize asking for a newer version gets v1's answer, protocol 1).

@@ -1,5 +1,5 @@
 /**
- * ACP v2 test client for end-to-end tests (adr/0025): starts the BUILT CLI (./cli-process.ts),
+ * ACP v2 test client for end-to-end tests (adr/0028): starts the BUILT CLI (./cli-process.ts),
  * speaks ACP v2 through the SDK's own v2 client (`@agentclientprotocol/sdk/experimental/v2`)
  * over real pipes, and records and validates every raw line in both directions against the SDK's
  * v2 schema (./acp-transcript.ts with ./acp-v2-schema.ts). Permission requests are answered

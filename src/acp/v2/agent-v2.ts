@@ -1,5 +1,5 @@
 /**
- * The experimental ACP v2 agent (adr/0025): handlers on the SDK's v2 app API
+ * The experimental ACP v2 agent (adr/0028): handlers on the SDK's v2 app API
  * (`@agentclientprotocol/sdk/experimental/v2`, SDK 2.4.0's v2 schema) over the same session
  * service as v1 (src/session/). Only the protocol differs, and only here and in ./translate.ts:
  *

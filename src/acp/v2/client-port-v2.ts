@@ -1,5 +1,5 @@
 /**
- * `ClientPort` for an ACP v2 client (adr/0025): the session layer's v1 updates and questions,
+ * `ClientPort` for an ACP v2 client (adr/0028): the session layer's v1 updates and questions,
  * translated (./translate.ts) and sent on the SDK's v2 AgentContext. The session layer is the
  * same one v1 uses; only this port knows the client speaks v2.
  *

@@ -1,5 +1,5 @@
 /**
- * ACP v1 → v2 translation of what the session layer produces (adr/0025). The session service
+ * ACP v1 → v2 translation of what the session layer produces (adr/0028). The session service
  * speaks v1 (src/session/ is shared by both protocols); the v2 agent turns its updates, config
  * options, commands and permission questions into the shapes of SDK 2.4.0's v2 schema
  * (`@agentclientprotocol/sdk/experimental/v2`), and the client's v2 inputs back into v1.

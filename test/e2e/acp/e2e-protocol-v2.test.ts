@@ -1,5 +1,5 @@
 /**
- * ACP v2 beside v1 in one build (adr/0025), end to end through the built CLI and the simulated
+ * ACP v2 beside v1 in one build (adr/0028), end to end through the built CLI and the simulated
  * install, with the SDK's own v2 client over real pipes: initialize, session/new, a prompt
  * answered with a receipt, the turn's updates as v2 upserts with message ids, the end of the turn
  * as a `state_update` idle with its stop reason, a permission in v2's shape, cancel, refused

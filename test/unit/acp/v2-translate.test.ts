@@ -1,5 +1,5 @@
 /**
- * The v1 → v2 translation of the session layer's output (src/acp/v2/translate.ts, adr/0025):
+ * The v1 → v2 translation of the session layer's output (src/acp/v2/translate.ts, adr/0028):
  * every update the session layer sends becomes a v2 update valid against the SDK's v2 schema
  * (or nothing, where v2 has no counterpart), message chunks always carry a messageId, and a
  * permission answer is an allow only when the client selected an option.

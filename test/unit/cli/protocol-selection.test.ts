@@ -1,6 +1,6 @@
 /**
  * Which first lines get the ACP v2 agent (src/cli/early-initialize.ts `requestsProtocolV2`,
- * adr/0025): only a well-formed v2 `initialize` (version 2 or newer, a string or integer id, the
+ * adr/0028): only a well-formed v2 `initialize` (version 2 or newer, a string or integer id, the
  * v2 `info` object). Every other first line stays v1's, as before.
  */
 import { describe, expect, it } from "vitest";
