@@ -12,8 +12,6 @@ import { DEFAULT_MAX_MESSAGE_BYTES } from "@agentclientprotocol/sdk";
 import { AcpV2TestClient, type AcpV2TestClientOptions } from "../../support/acp-v2-test-client.js";
 import { e2e } from "../../support/e2e-harness.js";
 import { answersFor } from "../answers.js";
-import { simFlavour } from "../../../fixtures/sim-releases.js";
-import { pinnedManifest } from "../../support/verified-releases.js";
 
 const t = e2e();
 const v2Clients: AcpV2TestClient[] = [];
@@ -295,7 +293,8 @@ describe("e2e: ACP v2 beside v1", () => {
   });
 
   it("release advisories: one v2 notice per new session where the release has one, none where it has none", async () => {
-    const advisories = pinnedManifest(simFlavour().release).manifest.advisories ?? [];
+    // the advisories of the simulated install's manifest: what the bridge reads
+    const advisories = t.sim().manifest.advisories ?? [];
     const client = startV2();
     await client.initialize();
     const ws = await t.workspace();
