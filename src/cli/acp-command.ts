@@ -17,7 +17,7 @@ import { commandLogger } from "./command-logger.js";
 import type { Assessment } from "../compat/types.js";
 import type { Logger } from "../log/logger.js";
 import { describeError } from "../util/errors.js";
-import { earlyInitialize, opensSession } from "./early-initialize.js";
+import { earlyInitialize, opensSession, requestsProtocolV2 } from "./early-initialize.js";
 import { EarlyInput } from "./early-input.js";
 import { LazyHostClient } from "../host/lazy-host.js";
 import type { Config } from "./config.js";
@@ -86,7 +86,9 @@ export async function runAcpCommand(config: Config, env: NodeJS.ProcessEnv = pro
     process.stdin.destroy();
     return 0;
   }
-  const early = first.line ? earlyInitialize(first.line) : undefined;
+  // an ACP v2 client (adr/0028) is answered by the v2 agent, never early: the early answer is v1's
+  const protocol = config.protocolV2 && first.line && requestsProtocolV2(first.line) ? 2 : 1;
+  const early = first.line && protocol === 1 ? earlyInitialize(first.line) : undefined;
   const advisories = new ReleaseAdvisories(logger.child("release"));
   const host = createLazyHost(config, env, logger, advisories);
   // stopping never waits for a host start (adr/0019): a stop ends a start in progress at once,
@@ -131,5 +133,5 @@ export async function runAcpCommand(config: Config, env: NodeJS.ProcessEnv = pro
     throw error;
   }
   logger.debug("ACP connection loaded");
-  return serveAcp({ config, logger, host, input, early, stop, sessionWaiting, releaseNotices: () => advisories.notices() });
+  return serveAcp({ config, logger, host, input, early, protocol, stop, sessionWaiting, releaseNotices: () => advisories.notices() });
 }

@@ -11,11 +11,17 @@
  * initialized, and our handler records the client's capabilities); its answer to that replayed
  * request is kept off stdout, and the rest of the input is held back until then, so no later
  * request is handled before it.
+ *
+ * The protocol version is decided once, from the client's first line (src/cli/acp-command.ts):
+ * an ACP v2 `initialize` is served by the experimental v2 agent (src/acp/v2/, through the SDK's
+ * AgentProtocolRouter), everything else by the v1 agent exactly as before (adr/0028). Both sit
+ * on the same reader, writer and wire-order gate.
  */
-import { createZcodeAgent } from "../acp/agent-app.js";
+import { createZcodeAgent, type ZcodeAgentOptions } from "../acp/agent-app.js";
 import { incomingMessages } from "../acp/incoming-messages.js";
 import { WireOrder } from "../acp/wire-order.js";
 import type { ReleaseNotice } from "../acp/release-notices.js";
+import type { AnyMessage } from "@agentclientprotocol/sdk";
 import type { LazyHostClient } from "../host/lazy-host.js";
 import { DEFAULT_TIMEOUTS_MS } from "../host/timeouts.js";
 import { CurrentLineApi } from "../native/current-line-api.js";
@@ -42,6 +48,8 @@ export interface AcpConnectionOptions {
   input: EarlyInput;
   /** the initialize request answered before the SDK was loaded */
   early: EarlyInitialize | undefined;
+  /** the ACP version the client's first line asked for: 2 serves the experimental v2 agent (adr/0028); default 1 */
+  protocol?: 1 | 2;
   stop: StopRequests;
   /** a session request is waiting and the host is starting: prepare what that request needs */
   sessionWaiting?: boolean;
@@ -53,19 +61,34 @@ type Message = Record<string, unknown>;
 
 const isResponse = (message: Message): boolean => !("method" in message) && ("result" in message || "error" in message);
 
-/** a successful initialize answer (the SDK path: the warm-up starts once it went out) */
+/** a successful initialize answer, v1 (`agentCapabilities`) or v2 (`info`) (the SDK path: the warm-up starts once it went out) */
 function isInitializeResult(message: Message): boolean {
   const result = message.result as Message | undefined;
   return (
-    isResponse(message) && typeof result === "object" && result !== null && "protocolVersion" in result && "agentCapabilities" in result
+    isResponse(message) &&
+    typeof result === "object" &&
+    result !== null &&
+    "protocolVersion" in result &&
+    ("agentCapabilities" in result || "info" in result)
   );
+}
+
+/** what the connection needs of the agent of either protocol */
+interface ServedAgent {
+  connect(stream: { readable: ReadableStream<AnyMessage>; writable: WritableStream<AnyMessage> }): {
+    readonly closed: Promise<void>;
+    close(): void;
+  };
+  cancelSession(sessionId: string): void;
+  responseWritten(message: object): void;
+  shutdown(): Promise<void>;
 }
 
 export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
   const { config, logger, host, early, stop } = options;
   // wire order of cancels and interaction answers; `agent` is bound right below
   const wire = new WireOrder((sessionId) => agent.cancelSession(sessionId), logger.child("wire"));
-  const agent = createZcodeAgent({
+  const agentOptions: ZcodeAgentOptions = {
     native: new CurrentLineApi(host, { readPath: config.readPath, logger: logger.child("native") }),
     logger,
     createBroker: (brokerLogger) => createInteractionBroker({ logger: brokerLogger }),
@@ -76,8 +99,17 @@ export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
     tracker: wire,
     ...(options.releaseNotices ? { releaseNotices: options.releaseNotices } : {}),
     reportsWrites: true,
-  });
-  if (config.diagnostics) registerDiagnostics(agent.app, { sessions: () => agent.diagnostics(), host: () => host.diagnostics() });
+  };
+  let agent: ServedAgent;
+  if (options.protocol === 2) {
+    // loaded only for a v2 client: v1's start-up does not pay for it
+    const { createZcodeAgentV2 } = await import("../acp/v2/agent-v2.js");
+    agent = createZcodeAgentV2(agentOptions);
+  } else {
+    const v1 = createZcodeAgent(agentOptions);
+    if (config.diagnostics) registerDiagnostics(v1.app, { sessions: () => v1.diagnostics(), host: () => host.diagnostics() });
+    agent = { ...v1, connect: (stream) => v1.app.connect(stream) };
+  }
 
   let replayed: EarlyInitialize | undefined = early;
   let releaseInput!: () => void;
@@ -136,7 +168,7 @@ export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
       if (how !== "eof") inputFailure = how;
     },
   });
-  const connection = agent.app.connect({ readable, writable });
+  const connection = agent.connect({ readable, writable });
   // while the host starts (another process), compile the validators its first answers need
   if (options.sessionWaiting) setImmediate(compileSessionValidators);
 

@@ -15,6 +15,7 @@
  *                        ZCODE_ACP_CANCEL_GRACE_MS DEFAULT_CANCEL_GRACE_MS
  *                        ZCODE_ACP_MERGE_DELTAS    on ("0": off)
  *                        ZCODE_ACP_DIAGNOSTICS     off ("1": on)
+ *                        ZCODE_ACP_PROTOCOL_V2     on ("0": off: every client gets ACP v1, adr/0028)
  */
 import { LOG_LEVELS, type LogLevel } from "../log/logger.js";
 import { cacheDirFrom, configDirFrom } from "./locations.js";
@@ -62,6 +63,8 @@ export interface Config {
   readonly mergeDeltas: boolean;
   /** the `_zcode/diagnostics` extension request */
   readonly diagnostics: boolean;
+  /** a client whose first line is an ACP v2 `initialize` gets the experimental v2 agent (adr/0028); off: v1 for everyone */
+  readonly protocolV2: boolean;
   /**
    * ZCODE_ACP_READ_PATH: how a ZCode release with both reads sessions — `legacy` (its
    * onDynamicSessionEvent stream, the default) or `v4` (its V4 conversation, adr/0024). A release
@@ -124,6 +127,7 @@ export function resolveConfig(argv: readonly string[], env: NodeJS.ProcessEnv, p
     cancelGraceMs,
     mergeDeltas: env.ZCODE_ACP_MERGE_DELTAS !== "0",
     diagnostics: env.ZCODE_ACP_DIAGNOSTICS === "1",
+    protocolV2: env.ZCODE_ACP_PROTOCOL_V2 !== "0",
     readPath: readPath(env.ZCODE_ACP_READ_PATH, warn),
     warnings: Object.freeze(warnings),
   });

@@ -64,6 +64,30 @@ export function initializeAnswerLine(id: RequestId, clientCapabilities?: unknown
   return `${JSON.stringify({ jsonrpc: "2.0", id, result: initializeResponse(clientCapabilities) })}\n`;
 }
 
+/**
+ * Whether a first line is an ACP v2 `initialize` (adr/0028): a well-formed request for protocol
+ * version 2 or newer, with a string or integer id and the v2 `info` object (name and version).
+ * Only such a client is served by the v2 agent; every other first line goes to v1 exactly as
+ * before (a v1-shaped initialize asking for a newer version gets v1's answer, protocol 1).
+ */
+export function requestsProtocolV2(line: Uint8Array): boolean {
+  let message: unknown;
+  try {
+    message = JSON.parse(decoder.decode(line));
+  } catch {
+    return false;
+  }
+  if (!isRecord(message) || message.jsonrpc !== "2.0" || message.method !== "initialize") return false;
+  const id = message.id;
+  if (!(typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id)))) return false;
+  const params = message.params;
+  if (!isRecord(params)) return false;
+  const version = params.protocolVersion;
+  if (typeof version !== "number" || !Number.isInteger(version) || version < 2 || version > 65535) return false;
+  const info = params.info;
+  return isRecord(info) && typeof info.name === "string" && typeof info.version === "string";
+}
+
 const SESSION_OPENERS = new Set(["session/new", "session/load", "session/resume"]);
 
 /**

@@ -18,6 +18,32 @@ import {
 
 export type Direction = "agent" | "client";
 
+/** What a transcript checks each line against: one protocol version's schema and rules (v1 by default; v2: ./acp-v2-schema.ts). */
+export interface TranscriptRules {
+  name: string;
+  agentOutboundParams: Record<string, string>;
+  agentResults: Record<string, string>;
+  clientOutboundParams: Record<string, string>;
+  clientResults: Record<string, string>;
+  validate(definition: string, value: unknown): string[];
+  checkUpdateKeys(update: Record<string, unknown>): string[];
+  capabilityProblem(method: string, params: any, caps: any): string | undefined;
+  /** the client capabilities in its initialize params */
+  clientCapabilitiesOf(params: any): any;
+}
+
+export const V1_RULES: TranscriptRules = {
+  name: "v1",
+  agentOutboundParams: AGENT_OUTBOUND_PARAMS,
+  agentResults: AGENT_RESULTS,
+  clientOutboundParams: CLIENT_OUTBOUND_PARAMS,
+  clientResults: CLIENT_RESULTS,
+  validate: validateDefinition,
+  checkUpdateKeys,
+  capabilityProblem,
+  clientCapabilitiesOf: (params) => params?.clientCapabilities ?? {},
+};
+
 export interface TranscriptLine {
   /** who wrote the line: "agent" = the CLI's stdout, "client" = our writes to its stdin */
   from: Direction;
@@ -35,6 +61,8 @@ export class Transcript {
   private readonly pending: Record<Direction, Map<string, string>> = { agent: new Map(), client: new Map() };
   private readonly answered: Record<Direction, Set<string>> = { agent: new Set(), client: new Set() };
   private readonly listeners = new Set<(line: TranscriptLine) => void>();
+
+  constructor(private readonly rules: TranscriptRules = V1_RULES) {}
 
   /** Record and check one raw line written by `from`. */
   record(from: Direction, raw: string): void {
@@ -79,23 +107,25 @@ export class Transcript {
     const hasId = "id" in message;
     if (typeof message.method === "string") {
       const method = message.method as string;
-      const table = from === "agent" ? AGENT_OUTBOUND_PARAMS : CLIENT_OUTBOUND_PARAMS;
+      const table = from === "agent" ? this.rules.agentOutboundParams : this.rules.clientOutboundParams;
       const definition = table[method];
       if (!definition) {
         if (!method.startsWith("_")) this.problem(from, `unexpected method ${method}`);
       } else {
-        const unstable = method === "session/update" && UNSTABLE_UPDATES.has(message.params?.update?.sessionUpdate);
-        const validate = unstable ? validateUnstableDefinition : validateDefinition;
+        // v1's plan operations and the subagent updates are in the SDK's unstable schema (gated on the client's capability below)
+        const unstable =
+          this.rules === V1_RULES && method === "session/update" && UNSTABLE_UPDATES.has(message.params?.update?.sessionUpdate);
+        const validate = unstable ? validateUnstableDefinition : this.rules.validate;
         for (const error of validate(definition, message.params)) this.problem(from, `${method}: ${error}`);
       }
       if (from === "agent") {
-        const gate = capabilityProblem(method, message.params, this.clientCapabilities);
+        const gate = this.rules.capabilityProblem(method, message.params, this.clientCapabilities);
         if (gate) this.problem(from, `capability: ${gate}`);
         if (method === "session/update" && message.params?.update) {
-          for (const error of checkUpdateKeys(message.params.update)) this.problem(from, error);
+          for (const error of this.rules.checkUpdateKeys(message.params.update)) this.problem(from, error);
         }
       } else if (method === "initialize") {
-        this.clientCapabilities = message.params?.clientCapabilities ?? {};
+        this.clientCapabilities = this.rules.clientCapabilitiesOf(message.params);
       }
       if (hasId) {
         const id = JSON.stringify(message.id);
@@ -111,11 +141,11 @@ export class Transcript {
     this.pending[other].delete(id);
     this.answered[other].add(id);
     if ("error" in message) {
-      for (const error of validateDefinition("Error", message.error)) this.problem(from, `${method} error: ${error}`);
+      for (const error of this.rules.validate("Error", message.error)) this.problem(from, `${method} error: ${error}`);
       return;
     }
     if (!("result" in message)) return this.problem(from, `response to ${method} without result or error`);
-    const definition = (from === "agent" ? AGENT_RESULTS : CLIENT_RESULTS)[method];
-    if (definition) for (const error of validateDefinition(definition, message.result)) this.problem(from, `${method} result: ${error}`);
+    const definition = (from === "agent" ? this.rules.agentResults : this.rules.clientResults)[method];
+    if (definition) for (const error of this.rules.validate(definition, message.result)) this.problem(from, `${method} result: ${error}`);
   }
 }

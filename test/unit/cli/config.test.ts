@@ -26,6 +26,7 @@ describe("resolveConfig", () => {
       mergeDeltas: true,
       readPath: "legacy",
       diagnostics: false,
+      protocolV2: true,
       warnings: [],
     });
   });
@@ -43,6 +44,7 @@ describe("resolveConfig", () => {
       ZCODE_ACP_CANCEL_GRACE_MS: "400",
       ZCODE_ACP_MERGE_DELTAS: "0",
       ZCODE_ACP_DIAGNOSTICS: "1",
+      ZCODE_ACP_PROTOCOL_V2: "0",
     });
     expect(config).toMatchObject({
       zcodeInstall: "/opt/Z",
@@ -55,6 +57,7 @@ describe("resolveConfig", () => {
       cancelGraceMs: 400,
       mergeDeltas: false,
       diagnostics: true,
+      protocolV2: false,
       warnings: [],
     });
   });

@@ -1,0 +1,316 @@
+/**
+ * The experimental ACP v2 agent (adr/0028): handlers on the SDK's v2 app API
+ * (`@agentclientprotocol/sdk/experimental/v2`, SDK 2.4.0's v2 schema) over the same session
+ * service as v1 (src/session/). Only the protocol differs, and only here and in ./translate.ts:
+ *
+ *  - `session/prompt` answers at once with a receipt `{messageId}`; the turn runs on, its updates
+ *    go out as v2 upserts, and its end is a `state_update` idle carrying the stop reason (a failed
+ *    turn: stop reason `error` with the JSON-RPC error). `running` is reported when a turn starts.
+ *  - no client fs, terminal or modes (the mode is a config option); permissions in v2's shape.
+ *
+ * Served: initialize, auth/login, session/new, session/resume (replayed from the start or not
+ * at all; the current state snapshot goes out after the replay and before the response),
+ * session/list, session/close, session/set_config_option, session/prompt, session/cancel.
+ * Refused with a typed error (-32601, saying to use ACP v1): session/delete, auth/logout,
+ * tool_call/cancel, terminal/cancel. The one-connection rules of v1 (./agent-app.ts) hold here too.
+ */
+import { randomUUID } from "node:crypto";
+import type * as v1 from "@agentclientprotocol/sdk";
+import * as acp from "@agentclientprotocol/sdk/experimental/v2";
+import type { InteractionBroker } from "../../session/interactions/types.js";
+import type { SessionEngine } from "../../session/session-engine.js";
+import { SessionService, type OpenedSession } from "../../session/session-service.js";
+import { describeError } from "../../util/errors.js";
+import { PACKAGE_VERSION } from "../../version.js";
+import type { ZcodeAgentOptions } from "../agent-app.js";
+import { AUTH_METHOD_ID } from "../initialize.js";
+import { noticeNotification } from "../release-notices.js";
+import { answer, invalidParams, toRequestError } from "../request-errors.js";
+import { listPage, decodeCursor } from "../session-list-page.js";
+import { listFilterDirectory, workspaceDirectory } from "../session-params.js";
+import { V2ClientPort } from "./client-port-v2.js";
+import { configOptionsV2, mcpServersV1 } from "./translate.js";
+
+export const PROTOCOL_VERSION_V2 = 2;
+
+/** the v2 methods zcode-acp does not serve yet: answered -32601 with what to do */
+type RefusedMethod = "session/delete" | "auth/logout" | "tool_call/cancel" | "terminal/cancel";
+const METHOD_NOT_FOUND = acp.RequestError.methodNotFound("").code;
+
+export interface ZcodeAgentV2 {
+  readonly app: acp.AgentApp;
+  /** end every session (withdrawing interactions); idempotent. Does not stop the host. */
+  shutdown(): Promise<void>;
+  /**
+   * Serve one connection through the SDK's AgentProtocolRouter (v2 only: the transport sends
+   * only a client whose first line is a v2 initialize here). `close` closes the routed connection.
+   */
+  connect(stream: acp.Stream): { readonly closed: Promise<void>; close(): void };
+  cancelSession(sessionId: string): void;
+  responseWritten(message: object): void;
+  diagnostics(): Record<string, number>;
+}
+
+export function initializeResponseV2(): acp.InitializeResponse {
+  return {
+    protocolVersion: PROTOCOL_VERSION_V2,
+    info: { name: "zcode-acp", title: "ZCode", version: PACKAGE_VERSION },
+    capabilities: {
+      session: {
+        prompt: { image: {}, audio: {}, embeddedContext: {} },
+        mcp: { stdio: {}, http: {} },
+      },
+    },
+    authMethods: [
+      {
+        type: "agent",
+        methodId: AUTH_METHOD_ID,
+        name: "Sign in with the ZCode app",
+        description: "zcode-acp uses the ZCode desktop app's own sign-in. Sign in inside the ZCode app, then retry.",
+      },
+    ],
+  };
+}
+
+/** A failure as the `error` of an idle `state_update` (a JSON-RPC error object). */
+function stopError(error: unknown): acp.Error {
+  const e = toRequestError(error);
+  return { code: e.code, message: e.message, ...(e.data === undefined ? {} : { data: e.data }) };
+}
+
+export function createZcodeAgentV2(options: ZcodeAgentOptions): ZcodeAgentV2 {
+  const logger = options.logger.child("acp-v2");
+  let service: SessionService | undefined;
+  let port: V2ClientPort | undefined;
+  let broker: InteractionBroker | undefined;
+  let connection: acp.AgentConnection | undefined;
+  let shutdownPromise: Promise<void> | undefined;
+
+  /** callbacks waiting for their response to be written, by JSON-RPC request id */
+  const waitingForWrite = new Map<unknown, () => void>();
+  const afterWrite = (requestId: acp.JsonRpcId, then: () => void): void => {
+    if (options.reportsWrites) waitingForWrite.set(requestId, then);
+    else setImmediate(then);
+  };
+  const responseWritten = (message: object): void => {
+    if (waitingForWrite.size === 0 || !("id" in message)) return;
+    const then = waitingForWrite.get(message.id);
+    if (!then) return;
+    waitingForWrite.delete(message.id);
+    then();
+  };
+  /** a session's opening updates go out once its response was written (adr/0017), then `then` */
+  const afterResponse = (requestId: acp.JsonRpcId, opened: OpenedSession, then?: () => void): void =>
+    afterWrite(
+      requestId,
+      () =>
+        void setImmediate(() => {
+          opened.afterResponse();
+          then?.();
+        }),
+    );
+
+  /** the release's advisories, once per new session (adr/0021); `notice` is a baseline v2 update, no capability gates it */
+  const noticed = new Set<string>();
+  const sendReleaseNotices = (sessionId: string): void => {
+    const notices = options.releaseNotices?.() ?? [];
+    if (!port || notices.length === 0 || noticed.has(sessionId)) return;
+    noticed.add(sessionId);
+    for (const notice of notices) {
+      port.sessionUpdate(noticeNotification(sessionId, notice)).catch((e) => logger.warn("notice not sent", { error: describeError(e) }));
+    }
+  };
+
+  const sessions = (): SessionService => {
+    if (!service) throw new Error("no ACP connection");
+    return service;
+  };
+  const withSession = <T>(sessionId: string, use: (engine: SessionEngine) => Promise<T>): Promise<T> => {
+    const engine = sessions().session(sessionId);
+    return engine.isOpen ? use(engine) : engine.whenOpen().then(() => use(engine));
+  };
+
+  /** prompts of each session whose turn has not ended: idle is reported when the last one ends */
+  const running = new Map<string, number>();
+  const sendState = (sessionId: string, update: acp.StateUpdate): Promise<void> =>
+    port!
+      .send(sessionId, { sessionUpdate: "state_update", ...update })
+      .catch((e) => logger.warn("state update not sent", { sessionId, error: describeError(e) }));
+
+  const shutdown = (): Promise<void> => {
+    waitingForWrite.clear();
+    shutdownPromise ??= (service?.shutdown() ?? Promise.resolve()).catch((e) =>
+      logger.warn("shutdown failed", { error: describeError(e) }),
+    );
+    return shutdownPromise;
+  };
+
+  const app = acp
+    .agent({ name: "zcode-acp" })
+    .onConnect((opened) => {
+      if (service) throw new Error("a zcode-acp agent app serves one connection");
+      connection = opened;
+      port = new V2ClientPort(opened.client, options.tracker);
+      broker = options.createBroker(options.logger.child("interactions"));
+      service = new SessionService({
+        native: options.native,
+        client: port,
+        broker,
+        logger: options.logger.child("session"),
+        cancelGraceMs: options.cancelGraceMs,
+        mergeDeltas: options.mergeDeltas,
+        // the next turn's updates wait for the previous turn's idle state_update (session-turns.ts)
+        answerWrites: true,
+        ...(options.subscribeConfirmMs !== undefined ? { subscribeConfirmMs: options.subscribeConfirmMs } : {}),
+        defaultCwd: options.defaultCwd,
+      });
+      void opened.closed.then(shutdown, shutdown);
+    })
+    .onRequest(acp.methods.agent.initialize, ({ params }) => {
+      logger.info("initialize (ACP v2)", { client: params.info.name, protocolVersion: params.protocolVersion });
+      return initializeResponseV2();
+    })
+    .onRequest(acp.methods.agent.auth.login, ({ params }) =>
+      answer(async () => {
+        if (params.methodId !== AUTH_METHOD_ID) throw invalidParams(`Unknown authentication method "${params.methodId}".`);
+        await sessions().ensureSignedIn(options.defaultCwd);
+        return {};
+      }),
+    )
+    .onRequest(acp.methods.agent.session.new, ({ params, requestId }) =>
+      answer(async () => {
+        const cwd = await workspaceDirectory(params.cwd);
+        const opened = await sessions().newSession({ cwd, mcpServers: mcpServersV1(params.mcpServers) });
+        afterResponse(requestId, opened, () => sendReleaseNotices(opened.sessionId));
+        return { sessionId: opened.sessionId, configOptions: configOptionsV2(opened.configOptions) };
+      }),
+    )
+    .onRequest(acp.methods.agent.session.resume, ({ params, requestId }) =>
+      answer(async () => {
+        const from = params.replayFrom as { type: string } | null | undefined;
+        if (from !== undefined && from !== null && from.type !== "start") {
+          throw invalidParams(`replayFrom "${from.type}" is not supported; send {"type":"start"} to replay the history, or leave it out.`);
+        }
+        const cwd = await workspaceDirectory(params.cwd);
+        const sessionId = params.sessionId;
+        const opened = await sessions().resumeSession({
+          sessionId,
+          cwd,
+          mcpServers: params.mcpServers === undefined ? undefined : mcpServersV1(params.mcpServers),
+          replay: from?.type === "start",
+        });
+        // the current state, after the replay and before the response (v2 resume)
+        await sendState(sessionId, (running.get(sessionId) ?? 0) > 0 ? { state: "running" } : { state: "idle" });
+        afterResponse(requestId, opened);
+        return { configOptions: configOptionsV2(opened.configOptions) };
+      }),
+    )
+    .onRequest(acp.methods.agent.session.list, ({ params }) =>
+      answer(async () => {
+        const filter = params.cwd === undefined || params.cwd === null ? undefined : await listFilterDirectory(params.cwd);
+        if (filter === null) return { sessions: [] };
+        if (params.cursor) decodeCursor(params.cursor, filter);
+        const page = listPage(await sessions().listSessions(filter), filter, params.cursor);
+        return {
+          sessions: page.sessions.map((s) => ({
+            sessionId: s.sessionId,
+            cwd: s.cwd,
+            ...(s.title !== undefined && s.title !== null ? { title: s.title } : {}),
+            ...(s.updatedAt !== undefined && s.updatedAt !== null ? { updatedAt: s.updatedAt } : {}),
+          })),
+          ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
+        };
+      }),
+    )
+    .onRequest(acp.methods.agent.session.close, ({ params }) =>
+      answer(async () => {
+        await sessions().closeSession(params.sessionId);
+        running.delete(params.sessionId);
+        port?.forget(params.sessionId);
+        return {};
+      }),
+    )
+    .onRequest(acp.methods.agent.session.setConfigOption, ({ params }) =>
+      answer(async () => {
+        const request = params as { type: string; value: unknown; configId: string; sessionId: string };
+        if (request.type !== "id" || typeof request.value !== "string") {
+          throw invalidParams(`Config option "${request.configId}" takes one of its listed value ids (type "id").`);
+        }
+        const value = request.value;
+        const configOptions = await withSession(request.sessionId, (engine) => engine.setConfigOption(request.configId, value));
+        return { configOptions: configOptionsV2(configOptions) };
+      }),
+    )
+    .onRequest(acp.methods.agent.session.prompt, ({ params, requestId }) =>
+      answer(async () => {
+        const sessionId = params.sessionId;
+        const engine = sessions().session(sessionId);
+        const cancelsBefore = engine.cancelCount;
+        await engine.whenOpen();
+        const messageId = randomUUID();
+        const written = new Promise<void>((resolve) => afterWrite(requestId, resolve));
+        // a cancel read after this request but before this handler ran found no turn (adr/0019)
+        if (options.tracker?.cancelledOnWire(requestId)) {
+          void written.then(() => sendState(sessionId, { state: "idle", stopReason: "cancelled" }));
+          return { messageId };
+        }
+        port!.beginTurn(sessionId);
+        running.set(sessionId, (running.get(sessionId) ?? 0) + 1);
+        void sendState(sessionId, { state: "running" });
+        const answered = engine.prompt(params.prompt as v1.ContentBlock[], cancelsBefore);
+        const end = async (result: unknown, idle: acp.StateUpdate): Promise<void> => {
+          await written;
+          if (!running.has(sessionId)) {
+            // the session was closed meanwhile: no state of a closed session is reported
+            engine.answerWritten(result);
+            return;
+          }
+          const left = running.get(sessionId)! - 1;
+          if (left > 0) running.set(sessionId, left);
+          else running.delete(sessionId);
+          // a queued prompt still runs: the session stays running (v2 states are aggregate)
+          if (left <= 0) await sendState(sessionId, idle);
+          engine.answerWritten(result);
+        };
+        answered.then(
+          (result) => void end(result, { state: "idle", stopReason: result.stopReason } as acp.StateUpdate),
+          (error: unknown) => {
+            logger.warn("turn failed", { sessionId, error: describeError(error) });
+            void end(error, { state: "idle", stopReason: "error", error: stopError(error) });
+          },
+        );
+        return { messageId };
+      }),
+    )
+    // usually a no-op: the transport already cancelled when it read the line (cancelSession)
+    .onNotification(acp.methods.agent.session.cancel, ({ params }) => cancelSession(params.sessionId));
+
+  const refuse = (method: RefusedMethod) => (): never => {
+    throw new acp.RequestError(
+      METHOD_NOT_FOUND,
+      `${method} is not supported by zcode-acp over ACP v2 yet; connect with ACP protocol version 1 to use it.`,
+      { code: "METHOD_NOT_SUPPORTED_V2", method },
+    );
+  };
+  app
+    .onRequest("session/delete", refuse("session/delete"))
+    .onRequest("auth/logout", refuse("auth/logout"))
+    .onRequest("tool_call/cancel", refuse("tool_call/cancel"))
+    .onRequest("terminal/cancel", refuse("terminal/cancel"));
+
+  function cancelSession(sessionId: string): void {
+    const engine = service?.session(sessionId, { reopen: false });
+    if (engine) engine.cancel();
+    else logger.debug("session/cancel for a session with nothing running (released or unknown) ignored", { sessionId });
+  }
+
+  const diagnostics = (): Record<string, number> =>
+    service ? { ...service.diagnostics(), clientRequests: broker?.clientRequestCount() ?? 0 } : {};
+
+  const connect = (stream: acp.Stream): { readonly closed: Promise<void>; close(): void } => {
+    const routed = acp.agentProtocolRouter().withV2(app).connect(stream);
+    return { closed: routed.closed, close: () => connection?.close() };
+  };
+
+  return { app, shutdown, connect, cancelSession, responseWritten, diagnostics };
+}
