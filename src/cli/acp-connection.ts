@@ -82,6 +82,8 @@ interface ServedAgent {
   cancelSession(sessionId: string): void;
   responseWritten(message: object): void;
   shutdown(): Promise<void>;
+  /** v1: the raw initialize params, before the SDK's stable parser drops the unstable capabilities */
+  initializeRead?(rawParams: unknown): void;
 }
 
 export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
@@ -160,7 +162,7 @@ export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
     reply: (message) => void replies.write(message).catch((e) => logger.warn("transport answer not written", { error: describeError(e) })),
     gate: (read) => {
       // the raw capabilities, before the SDK's stable parser drops the unstable ones (plan, subagents)
-      if (read.kind === "request" && read.method === "initialize") agent.initializeRead(read.message.params);
+      if (read.kind === "request" && read.method === "initialize") agent.initializeRead?.(read.message.params);
       return wire.incoming(read);
     },
     logger: logger.child("transport"),
