@@ -33,7 +33,6 @@ export default defineConfig({
           exclude: [
             "test/e2e/acp/e2e-cancel.test.ts",
             "test/e2e/interactions/e2e-headers-cancel-exit.test.ts",
-            "test/e2e/acp/e2e-history.test.ts",
             "test/e2e/acp/e2e-release-notices.test.ts",
           ],
           env: { ZCODE_ACP_SIM_RELEASE: "4.0.0" },
