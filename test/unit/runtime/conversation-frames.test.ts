@@ -111,7 +111,7 @@ describe("bootstrap: V4 conversation frames under the channel limit", () => {
     expect(result?.kind).toBe("frame");
     const out = (result as { frame: { payload: { deltas: Array<{ row: typeof row }> } } }).frame.payload.deltas[0]!.row;
     expect(out.rowId).toBe(7);
-    expect(out.input.content).toMatch(/^0123456789abcdef\n[\s\S]*\n… \[zcode-acp: 18\.\d MB more not shown\]$/);
+    expect(out.input.content).toMatch(/^0123456789abcdef\n[\s\S]*\n… \[zcode-acp: 5\.9 MB more not shown\]$/);
     expect(out.inputText).toMatch(/\n… \[zcode-acp: \d+\.\d MB more not shown\]$/);
   });
 
