@@ -442,20 +442,28 @@ export function conversationFrames(frame, context) {
   return [...out, ...physicalFrames(header, bounded, context, original)];
 }
 
-/** One rows page, bounded per row and cut (oldest rows first) to fit one frame. */
+/**
+ * One rows page, bounded per row and cut (oldest rows first) to fit one frame. Rows are bounded
+ * newest first and only until the frame is full: a page of 200 rows of several MB costs the rows
+ * that are sent, not the whole page.
+ */
 export function conversationRows(page, context) {
   if (!isRecord(page) || !Array.isArray(page.rows)) throw new Error("the rows page has no rows list");
   const limits = messageLimits(context.frameLimitBytes);
-  const rows = page.rows.map((row) => boundRow(row, limits, undefined));
-  const sizes = rows.map((row) => Buffer.byteLength(JSON.stringify(row) ?? "null", "utf8") + 1);
   const room = Math.floor(budget(context.frameLimitBytes) / 2);
-  let total = sizes.reduce((sum, n) => sum + n, 0);
-  let first = 0;
-  // keep the newest rows; at least one (a bounded row always fits)
-  while (total > room && first < rows.length - 1) {
-    total -= sizes[first];
-    first += 1;
+  const kept = [];
+  let total = 0;
+  let changed = false;
+  for (let i = page.rows.length - 1; i >= 0; i--) {
+    const row = boundRow(page.rows[i], limits, undefined);
+    const size = Buffer.byteLength(JSON.stringify(row) ?? "null", "utf8") + 1;
+    // keep the newest rows; at least one (a bounded row always fits)
+    if (kept.length > 0 && total + size > room) break;
+    if (row !== page.rows[i]) changed = true;
+    kept.push(row);
+    total += size;
   }
-  if (first === 0) return rows.every((row, i) => row === page.rows[i]) ? page : { ...page, rows };
-  return { ...page, rows: rows.slice(first), hasMore: true };
+  kept.reverse();
+  if (kept.length === page.rows.length) return changed ? { ...page, rows: kept } : page;
+  return { ...page, rows: kept, hasMore: true };
 }

@@ -17,8 +17,13 @@ const DIAGNOSTICS = { ZCODE_ACP_DIAGNOSTICS: "1" };
 const FRAME_BOUND = 2 * 1024 * 1024;
 const TURNS = 30;
 
+/** the largest frame the bridge received on the internal channel; checked against the channel's own limit too */
 async function largestFrame(client: AcpTestClient): Promise<number> {
-  const result = (await client.agent.request("_zcode/diagnostics" as never, {} as never)) as { host: { largestFrameBytes: number } };
+  const result = (await client.agent.request("_zcode/diagnostics" as never, {} as never)) as {
+    host: { largestFrameBytes: number; frameLimitBytes: number };
+  };
+  expect(result.host.largestFrameBytes).toBeGreaterThan(0);
+  expect(result.host.largestFrameBytes).toBeLessThan(result.host.frameLimitBytes);
   return result.host.largestFrameBytes;
 }
 
@@ -70,6 +75,45 @@ describe("e2e: a long session and oversized events", () => {
     expect(reads2.length).toBeGreaterThan(TURNS);
     expect(reads2.every((c) => (c.params as { messageLimit?: number }).messageLimit === 1)).toBe(true);
   });
+
+  // zcode-task-v3 reads only ZCode's V4 rows, which keep a tool's output head (the case above keeps
+  // little in rows): here the rows themselves hold ≈ 90 MB, answers ZCode keeps whole (zcode-v4.md §3.8)
+  it.runIf(V3)(
+    `zcode-task-v3: ${TURNS} answers of 3 MB (≈ 90 MB of conversation rows) stream, then load page by page, every frame bounded`,
+    { timeout: 240_000 },
+    async () => {
+      const first = await start();
+      const ws = await t.workspace();
+      const { sessionId } = await first.newSession(ws);
+      for (let turn = 1; turn <= TURNS; turn += 1) {
+        await expect(first.prompt(sessionId, `sim:big-text mb=3 turn=${turn}`)).resolves.toMatchObject({ stopReason: "end_turn" });
+      }
+      // each live answer: its head, then the marker once ZCode's row is complete
+      const live = first.text(sessionId);
+      expect(live.match(/\n… \[zcode-acp: 2\.7 MB more not shown\]/g)).toHaveLength(TURNS);
+      expect(await largestFrame(first)).toBeLessThan(FRAME_BOUND);
+      await first.close();
+
+      const second = await start();
+      await second.agent.request("session/load", { sessionId, cwd: ws, mcpServers: [] });
+      const replayed = second.updates(sessionId);
+      const asked = replayed.filter((u) => u.sessionUpdate === "user_message_chunk").map((u) => u.content.text);
+      expect(asked).toEqual(Array.from({ length: TURNS }, (_, i) => `sim:big-text mb=3 turn=${i + 1}`));
+      const answers = replayed.filter((u) => u.sessionUpdate === "agent_message_chunk").map((u) => u.content.text as string);
+      expect(answers).toHaveLength(TURNS);
+      for (const answer of answers) {
+        expect(answer).toMatch(/^0123456789abcdef[\s\S]*\n… \[zcode-acp: 2\.9 MB more not shown\]$/);
+        expect(answer.length).toBeLessThan(80 * 1024);
+      }
+      // the history came in pages of ZCode's rows (the bootstrap cut each page to a frame), never whole
+      const pages = forSession(await t.calls("conversationRowsRangeV4"), sessionId);
+      expect(pages.length).toBeGreaterThan(2);
+      await expect(second.prompt(sessionId, "continue after load")).resolves.toMatchObject({ stopReason: "end_turn" });
+      expect(await largestFrame(second)).toBeLessThan(FRAME_BOUND);
+      second.expectValid();
+      await second.close();
+    },
+  );
 
   it(
     "a 20 MB tool result, a 20 MB Write asked for permission and a 20 MB answer: each reduced, the session goes on",
