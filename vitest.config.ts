@@ -22,9 +22,8 @@ export default defineConfig({
       { extends: true, test: { name: "v2 (3.14.4)", include: E2E, env: { ZCODE_ACP_SIM_RELEASE: "3.14.4" } } },
       // a 4.0.0-like install: no sendPrompt, no onDynamicSessionEvent, no zcode-task answer / stop calls.
       // Not yet passing there: provider-header requests (zcode-v4.md §5.4: they need the
-      // onDynamicProviderRuntimeHeadersRequest listen the v3 line does not make yet) and the 20 MB
-      // tool input of e2e-history (its V4 frames overflow the channel); e2e-release-notices reads the
-      // advisories of the release's pinned manifest, and 4.0.0 has none pinned (a simulated guess).
+      // onDynamicProviderRuntimeHeadersRequest listen the v3 line does not make yet); e2e-release-notices
+      // reads the advisories of the release's pinned manifest, and 4.0.0 has none pinned (a simulated guess).
       {
         extends: true,
         test: {

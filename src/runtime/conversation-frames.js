@@ -82,7 +82,8 @@ function budget(frameLimitBytes) {
 
 /** The state of one listener (one bridge subscription): ZCode fragments staged, rows tracked per ZCode subscription. */
 function listenerState(context) {
-  const holder = isRecord(context.subscription) ? context.subscription : {};
+  // the dispatcher gives each subscription its own `subscription` object; without one, the context itself
+  const holder = isRecord(context.subscription) ? context.subscription : context;
   holder.v4 ??= { assemblies: new Map(), staged: 0, failed: new Set(), streams: new Map() };
   return holder.v4;
 }
