@@ -4,7 +4,10 @@
  * that each read 3 MB (≈ 90 MB of history) prompts, loads (its history streamed in bounded pieces)
  * and resumes in new bridge processes; a 20 MB tool result, a 20 MB Write input asked for
  * permission and a 20 MB answer each reach the client as their head and a marker, and the
- * session prompts again. `_zcode/diagnostics` reports the largest frame the bridge received.
+ * session prompts again. `_zcode/diagnostics` reports the largest frame the bridge received, and
+ * it stays under 2 MiB and the channel's limit. On zcode-task-v3 (V4 frames only, bounded by the
+ * bootstrap: docs/zcode-host.md §16.9) also: 30 answers of 3 MB (≈ 90 MB of conversation rows)
+ * load page by page through conversationRowsRangeV4, and a lost frame is recovered by a resync.
  */
 import { describe, expect, it } from "vitest";
 import type { AcpTestClient } from "../../support/acp-test-client.js";
@@ -112,6 +115,31 @@ describe("e2e: a long session and oversized events", () => {
       expect(await largestFrame(second)).toBeLessThan(FRAME_BOUND);
       second.expectValid();
       await second.close();
+    },
+  );
+
+  it.runIf(V3)(
+    "zcode-task-v3: after a 3 MB answer, a frame lost on the way is recovered (resync) through the bounded frames",
+    { timeout: 60_000 },
+    async () => {
+      // the simulator's gap knob: the host's 3rd online frame never reaches any subscriber (the answer
+      // is the 1st; a Bash tool's progress cuts its turn into several frames)
+      const client = await t.start({ env: DIAGNOSTICS, simProfile: { v4GapAtFrame: 3 } });
+      await client.initialize();
+      const { sessionId } = await client.newSession(await t.workspace());
+      await expect(client.prompt(sessionId, "sim:big-text mb=3")).resolves.toMatchObject({ stopReason: "end_turn" });
+      // (a resync names the subscription, not the session)
+      const before = (await t.calls("resyncConversationV4")).length;
+      await expect(client.prompt(sessionId, "sim:tool-bash")).resolves.toMatchObject({ stopReason: "end_turn" });
+      expect((await t.calls("resyncConversationV4")).length).toBeGreaterThan(before);
+      const text = client.text(sessionId);
+      expect(text).toMatch(/^0123456789abcdef[\s\S]*\n… \[zcode-acp: 2\.7 MB more not shown\]The tests pass\.$/);
+      expect(text.match(/zcode-acp: /g)).toHaveLength(1);
+      const bash = client.updates(sessionId).filter((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed");
+      expect(bash).toHaveLength(1);
+      await expect(client.prompt(sessionId, "still here")).resolves.toMatchObject({ stopReason: "end_turn" });
+      expect(await largestFrame(client)).toBeLessThan(FRAME_BOUND);
+      client.expectValid();
     },
   );
 
