@@ -3,6 +3,11 @@
  * when ZCODE_ACP_DIAGNOSTICS=1. It answers counts only (sessions, running turns, pending
  * interactions, queued updates, host channel requests and routes, listeners, active handles,
  * memory), never content: no prompts, paths or payloads.
+ *
+ * `host.largestFrameBytes` is the largest frame the bridge received on the internal channel from
+ * any host of this process, whichever read path carried it (the legacy event stream or ZCode's V4
+ * conversation frames), next to `host.frameLimitBytes`, the channel's limit: docs/history.md says
+ * what keeps the first far under the second whatever the history.
  */
 import type * as acp from "@agentclientprotocol/sdk";
 

@@ -59,8 +59,10 @@ export interface HostDiagnostics {
   pendingDeliveries: number;
   readingPaused: boolean;
   exitListeners: number;
-  /** the largest internal channel frame received from any host of this process, in bytes */
+  /** the largest internal channel frame received from any host of this process, in bytes (legacy and V4 reads alike) */
   largestFrameBytes: number;
+  /** the internal channel's frame limit, in bytes */
+  frameLimitBytes: number;
 }
 
 export class HostConnection implements HostClient {
@@ -107,6 +109,7 @@ export class HostConnection implements HostClient {
       readingPaused: channel?.readingPaused ?? false,
       exitListeners: this.exitListeners.size,
       largestFrameBytes: Math.max(this.largestFrameOfEnded, host?.channel.largestInboundFrameBytes ?? 0),
+      frameLimitBytes: this.frameLimitBytes,
     };
   }
 

@@ -1,19 +1,55 @@
-// The V4 read path's reductions (adr/0024, docs/zcode-host.md §16): what ZCode's V4 conversation
-// sends must cross the bridge's channel in frames under its limit.
-// - `conversation-frame`: one wire frame of onDynamicConversationFrame. ZCode's own physical frames
-//   are at most 1 MiB, so they pass unchanged; a larger `complete` frame is cut here into fragments
-//   of ZCode's own wire format (base64 pieces with the CRC-32 of the whole), which the bridge's
-//   assembler reassembles like ZCode's. Nothing inside a frame is cut: a row or delta that lost
-//   content would leave the bridge's copy of the conversation wrong for good.
+// The V4 read path's reductions (adr/0024, docs/zcode-host.md §16, docs/history.md): nothing ZCode's
+// V4 conversation sends crosses the bridge's channel in a frame past ZCode's own physical limit, and
+// no row field crosses it larger than the legacy path lets an event field cross.
+// - `conversation-frame`: one wire frame of onDynamicConversationFrame. ZCode's fragments (base64
+//   pieces with the CRC-32 of the whole, zcode-v4.md §3.3) are reassembled HERE first, with the same
+//   checks as ZCode's assembler (count, index, byte count, CRC-32, UTF-8, JSON). The logical frame is
+//   then bounded like a legacy event (bounds.js, eventLimits): every row of `row.appended` /
+//   `row.upserted` and of a snapshot's window, every `state.updated` patch, the snapshot's A zone.
+//   A `row.delta` append is cut where its field reaches the string bound and left out after that;
+//   a field that is still streaming (an open text, input or output) keeps its head without the marker,
+//   which comes with the row's next whole-row upsert (ZCode upserts a row on every structural change,
+//   the end of its streaming included, §3.8), so what the bridge holds only ever grows by appends.
+//   A snapshot whose bounded window still does not fit one logical frame keeps its newest rows (the
+//   others stay reachable through conversationRowsRangeV4). Seq numbers are never changed: a gap is
+//   still a gap and the bridge's resync works as before.
+//   The result is sent as one `complete` frame when it fits ZCode's physical limit (1 MiB), else as
+//   fragments of ZCode's own format. A frame that cannot be reassembled or bounded is never dropped
+//   silently: a `zcodeAcpFault` frame with a code and a message takes its place (ordinal and
+//   subscription kept), and the bridge resynchronises on it (or ends the subscription if it was the
+//   answer to a resync).
 // - `conversation-rows`: one conversationRowsRangeV4 page. Each row is bounded like a replayed
 //   history message; when the page still does not fit a frame, its oldest rows are left out and
 //   `hasMore` set: the bridge's next page (beforeRowId = the first row it got) brings them.
-import { boundValue, messageLimits } from "./bounds.js";
+import { boundValue, eventLimits, messageLimits, utf8Head } from "./bounds.js";
 
 /** room left in a channel frame for the bridge's envelope around one event */
 const ENVELOPE_ROOM = 64 * 1024;
-/** decoded bytes per fragment cut here (ZCode's own physical limit is 1 MiB) */
+/** ZCode's physical frame limit (zcode-v4.md §3.3): no V4 frame sent here is larger */
+const PHYSICAL_BYTES = 1024 * 1024;
+/** decoded bytes per fragment cut here (base64 of it plus the header stays under PHYSICAL_BYTES) */
 const FRAGMENT_BYTES = 768 * 1024;
+/** the largest logical frame sent on (the bridge's assembler takes ZCode's 16 MiB) */
+export const MAX_SENT_LOGICAL_BYTES = 12 * 1024 * 1024;
+/**
+ * ZCode's fragments reassembled here, per listener. ZCode's own clients take 16 MiB per logical
+ * frame; a host may send more (a row holding a 20 MB tool input several times over), which is
+ * exactly what is bounded here, so the Electron side takes up to 256 MiB before it refuses.
+ */
+export const STAGING_LIMITS = Object.freeze({
+  maxFragments: 1024,
+  maxLogicalBytes: 256 * 1024 * 1024,
+  maxStagedBytes: 256 * 1024 * 1024,
+  maxAssemblies: 32,
+  timeoutMs: 30_000,
+});
+/** rows whose streamed fields are tracked per ZCode subscription (oldest forgotten first) */
+const MAX_TRACKED_ROWS = 1024;
+/** ZCode subscriptions tracked per listener (a workspace's listener sees all of its sessions) */
+const MAX_STREAMS = 64;
+const FAULT_KIND = "zcodeAcpFault";
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+const HEX8 = /^[0-9a-fA-F]{8}$/;
 
 const TABLE = (() => {
   const table = new Uint32Array(256);
@@ -36,26 +72,330 @@ function isRecord(value) {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
+const isCount = (value) => typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+
 function budget(frameLimitBytes) {
-  return Math.max(64 * 1024, frameLimitBytes - ENVELOPE_ROOM);
+  return Math.max(64 * 1024, Math.min(PHYSICAL_BYTES, frameLimitBytes - ENVELOPE_ROOM));
+}
+
+// ------------------------------------------------------------------ per-listener state
+
+/** The state of one listener (one bridge subscription): ZCode fragments staged, rows tracked per ZCode subscription. */
+function listenerState(context) {
+  // the dispatcher gives each subscription its own `subscription` object; without one, the context itself
+  const holder = isRecord(context.subscription) ? context.subscription : context;
+  holder.v4 ??= { assemblies: new Map(), staged: 0, failed: new Set(), streams: new Map() };
+  return holder.v4;
+}
+
+function streamOf(state, subscriptionId) {
+  const key = String(subscriptionId);
+  let stream = state.streams.get(key);
+  if (stream === undefined) {
+    stream = { rows: new Map() };
+    state.streams.set(key, stream);
+    if (state.streams.size > MAX_STREAMS) state.streams.delete(state.streams.keys().next().value);
+  }
+  return stream;
+}
+
+// ------------------------------------------------------------------ ZCode's fragments
+
+function dropAssembly(state, key) {
+  const assembly = state.assemblies.get(key);
+  if (!assembly) return;
+  state.staged -= assembly.staged;
+  state.assemblies.delete(key);
+}
+
+function markFailed(state, key) {
+  state.failed.add(key);
+  if (state.failed.size > 256) state.failed.delete(state.failed.values().next().value);
+}
+
+/** One ZCode fragment: `undefined` while its frame is incomplete, else `{logical}` or `{fault}`. */
+function stage(state, frame, now) {
+  const { logicalFrameId: id, fragmentIndex: index, fragmentCount: count, logicalBytes, checksum, dataBase64 } = frame;
+  const key = `${String(frame.subscriptionId)}\u0000${String(id)}`;
+  if (state.failed.has(key)) return undefined; // its fault was reported with its first bad fragment
+  const fail = (code, message) => {
+    dropAssembly(state, key);
+    markFailed(state, key);
+    return { fault: { code, message } };
+  };
+  if (typeof id !== "string" || id === "") return fail("CHANNEL_PROTOCOL", "a fragment without a logicalFrameId");
+  if (!isCount(count) || count < 1 || count > STAGING_LIMITS.maxFragments)
+    return fail("CHANNEL_PROTOCOL", `a fragment count of ${String(count)}`);
+  if (!isCount(index) || index >= count) return fail("CHANNEL_PROTOCOL", `a fragment index of ${String(index)} of ${count}`);
+  if (!isCount(logicalBytes)) return fail("CHANNEL_PROTOCOL", "a fragment without its logical byte count");
+  if (logicalBytes > STAGING_LIMITS.maxLogicalBytes) {
+    return fail(
+      "FRAME_TOO_LARGE",
+      `ZCode sent a logical frame of ${logicalBytes} bytes (more than ${STAGING_LIMITS.maxLogicalBytes} are not staged)`,
+    );
+  }
+  if (!isRecord(checksum) || checksum.algorithm !== "crc32" || typeof checksum.value !== "string" || !HEX8.test(checksum.value)) {
+    return fail("CHANNEL_PROTOCOL", "a fragment without a crc32 checksum");
+  }
+  if (typeof dataBase64 !== "string" || dataBase64.length % 4 !== 0 || !BASE64.test(dataBase64)) {
+    return fail("CHANNEL_PROTOCOL", "a fragment whose data is not base64");
+  }
+  const data = Buffer.from(dataBase64, "base64");
+  let assembly = state.assemblies.get(key);
+  if (!assembly) {
+    if (state.assemblies.size >= STAGING_LIMITS.maxAssemblies) return fail("CHANNEL_OVERFLOW", "too many fragmented frames at once");
+    assembly = {
+      count,
+      logicalBytes,
+      checksum: checksum.value.toLowerCase(),
+      parts: new Map(),
+      staged: 0,
+      startedAt: now,
+      header: headerOf(frame),
+    };
+    state.assemblies.set(key, assembly);
+  } else if (assembly.count !== count || assembly.logicalBytes !== logicalBytes || assembly.checksum !== checksum.value.toLowerCase()) {
+    return fail("CHANNEL_PROTOCOL", `the fragments of ${id} disagree about their frame`);
+  }
+  if (assembly.parts.has(index)) return undefined; // a repeated fragment
+  if (assembly.staged + data.length > logicalBytes)
+    return fail("CHANNEL_PROTOCOL", `the fragments of ${id} exceed their ${logicalBytes} bytes`);
+  if (state.staged + data.length > STAGING_LIMITS.maxStagedBytes) {
+    return fail("FRAME_TOO_LARGE", `more than ${STAGING_LIMITS.maxStagedBytes} bytes of ZCode fragments staged at once`);
+  }
+  assembly.parts.set(index, data);
+  assembly.staged += data.length;
+  state.staged += data.length;
+  if (assembly.parts.size < count) return undefined;
+  dropAssembly(state, key);
+  const bytes = Buffer.concat(Array.from({ length: count }, (_, i) => assembly.parts.get(i)));
+  assembly.parts.clear();
+  if (bytes.length !== logicalBytes) return fail("CHANNEL_PROTOCOL", `frame ${id} has ${bytes.length} bytes, not ${logicalBytes}`);
+  if (crc32Hex(bytes) !== assembly.checksum) return fail("CHANNEL_PROTOCOL", `frame ${id} fails its crc32 checksum`);
+  let text;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return fail("CHANNEL_PROTOCOL", `frame ${id} is not UTF-8`);
+  }
+  try {
+    return { logical: JSON.parse(text) };
+  } catch {
+    return fail("CHANNEL_PROTOCOL", `frame ${id} is not JSON`);
+  }
+}
+
+/** assemblies past their time: dropped, each reported as a fault */
+function expire(state, now) {
+  const out = [];
+  for (const [key, assembly] of state.assemblies) {
+    if (now - assembly.startedAt < STAGING_LIMITS.timeoutMs) continue;
+    dropAssembly(state, key);
+    markFailed(state, key);
+    out.push(assembly.header ?? {});
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------ bounding rows and deltas
+
+/** the paths a `row.delta` appends to (zcode-v4.md §3.7) */
+const PATHS = ["text", "inputText", "output.text", "summaryText"];
+
+function getPath(row, path) {
+  if (path === "output.text") return isRecord(row.output) ? row.output.text : undefined;
+  return row[path];
+}
+
+function setPath(row, path, value) {
+  if (path === "output.text") return { ...row, output: { ...row.output, text: value } };
+  return { ...row, [path]: value };
+}
+
+/** the fields of a row that ZCode may still append to (their marker waits for the row's next upsert) */
+function openPaths(row) {
+  if ((row.kind === "assistantText" || row.kind === "reasoning") && row.state === "streaming") return ["text"];
+  if (row.kind === "toolCall" && row.status === "inputStreaming") return ["inputText"];
+  if (row.kind === "toolCall" && row.status === "running") return ["output.text"];
+  if (row.kind === "subagent" && row.status === "running") return ["summaryText"];
+  return [];
+}
+
+const byteLength = (text) => Buffer.byteLength(text, "utf8");
+
+function track(stream, rowId, fields) {
+  const key = String(rowId);
+  stream.rows.delete(key);
+  stream.rows.set(key, fields);
+  if (stream.rows.size > MAX_TRACKED_ROWS) stream.rows.delete(stream.rows.keys().next().value);
 }
 
 /**
- * One wire frame → the frames to send (one, or its fragments).
- * @returns {unknown[]}
+ * One row within `limits`. A live row (`stream` given) keeps an open field's head without the
+ * marker, and what the bridge then holds of each appendable field is tracked in `stream`; a
+ * history row (no stream) is bounded like any value.
  */
-export function conversationFrames(frame, context) {
-  if (!isRecord(frame) || frame.kind !== "complete" || !("frame" in frame)) return [frame];
-  const whole = JSON.stringify(frame);
-  if (whole === undefined || Buffer.byteLength(whole, "utf8") <= budget(context.frameLimitBytes)) return [frame];
-  const bytes = Buffer.from(JSON.stringify(frame.frame), "utf8");
-  const size = Math.max(1024, Math.min(FRAGMENT_BYTES, Math.floor((budget(context.frameLimitBytes) * 3) / 4) - 4096));
+function boundRow(row, limits, stream) {
+  if (!isRecord(row)) return row;
+  let value = row;
+  const open = stream === undefined ? [] : openPaths(row);
+  for (const path of open) {
+    const text = getPath(row, path);
+    if (typeof text === "string" && text.length > limits.stringBytes / 4 && byteLength(text) > limits.stringBytes) {
+      value = setPath(value, path, utf8Head(text, limits.stringBytes));
+    }
+  }
+  const bounded = boundValue(value, limits).value;
+  // the identity a reader needs is never left out, however full the row
+  if (isRecord(bounded)) for (const key of ["rowId", "kind"]) if (!(key in bounded) && key in row) bounded[key] = row[key];
+  if (stream !== undefined && (typeof row.rowId === "string" || typeof row.rowId === "number")) {
+    const fields = {};
+    for (const path of PATHS) {
+      const full = getPath(row, path);
+      if (typeof full !== "string") continue;
+      const held = isRecord(bounded) ? getPath(bounded, path) : undefined;
+      const fullBytes = byteLength(full);
+      fields[path] = { bytes: held === full ? fullBytes : typeof held === "string" ? byteLength(held) : 0, full: fullBytes };
+    }
+    track(stream, row.rowId, fields);
+  }
+  return bounded;
+}
+
+/** A `row.delta`: as it is, its head (the field reached the string bound), or null (left out). */
+function boundAppend(delta, limits, stream) {
+  const { rowId, path, append } = delta;
+  if ((typeof rowId !== "string" && typeof rowId !== "number") || typeof append !== "string" || !PATHS.includes(path)) return delta;
+  const key = String(rowId);
+  let fields = stream.rows.get(key);
+  if (fields === undefined) {
+    // a row this listener has not seen (outside the window): counted from here
+    fields = {};
+    track(stream, rowId, fields);
+  }
+  const field = (fields[path] ??= { bytes: 0, full: 0 });
+  const cutBefore = field.bytes < field.full;
+  const n = byteLength(append);
+  field.full += n;
+  if (cutBefore) return null;
+  if (field.bytes + n <= limits.stringBytes) {
+    field.bytes += n;
+    return delta;
+  }
+  const head = utf8Head(append, Math.max(0, limits.stringBytes - field.bytes));
+  field.bytes += byteLength(head);
+  return head === "" ? null : { ...delta, append: head };
+}
+
+function forgetFrom(stream, fromRowId) {
+  let removing = false;
+  for (const key of [...stream.rows.keys()]) {
+    if (key === String(fromRowId)) removing = true;
+    if (removing) stream.rows.delete(key);
+  }
+}
+
+/** the JSON size of a value (a row that cannot be encoded counts as nothing: the bridge faults on it) */
+const jsonBytes = (value) => byteLength(JSON.stringify(value) ?? "");
+
+function boundSnapshot(snapshot, limits, stream) {
+  if (!isRecord(snapshot)) return snapshot;
+  const { rows, ...zone } = snapshot;
+  const out = boundValue(zone, limits).value;
+  for (const key of ["protocolVersion", "sessionId", "logEpoch", "seq", "revision"]) if (key in zone) out[key] = zone[key];
+  stream.rows.clear();
+  if (!isRecord(rows) || !Array.isArray(rows.window)) return rows === undefined ? out : { ...out, rows };
+  const window = rows.window.map((row) => boundRow(row, limits, stream));
+  // the newest rows that fit one logical frame (each row is within its bound, so at least one fits)
+  const room = MAX_SENT_LOGICAL_BYTES - jsonBytes(out) - 64 * 1024;
+  let first = window.length;
+  let total = 0;
+  while (first > 0) {
+    const size = jsonBytes(window[first - 1]) + 1;
+    if (total + size > room && first < window.length) break;
+    total += size;
+    first -= 1;
+  }
+  for (const row of window.slice(0, first)) if (isRecord(row)) stream.rows.delete(String(row.rowId));
+  return { ...out, rows: { ...rows, window: first === 0 ? window : window.slice(first) } };
+}
+
+/** A logical frame bounded for the channel (the same object when nothing had to change). */
+function boundLogical(logical, context, stream) {
+  if (!isRecord(logical) || !isRecord(logical.payload)) return logical;
+  const limits = eventLimits(context.frameLimitBytes);
+  const payload = logical.payload;
+  if (payload.kind === "snapshot") {
+    return { ...logical, payload: { ...payload, snapshot: boundSnapshot(payload.snapshot, limits, stream) } };
+  }
+  if (payload.kind !== "deltas" || !Array.isArray(payload.deltas)) return logical;
+  let changed = false;
+  const deltas = [];
+  for (const delta of payload.deltas) {
+    let out = delta;
+    if (isRecord(delta)) {
+      if ((delta.op === "row.appended" || delta.op === "row.upserted") && isRecord(delta.row)) {
+        const row = boundRow(delta.row, limits, stream);
+        if (row !== delta.row) out = { ...delta, row };
+      } else if (delta.op === "row.delta") {
+        out = boundAppend(delta, limits, stream);
+      } else if (delta.op === "state.updated" && isRecord(delta.patch)) {
+        const patch = boundValue(delta.patch, limits).value;
+        if (patch !== delta.patch) out = { ...delta, patch };
+      } else if (delta.op === "row.removed") {
+        forgetFrom(stream, delta.fromRowId);
+      }
+    }
+    if (out !== delta) changed = true;
+    if (out !== null) deltas.push(out);
+  }
+  return changed ? { ...logical, payload: { ...payload, deltas } } : logical;
+}
+
+// ------------------------------------------------------------------ frames out
+
+function headerOf(frame) {
+  const {
+    frame: _logical,
+    kind: _kind,
+    fragmentIndex: _i,
+    fragmentCount: _c,
+    logicalBytes: _b,
+    checksum: _s,
+    dataBase64: _d,
+    ...header
+  } = frame;
+  return header;
+}
+
+/** the frame that takes the place of one that could not be reassembled or bounded */
+function faultFrame(header, code, message) {
+  return { ...header, kind: FAULT_KIND, fault: { code, message } };
+}
+
+/** A bounded logical frame as physical frames: one complete frame, or fragments of ZCode's format. */
+function physicalFrames(header, logical, context, original) {
+  const limit = budget(context.frameLimitBytes);
+  const complete = { ...header, kind: "complete", frame: logical };
+  const json = JSON.stringify(logical);
+  if (json === undefined) return [faultFrame(header, "CHANNEL_PROTOCOL", "a logical frame cannot be encoded as JSON")];
+  const bytes = Buffer.from(json, "utf8");
+  if (bytes.length + 2048 <= limit) return [original ?? complete];
+  if (bytes.length > MAX_SENT_LOGICAL_BYTES) {
+    return [
+      faultFrame(
+        header,
+        "FRAME_TOO_LARGE",
+        `a conversation frame is ${bytes.length} bytes after every row was bounded (at most ${MAX_SENT_LOGICAL_BYTES} are sent)`,
+      ),
+    ];
+  }
+  const size = Math.max(1024, Math.min(FRAGMENT_BYTES, Math.floor((limit * 3) / 4) - 4096));
   const count = Math.ceil(bytes.length / size);
-  const { frame: _logical, kind: _kind, ...header } = frame;
   const logicalFrameId =
-    typeof frame.logicalFrameId === "string" && frame.logicalFrameId !== ""
-      ? frame.logicalFrameId
-      : `zacp-${String(frame.subscriptionId)}-${String(frame.logicalFrameOrdinal)}`;
+    typeof header.logicalFrameId === "string" && header.logicalFrameId !== ""
+      ? header.logicalFrameId
+      : `zacp-${String(header.subscriptionId)}-${String(header.logicalFrameOrdinal)}`;
   const checksum = { algorithm: "crc32", value: crc32Hex(bytes) };
   const out = [];
   for (let index = 0; index < count; index++) {
@@ -73,20 +413,58 @@ export function conversationFrames(frame, context) {
   return out;
 }
 
-/** One rows page, bounded per row and cut (oldest rows first) to fit one frame. */
+/**
+ * One wire frame → the frames to send (none while ZCode's fragments are incomplete; one complete
+ * frame; its fragments; or a fault frame in its place).
+ * @param {{ frameLimitBytes: number, subscription?: object, now?: () => number }} context
+ * @returns {unknown[]}
+ */
+export function conversationFrames(frame, context) {
+  if (!isRecord(frame) || (frame.kind !== "complete" && frame.kind !== "fragment")) return [frame]; // the bridge faults on it
+  const state = listenerState(context);
+  const now = typeof context.now === "function" ? context.now() : Date.now();
+  const out = [];
+  for (const expired of expire(state, now)) {
+    out.push(faultFrame(expired, "CHANNEL_PROTOCOL", `a fragmented frame did not complete within ${STAGING_LIMITS.timeoutMs / 1000} s`));
+  }
+  const header = headerOf(frame);
+  let logical;
+  if (frame.kind === "fragment") {
+    const staged = stage(state, frame, now);
+    if (staged === undefined) return out;
+    if (staged.fault) return [...out, faultFrame(header, staged.fault.code, staged.fault.message)];
+    logical = staged.logical;
+  } else {
+    if (!("frame" in frame)) return [...out, frame];
+    logical = frame.frame;
+  }
+  const bounded = boundLogical(logical, context, streamOf(state, frame.subscriptionId));
+  const original = frame.kind === "complete" && bounded === logical ? frame : undefined;
+  return [...out, ...physicalFrames(header, bounded, context, original)];
+}
+
+/**
+ * One rows page, bounded per row and cut (oldest rows first) to fit one frame. Rows are bounded
+ * newest first and only until the frame is full: a page of 200 rows of several MB costs the rows
+ * that are sent, not the whole page.
+ */
 export function conversationRows(page, context) {
   if (!isRecord(page) || !Array.isArray(page.rows)) throw new Error("the rows page has no rows list");
   const limits = messageLimits(context.frameLimitBytes);
-  const rows = page.rows.map((row) => boundValue(row, limits).value);
-  const sizes = rows.map((row) => Buffer.byteLength(JSON.stringify(row) ?? "null", "utf8") + 1);
   const room = Math.floor(budget(context.frameLimitBytes) / 2);
-  let total = sizes.reduce((sum, n) => sum + n, 0);
-  let first = 0;
-  // keep the newest rows; at least one (a bounded row always fits)
-  while (total > room && first < rows.length - 1) {
-    total -= sizes[first];
-    first += 1;
+  const kept = [];
+  let total = 0;
+  let changed = false;
+  for (let i = page.rows.length - 1; i >= 0; i--) {
+    const row = boundRow(page.rows[i], limits, undefined);
+    const size = Buffer.byteLength(JSON.stringify(row) ?? "null", "utf8") + 1;
+    // keep the newest rows; at least one (a bounded row always fits)
+    if (kept.length > 0 && total + size > room) break;
+    if (row !== page.rows[i]) changed = true;
+    kept.push(row);
+    total += size;
   }
-  if (first === 0) return rows.every((row, i) => row === page.rows[i]) ? page : { ...page, rows };
-  return { ...page, rows: rows.slice(first), hasMore: true };
+  kept.reverse();
+  if (kept.length === page.rows.length) return changed ? { ...page, rows: kept } : page;
+  return { ...page, rows: kept, hasMore: true };
 }

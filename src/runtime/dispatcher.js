@@ -158,7 +158,9 @@ export function createDispatcher(options) {
     // events that could grow with the session (snapshots, tool results) are reduced before framing
     const projection = config.projections[`${service}.${event}`];
     // a splitting projection (a V4 wire frame over the frame limit) gives several events for one
-    const reduce = projection === undefined ? (payload) => [payload] : (payload) => projectEvent(projection, payload, projectionContext);
+    // (with this subscription's own state: a V4 listener stages ZCode's fragments and tracks rows)
+    const context = { ...projectionContext, subscription: {} };
+    const reduce = projection === undefined ? (payload) => [payload] : (payload) => projectEvent(projection, payload, context);
     // placeholder first: an event fired while subscribing is already routed
     subscriptions.set(subscriptionId, { dispose() {} });
     let disposable;

@@ -14,11 +14,20 @@ export const EVENT_STRING_BYTES = 256 * 1024;
 /** a string of a replayed history message: the runtime's `messageLimits(DEFAULT_FRAME_LIMIT_BYTES).stringBytes` */
 export const MESSAGE_STRING_BYTES = 64 * 1024;
 
-/** `text` itself when it fits `maxBytes` (UTF-8), else its head and the marker of what was left out */
+/** the marker the runtime put at the end of a string it cut (src/runtime/bounds.js) */
+const RUNTIME_MARKER = /\n… \[zcode-acp: [0-9.]{1,12} (?:bytes|kB|MB) more not shown\]$/;
+
+/**
+ * `text` itself when it fits `maxBytes` (UTF-8), else its head and the marker of what was left out.
+ * A string the runtime already cut (its head within `maxBytes`, then the runtime's marker) is kept
+ * as it is: cutting it again would replace the runtime's count by the marker's own few bytes.
+ */
 export function boundText(text: string, maxBytes: number): string {
   if (text.length <= maxBytes / 4) return text;
   const bytes = Buffer.byteLength(text, "utf8");
   if (bytes <= maxBytes) return text;
+  const marker = RUNTIME_MARKER.exec(text.slice(-64));
+  if (marker && bytes - Buffer.byteLength(marker[0], "utf8") <= maxBytes) return text;
   const head = utf8Head(text, maxBytes);
   return head + omittedMarker(bytes - Buffer.byteLength(head, "utf8"));
 }

@@ -93,7 +93,18 @@ export class ConversationReader {
     const result = this.assembler.push(raw);
     this.armTimer();
     if (result.kind === "none") return;
-    if (result.kind === "fault") return this.fault(result.reason);
+    if (result.kind === "fault") {
+      // a resync's own answer that cannot be used ends the subscription (it would only be asked again)
+      if (this.awaitingRecovery && result.deliveryKind === "recovery") {
+        return this.fatal(
+          new BridgeError(
+            result.code === "FRAME_TOO_LARGE" ? "FRAME_TOO_LARGE" : "NATIVE_PROTOCOL_ERROR",
+            `ZCode's recovery frame is unusable: ${result.reason}.`,
+          ),
+        );
+      }
+      return this.fault(result.reason);
+    }
     return this.logical(result.deliveryKind, result.frame);
   }
 

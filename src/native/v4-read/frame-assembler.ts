@@ -13,6 +13,8 @@
 import { crc32Hex } from "./crc32.js";
 
 export const V4_WIRE_VERSION = 3;
+/** the frame the bootstrap sends in place of one it could not reassemble or bound (never ZCode's) */
+export const ZCODE_ACP_FAULT = "zcodeAcpFault";
 export const ASSEMBLY_LIMITS = Object.freeze({
   maxFragments: 1024,
   maxLogicalBytes: 16 * 1024 * 1024,
@@ -29,7 +31,7 @@ const DELIVERY_KINDS = new Set<string>(["initial", "online", "recovery"]);
 export type AssemblyResult =
   | { kind: "frame"; deliveryKind: DeliveryKind; ordinal: number; subscriptionId: string; frame: unknown }
   | { kind: "none" }
-  | { kind: "fault"; reason: string };
+  | { kind: "fault"; reason: string; deliveryKind?: DeliveryKind; code?: string };
 
 interface Assembly {
   ordinal: number;
@@ -91,6 +93,20 @@ export class FrameAssembler {
     }
     const subscriptionId = typeof physical.subscriptionId === "string" ? physical.subscriptionId : "";
     if (ordinal <= this.lastOrdinal) return { kind: "none" }; // a duplicate or an older frame
+    if (physical.kind === ZCODE_ACP_FAULT) {
+      // the bootstrap could not reassemble or bound this frame (src/runtime/conversation-frames.js):
+      // its ordinal is used up, and the reader resynchronises (or ends, if it was a recovery)
+      this.lastOrdinal = ordinal;
+      const detail = isRecord(physical.fault) ? physical.fault : {};
+      const code = typeof detail.code === "string" ? detail.code.slice(0, 64) : "CHANNEL_PROTOCOL";
+      const message = typeof detail.message === "string" ? detail.message.slice(0, 500) : "no reason given";
+      return {
+        kind: "fault",
+        reason: `the bootstrap could not pass frame ${ordinal} on (${code}: ${message})`,
+        deliveryKind: deliveryKind as DeliveryKind,
+        code,
+      };
+    }
     if (physical.kind === "complete") {
       if (!("frame" in physical)) return fault("a complete wire frame without its frame");
       return this.deliver(ordinal, deliveryKind as DeliveryKind, subscriptionId, physical.frame);

@@ -1,6 +1,7 @@
 /**
  * A session's history through `conversationRowsRangeV4` (zcode-v4.md §3.5, docs/history.md): pages
- * of at most 200 rows, newest page first, each `beforeRowId` = the first rowId of the previous
+ * of at most 200 rows (after a page the bootstrap cut to its frame, twice the rows that page
+ * held), newest page first, each `beforeRowId` = the first rowId of the previous
  * page, until `hasMore` is false. Every page must be of the same conversation state
  * (`atLogEpoch`, `atRevision`, `atSeq`): when they change meanwhile the whole read is discarded
  * and done again (three attempts); a cursor that does not advance is a protocol error. The pages
@@ -41,8 +42,8 @@ interface Page {
   hasMore: boolean;
 }
 
-async function readPage(host: HostClient, ref: SessionRef, beforeRowId: string | number | undefined): Promise<Page> {
-  const params: Record<string, unknown> = { workspacePath: ref.workspacePath, sessionId: ref.sessionId, limit: ROWS_PAGE_LIMIT };
+async function readPage(host: HostClient, ref: SessionRef, beforeRowId: string | number | undefined, limit: number): Promise<Page> {
+  const params: Record<string, unknown> = { workspacePath: ref.workspacePath, sessionId: ref.sessionId, limit };
   if (beforeRowId !== undefined) params.beforeRowId = beforeRowId;
   const raw = await host.call<unknown>("agent", "conversationRowsRangeV4", params, { timeout: "readHistory" });
   if (!isRecord(raw) || !Array.isArray(raw.rows) || typeof raw.hasMore !== "boolean") {
@@ -61,8 +62,12 @@ async function readAll(host: HostClient, ref: SessionRef): Promise<Row[][] | und
   const pages: Row[][] = [];
   let at: string | undefined;
   let before: string | number | undefined;
+  let limit = ROWS_PAGE_LIMIT;
   for (let n = 0; n < MAX_PAGES; n++) {
-    const page = await readPage(host, ref, before);
+    const page = await readPage(host, ref, before, limit);
+    // a page the bootstrap cut to its frame (rows of several MB) says how many such rows fit: the
+    // next one asks for twice that, not for 200 rows of which most would be read and left out again
+    limit = page.rows.length < limit ? Math.min(ROWS_PAGE_LIMIT, Math.max(1, page.rows.length * 2)) : limit;
     if (at !== undefined && page.at !== at) return undefined;
     at = page.at;
     pages.push(page.rows);

@@ -116,7 +116,6 @@ export class ConversationProjection {
    * that end).
    */
   changed(store: RowStore, touched: Touched, zoneEvents = true): unknown[] {
-    this.ended = undefined;
     for (const key of touched.removed) this.seen.delete(key);
     const turns = new Map<string, { starts: unknown[]; body: unknown[]; ends: unknown[] }>();
     for (const key of touched.rows) {
@@ -141,20 +140,6 @@ export class ConversationProjection {
 
   // ---- rows ----
 
-  /** the turns whose header is terminal, computed once per frame */
-  private ended: Set<string> | undefined;
-
-  private endedTurns(store: RowStore): Set<string> {
-    if (this.ended) return this.ended;
-    const ended = new Set<string>();
-    for (const row of store.rows.values()) {
-      if (row.kind === "turnHeader" && typeof row.turnId === "string" && typeof row.state === "string" && TERMINAL_HEADER.has(row.state)) {
-        ended.add(row.turnId);
-      }
-    }
-    return (this.ended = ended);
-  }
-
   private row(store: RowStore, row: Row, starts: unknown[], body: unknown[], ends: unknown[]): void {
     const key = rowKey(row.rowId);
     let seen = this.seen.get(key);
@@ -175,7 +160,7 @@ export class ConversationProjection {
         seen.text = text.length;
         // a row still streaming under a finished turn is output that came after the turn's end (the
         // legacy stream's late event): ZCode closes a turn's rows when the turn ends
-        if (row.state === "streaming" && turnId !== undefined && this.endedTurns(store).has(turnId)) {
+        if (row.state === "streaming" && turnId !== undefined && store.endedTurns.has(turnId)) {
           this.logger.debug("V4 text of a finished turn ignored", { rowId: row.rowId, turnId });
           return;
         }
@@ -371,7 +356,7 @@ export class ConversationProjection {
       model: { current: selectionOf(config) ?? null },
       mode: { ...(typeof config.mode === "string" ? { current: config.mode } : {}), planEnabled: config.planEnabled === true },
     };
-    const runtime: Record<string, unknown> = { eventSeq: this.seq, activeTurnId: running ? (runningTurn(store) ?? null) : null };
+    const runtime: Record<string, unknown> = { eventSeq: this.seq, activeTurnId: running ? (store.runningTurn() ?? null) : null };
     const usage = isRecord(zone.usage) && isRecord(zone.usage.contextWindow) ? zone.usage.contextWindow : undefined;
     if (usage && typeof usage.usedTokens === "number" && typeof usage.maxTokens === "number" && usage.maxTokens > 0) {
       runtime.contextUsage = { used: Math.max(0, usage.usedTokens), size: usage.maxTokens };
@@ -463,14 +448,6 @@ function settingsKey(zone: Record<string, unknown>): string {
   return JSON.stringify([selectionOf(config) ?? null, zone.plan ?? null, usage ?? null]);
 }
 
-function runningTurn(store: RowStore): string | undefined {
-  let turnId: string | undefined;
-  for (const row of store.rows.values()) {
-    if (row.kind === "turnHeader" && row.state === "running" && typeof row.turnId === "string") turnId = row.turnId;
-  }
-  return turnId;
-}
-
 function progressText(row: Row): string | undefined {
   if (typeof row.outputPreview === "string" && row.outputPreview !== "") return row.outputPreview;
   const output = isRecord(row.output) ? row.output : undefined;
@@ -501,16 +478,12 @@ export function toolResult(row: Row, maxBytes = EVENT_STRING_BYTES): Record<stri
 }
 
 function turnOf(store: RowStore, item: Record<string, unknown>, toolCallId: string | undefined, interactionId: string): string | undefined {
-  let anchored: string | undefined;
-  for (const row of store.rows.values()) {
-    if (row.kind === "toolCall" && ((toolCallId && row.toolCallId === toolCallId) || row.approvalInteractionId === interactionId)) {
-      return str(row.turnId);
-    }
-    if (item.anchorRowId !== undefined && item.anchorRowId !== null && rowKey(row.rowId) === rowKey(item.anchorRowId as string)) {
-      anchored = str(row.turnId);
-    }
-  }
-  return anchored;
+  const tool = store.toolRow(toolCallId, interactionId);
+  if (tool) return str(tool.turnId);
+  const anchor = item.anchorRowId;
+  if (anchor === undefined || anchor === null || (typeof anchor !== "string" && typeof anchor !== "number")) return undefined;
+  const anchored = store.rows.get(rowKey(anchor));
+  return anchored ? str(anchored.turnId) : undefined;
 }
 
 const OPTION_DECISION: Record<string, string> = { allowOnce: "allow", allowAlways: "allow", deny: "deny" };

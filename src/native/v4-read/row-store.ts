@@ -51,12 +51,73 @@ export interface Touched {
   zones?: Record<string, unknown>[];
 }
 
+const TERMINAL_HEADER = new Set(["completedSuccess", "completedInterrupted", "failed"]);
+
 export class RowStore {
   logEpoch: string | number | undefined;
   seq = 0;
   revision = 0;
   zone: Record<string, unknown> = {};
   readonly rows = new Map<RowKey, Row>();
+  /**
+   * Indexes kept as rows come and go, so that what a frame asks of the store costs the same late in
+   * a long session as early (no scan of every held row per frame): the turns whose header is
+   * terminal, the headers still running (in row order), the tool rows by toolCallId and by the
+   * interaction they wait on.
+   */
+  private readonly endedTurnIds = new Set<string>();
+  private readonly runningHeaders = new Map<RowKey, string>();
+  private readonly toolsById = new Map<string, RowKey>();
+  private readonly toolsByInteraction = new Map<string, RowKey>();
+
+  /** the turns whose header is terminal */
+  get endedTurns(): ReadonlySet<string> {
+    return this.endedTurnIds;
+  }
+
+  /** the turn of the last header still running */
+  runningTurn(): string | undefined {
+    let turnId: string | undefined;
+    for (const id of this.runningHeaders.values()) turnId = id;
+    return turnId;
+  }
+
+  /** the tool row of a toolCallId, or the one waiting on an interaction */
+  toolRow(toolCallId: string | undefined, interactionId: string): Row | undefined {
+    const key = (toolCallId ? this.toolsById.get(toolCallId) : undefined) ?? this.toolsByInteraction.get(interactionId);
+    return key === undefined ? undefined : this.rows.get(key);
+  }
+
+  private set(key: RowKey, row: Row): void {
+    const previous = this.rows.get(key);
+    if (previous) this.unindex(key, previous);
+    this.rows.set(key, row);
+    if (row.kind === "turnHeader" && typeof row.turnId === "string") {
+      if (typeof row.state === "string" && TERMINAL_HEADER.has(row.state)) this.endedTurnIds.add(row.turnId);
+      if (row.state === "running") this.runningHeaders.set(key, row.turnId);
+    } else if (row.kind === "toolCall") {
+      if (typeof row.toolCallId === "string" && row.toolCallId !== "") this.toolsById.set(row.toolCallId, key);
+      if (typeof row.approvalInteractionId === "string") this.toolsByInteraction.set(row.approvalInteractionId, key);
+    }
+  }
+
+  private unindex(key: RowKey, row: Row): void {
+    if (row.kind === "turnHeader" && typeof row.turnId === "string") {
+      this.runningHeaders.delete(key);
+      this.endedTurnIds.delete(row.turnId);
+    } else if (row.kind === "toolCall") {
+      if (typeof row.toolCallId === "string" && this.toolsById.get(row.toolCallId) === key) this.toolsById.delete(row.toolCallId);
+      if (typeof row.approvalInteractionId === "string" && this.toolsByInteraction.get(row.approvalInteractionId) === key) {
+        this.toolsByInteraction.delete(row.approvalInteractionId);
+      }
+    }
+  }
+
+  private delete(key: RowKey): void {
+    const row = this.rows.get(key);
+    if (row) this.unindex(key, row);
+    this.rows.delete(key);
+  }
 
   get held(): boolean {
     return this.logEpoch !== undefined;
@@ -73,10 +134,14 @@ export class RowStore {
     this.revision = typeof revision === "number" ? revision : 0;
     this.zone = zone;
     this.rows.clear();
+    this.endedTurnIds.clear();
+    this.runningHeaders.clear();
+    this.toolsById.clear();
+    this.toolsByInteraction.clear();
     const window = isRecord(rows) && Array.isArray(rows.window) ? rows.window : [];
     for (const item of window) {
       const row = asRow(item);
-      if (row) this.rows.set(rowKey(row.rowId), row);
+      if (row) this.set(rowKey(row.rowId), row);
     }
   }
 
@@ -92,7 +157,7 @@ export class RowStore {
         if (!row) throw new MalformedFrameError(`a ${op} delta without a valid row`);
         const key = rowKey(row.rowId);
         if (op === "row.upserted" && !this.rows.has(key)) return;
-        this.rows.set(key, row);
+        this.set(key, row);
         touch(touched.rows, key);
         return;
       }
@@ -103,7 +168,7 @@ export class RowStore {
         for (const key of [...this.rows.keys()]) {
           if (key === rowKey(from)) removing = true;
           if (!removing) continue;
-          this.rows.delete(key);
+          this.delete(key);
           touched.removed.push(key);
         }
         return;
@@ -125,7 +190,7 @@ export class RowStore {
           const field = path as string;
           next[field] = (typeof row[field] === "string" ? row[field] : "") + append;
         }
-        this.rows.set(key, next);
+        this.set(key, next);
         touch(touched.rows, key);
         return;
       }

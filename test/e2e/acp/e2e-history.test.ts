@@ -4,7 +4,10 @@
  * that each read 3 MB (≈ 90 MB of history) prompts, loads (its history streamed in bounded pieces)
  * and resumes in new bridge processes; a 20 MB tool result, a 20 MB Write input asked for
  * permission and a 20 MB answer each reach the client as their head and a marker, and the
- * session prompts again. `_zcode/diagnostics` reports the largest frame the bridge received.
+ * session prompts again. `_zcode/diagnostics` reports the largest frame the bridge received, and
+ * it stays under 2 MiB and the channel's limit. On zcode-task-v3 (V4 frames only, bounded by the
+ * bootstrap: docs/zcode-host.md §16.9) also: 30 answers of 3 MB (≈ 90 MB of conversation rows)
+ * load page by page through conversationRowsRangeV4, and a lost frame is recovered by a resync.
  */
 import { describe, expect, it } from "vitest";
 import type { AcpTestClient } from "../../support/acp-test-client.js";
@@ -17,8 +20,13 @@ const DIAGNOSTICS = { ZCODE_ACP_DIAGNOSTICS: "1" };
 const FRAME_BOUND = 2 * 1024 * 1024;
 const TURNS = 30;
 
+/** the largest frame the bridge received on the internal channel; checked against the channel's own limit too */
 async function largestFrame(client: AcpTestClient): Promise<number> {
-  const result = (await client.agent.request("_zcode/diagnostics" as never, {} as never)) as { host: { largestFrameBytes: number } };
+  const result = (await client.agent.request("_zcode/diagnostics" as never, {} as never)) as {
+    host: { largestFrameBytes: number; frameLimitBytes: number };
+  };
+  expect(result.host.largestFrameBytes).toBeGreaterThan(0);
+  expect(result.host.largestFrameBytes).toBeLessThan(result.host.frameLimitBytes);
   return result.host.largestFrameBytes;
 }
 
@@ -70,6 +78,70 @@ describe("e2e: a long session and oversized events", () => {
     expect(reads2.length).toBeGreaterThan(TURNS);
     expect(reads2.every((c) => (c.params as { messageLimit?: number }).messageLimit === 1)).toBe(true);
   });
+
+  // zcode-task-v3 reads only ZCode's V4 rows, which keep a tool's output head (the case above keeps
+  // little in rows): here the rows themselves hold ≈ 90 MB, answers ZCode keeps whole (zcode-v4.md §3.8)
+  it.runIf(V3)(
+    `zcode-task-v3: ${TURNS} answers of 3 MB (≈ 90 MB of conversation rows) stream, then load page by page, every frame bounded`,
+    { timeout: 240_000 },
+    async () => {
+      const first = await start();
+      const ws = await t.workspace();
+      const { sessionId } = await first.newSession(ws);
+      for (let turn = 1; turn <= TURNS; turn += 1) {
+        await expect(first.prompt(sessionId, `sim:big-text mb=3 turn=${turn}`)).resolves.toMatchObject({ stopReason: "end_turn" });
+      }
+      // each live answer: its head, then the marker once ZCode's row is complete
+      const live = first.text(sessionId);
+      expect(live.match(/\n… \[zcode-acp: 2\.7 MB more not shown\]/g)).toHaveLength(TURNS);
+      expect(await largestFrame(first)).toBeLessThan(FRAME_BOUND);
+      await first.close();
+
+      const second = await start();
+      await second.agent.request("session/load", { sessionId, cwd: ws, mcpServers: [] });
+      const replayed = second.updates(sessionId);
+      const asked = replayed.filter((u) => u.sessionUpdate === "user_message_chunk").map((u) => u.content.text);
+      expect(asked).toEqual(Array.from({ length: TURNS }, (_, i) => `sim:big-text mb=3 turn=${i + 1}`));
+      const answers = replayed.filter((u) => u.sessionUpdate === "agent_message_chunk").map((u) => u.content.text as string);
+      expect(answers).toHaveLength(TURNS);
+      for (const answer of answers) {
+        expect(answer).toMatch(/^0123456789abcdef[\s\S]*\n… \[zcode-acp: 2\.9 MB more not shown\]$/);
+        expect(answer.length).toBeLessThan(80 * 1024);
+      }
+      // the history came in pages of ZCode's rows (the bootstrap cut each page to a frame), never whole
+      const pages = forSession(await t.calls("conversationRowsRangeV4"), sessionId);
+      expect(pages.length).toBeGreaterThan(2);
+      await expect(second.prompt(sessionId, "continue after load")).resolves.toMatchObject({ stopReason: "end_turn" });
+      expect(await largestFrame(second)).toBeLessThan(FRAME_BOUND);
+      second.expectValid();
+      await second.close();
+    },
+  );
+
+  it.runIf(V3)(
+    "zcode-task-v3: after a 3 MB answer, a frame lost on the way is recovered (resync) through the bounded frames",
+    { timeout: 60_000 },
+    async () => {
+      // the simulator's gap knob: the host's 3rd online frame never reaches any subscriber (the answer
+      // is the 1st; a Bash tool's progress cuts its turn into several frames)
+      const client = await t.start({ env: DIAGNOSTICS, simProfile: { v4GapAtFrame: 3 } });
+      await client.initialize();
+      const { sessionId } = await client.newSession(await t.workspace());
+      await expect(client.prompt(sessionId, "sim:big-text mb=3")).resolves.toMatchObject({ stopReason: "end_turn" });
+      // (a resync names the subscription, not the session)
+      const before = (await t.calls("resyncConversationV4")).length;
+      await expect(client.prompt(sessionId, "sim:tool-bash")).resolves.toMatchObject({ stopReason: "end_turn" });
+      expect((await t.calls("resyncConversationV4")).length).toBeGreaterThan(before);
+      const text = client.text(sessionId);
+      expect(text).toMatch(/^0123456789abcdef[\s\S]*\n… \[zcode-acp: 2\.7 MB more not shown\]The tests pass\.$/);
+      expect(text.match(/zcode-acp: /g)).toHaveLength(1);
+      const bash = client.updates(sessionId).filter((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed");
+      expect(bash).toHaveLength(1);
+      await expect(client.prompt(sessionId, "still here")).resolves.toMatchObject({ stopReason: "end_turn" });
+      expect(await largestFrame(client)).toBeLessThan(FRAME_BOUND);
+      client.expectValid();
+    },
+  );
 
   it(
     "a 20 MB tool result, a 20 MB Write asked for permission and a 20 MB answer: each reduced, the session goes on",

@@ -26,6 +26,39 @@ function wire(ordinal: number, text: string): Frame {
   };
 }
 
+function frameOf(ordinal: number, deliveryKind: string, payload: unknown): Frame & { frame: Record<string, unknown> } {
+  return {
+    wireVersion: 3,
+    kind: "complete",
+    deliveryKind,
+    logicalFrameId: `lf-${ordinal}`,
+    logicalFrameOrdinal: ordinal,
+    topic: "conversation/S",
+    subscriptionId: "sub",
+    frame: { topic: "conversation/S", subscriptionId: "sub", fromSeq: ordinal - 1, toSeq: ordinal, payload },
+  };
+}
+
+/** a logical frame as ZCode fragments it (zcode-v4.md §3.3), `size` decoded bytes per fragment */
+function zcodeFragments(ordinal: number, logical: unknown, size: number): Frame[] {
+  const bytes = Buffer.from(JSON.stringify(logical), "utf8");
+  const count = Math.ceil(bytes.length / size);
+  return Array.from({ length: count }, (_, index) => ({
+    wireVersion: 3,
+    kind: "fragment",
+    deliveryKind: "online",
+    logicalFrameId: `z-lf-${ordinal}`,
+    logicalFrameOrdinal: ordinal,
+    topic: "conversation/S",
+    subscriptionId: "sub",
+    fragmentIndex: index,
+    fragmentCount: count,
+    logicalBytes: bytes.length,
+    checksum: { algorithm: "crc32", value: runtimeCrc(bytes) },
+    dataBase64: bytes.subarray(index * size, (index + 1) * size).toString("base64"),
+  }));
+}
+
 describe("bootstrap: V4 conversation frames under the channel limit", () => {
   it("computes the same CRC-32 as the bridge", () => {
     const bytes = Buffer.from("zcode ✓ frames", "utf8");
@@ -34,9 +67,16 @@ describe("bootstrap: V4 conversation frames under the channel limit", () => {
 
   it("passes a frame that fits unchanged, and cuts a larger one into fragments the bridge reassembles", () => {
     const small = wire(1, "hi");
-    expect(conversationFrames(small, { frameLimitBytes: LIMIT })).toEqual([small]);
-    const big = wire(2, "é".repeat(600 * 1024));
-    const parts = projectEvent("conversation-frame", big, { frameLimitBytes: LIMIT }) as Frame[];
+    expect(conversationFrames(small, { frameLimitBytes: LIMIT, subscription: {} })).toEqual([small]);
+    // many rows, each within its bound: nothing is cut, the frame is too large for one physical frame
+    const big = frameOf(2, "online", {
+      kind: "deltas",
+      deltas: Array.from({ length: 150 }, (_, i) => ({
+        op: "row.appended",
+        row: { rowId: i + 1, kind: "assistantText", state: "complete", text: "é".repeat(3000) },
+      })),
+    });
+    const parts = projectEvent("conversation-frame", big, { frameLimitBytes: LIMIT, subscription: {} }) as Frame[];
     expect(parts.length).toBeGreaterThan(5);
     for (const part of parts) {
       expect(part.kind).toBe("fragment");
@@ -44,8 +84,75 @@ describe("bootstrap: V4 conversation frames under the channel limit", () => {
     }
     const assembler = new FrameAssembler();
     const results = parts.map((part) => assembler.push(part));
-    expect(results.at(-1)).toEqual({ kind: "frame", deliveryKind: "initial", ordinal: 2, subscriptionId: "sub", frame: big.frame });
+    expect(results.at(-1)).toEqual({ kind: "frame", deliveryKind: "online", ordinal: 2, subscriptionId: "sub", frame: big.frame });
     expect(results.slice(0, -1).every((r) => r.kind === "none")).toBe(true);
+  });
+
+  it("reassembles ZCode's own fragments of a frame of many MB and bounds its rows before they cross", () => {
+    const content = "0123456789abcdef\n".repeat(350_000); // 6 MB, in the frame three times
+    const input = { file_path: "big.txt", content };
+    const row = {
+      rowId: 7,
+      kind: "toolCall",
+      toolCallId: "t1",
+      toolName: "Write",
+      status: "pendingApproval",
+      inputText: JSON.stringify(input),
+      input,
+    };
+    const logical = frameOf(3, "online", { kind: "deltas", deltas: [{ op: "row.upserted", row }] }).frame;
+    const context = { frameLimitBytes: LIMIT, subscription: {} };
+    const zcode = zcodeFragments(3, logical, 1024 * 1024);
+    expect(zcode.length).toBeGreaterThan(10);
+    const sent = zcode.flatMap((fragment) => conversationFrames(fragment, context) as Frame[]);
+    for (const frame of sent) expect(Buffer.byteLength(JSON.stringify(frame))).toBeLessThan(LIMIT - 64 * 1024);
+    const assembler = new FrameAssembler();
+    const result = sent.map((frame) => assembler.push(frame)).at(-1);
+    expect(result?.kind).toBe("frame");
+    const out = (result as { frame: { payload: { deltas: Array<{ row: typeof row }> } } }).frame.payload.deltas[0]!.row;
+    expect(out.rowId).toBe(7);
+    expect(out.input.content).toMatch(/^0123456789abcdef\n[\s\S]*\n… \[zcode-acp: 5\.9 MB more not shown\]$/);
+    expect(out.inputText).toMatch(/\n… \[zcode-acp: \d+\.\d MB more not shown\]$/);
+  });
+
+  it("cuts a streamed field at its bound, leaves out what follows, and gives the marker with the row's next upsert", () => {
+    const context = { frameLimitBytes: LIMIT, subscription: {} };
+    const bound = 8 * 1024; // eventLimits(256 KiB).stringBytes
+    const streaming = { rowId: 1, kind: "assistantText", state: "streaming", text: "a".repeat(4000) };
+    const deltasOf = (ordinal: number, deltas: unknown[]) =>
+      (conversationFrames(frameOf(ordinal, "online", { kind: "deltas", deltas }), context) as Frame[])[0] as {
+        frame: { toSeq: number; payload: { deltas: Array<Record<string, unknown>> } };
+      };
+    let held = (deltasOf(1, [{ op: "row.appended", row: streaming }]).frame.payload.deltas[0]!.row as { text: string }).text;
+    const grow = deltasOf(2, [{ op: "row.delta", rowId: 1, path: "text", append: "b".repeat(10_000) }]).frame.payload.deltas;
+    expect(grow).toHaveLength(1);
+    held += grow[0]!.append as string;
+    expect(Buffer.byteLength(held)).toBe(bound);
+    const later = deltasOf(3, [{ op: "row.delta", rowId: 1, path: "text", append: "c".repeat(500) }]);
+    expect(later.frame.payload.deltas).toEqual([]); // left out, the seq interval kept
+    expect(later.frame.toSeq).toBe(3);
+    const full = "a".repeat(4000) + "b".repeat(10_000) + "c".repeat(500);
+    const done = deltasOf(4, [{ op: "row.upserted", row: { ...streaming, state: "complete", text: full } }]).frame.payload.deltas;
+    const text = (done[0]!.row as { text: string }).text;
+    // what the bridge holds only grew: the upsert is the held head and the marker of the rest
+    expect(text.startsWith(held)).toBe(true);
+    expect(text.slice(held.length)).toBe("\n… [zcode-acp: 6.3 kB more not shown]");
+  });
+
+  it("puts a fault frame (code and message) where ZCode's fragments fail their checks; the bridge resyncs on it", () => {
+    const context = { frameLimitBytes: LIMIT, subscription: {} };
+    const parts = zcodeFragments(5, frameOf(5, "online", { kind: "deltas", deltas: [] }).frame, 64);
+    const bad = parts.map((part, i) => (i === 1 ? { ...part, dataBase64: Buffer.from("x".repeat(30)).toString("base64") } : part));
+    const sent = bad.flatMap((fragment) => conversationFrames(fragment, context) as Frame[]);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatchObject({
+      kind: "zcodeAcpFault",
+      logicalFrameOrdinal: 5,
+      subscriptionId: "sub",
+      fault: { code: "CHANNEL_PROTOCOL" },
+    });
+    const result = new FrameAssembler().push(sent[0]);
+    expect(result).toMatchObject({ kind: "fault", deliveryKind: "online", code: "CHANNEL_PROTOCOL" });
   });
 
   it("bounds each row of a rows page, and leaves out the oldest rows of a page too large for a frame (hasMore)", () => {

@@ -147,6 +147,26 @@ describe("V4 conversation reader: subscription and sequencing", () => {
     expect(o.ends).toEqual([]);
   });
 
+  it("resyncs on the bootstrap's fault frame, and ends with its code when the fault answered a resync", async () => {
+    const host = new StubHost();
+    const r = await open(host);
+    host.frame(complete(1, logical(0, 10, snapshotPayload(base)), "initial"));
+    const fault = (ordinal: number, deliveryKind: string) => ({
+      ...complete(ordinal, undefined, deliveryKind as "online"),
+      frame: undefined,
+      kind: "zcodeAcpFault",
+      fault: { code: "FRAME_TOO_LARGE", message: "a conversation frame is 13000000 bytes after every row was bounded" },
+    });
+    host.frame(fault(2, "online"));
+    expect(host.callsOf("resyncConversationV4")).toEqual([
+      { workspacePath: "/w", subscriptionId: "sub-1", base: { logEpoch: "E1", seq: 10 } },
+    ]);
+    expect(r.ends).toEqual([]);
+    host.frame(fault(3, "recovery"));
+    expect(r.ends[0]).toMatchObject({ code: "FRAME_TOO_LARGE" });
+    expect(host.callsOf("unsubscribeConversationV4")).toHaveLength(1);
+  });
+
   it("ends on a broken recovery frame", async () => {
     const host = new StubHost();
     const r = await open(host);
