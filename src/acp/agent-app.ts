@@ -11,6 +11,7 @@ import type { SessionEngine } from "../session/session-engine.js";
 import { describeError } from "../util/errors.js";
 import { AcpClientPort } from "./client-port.js";
 import { AUTH_METHOD_ID, initializeResponse } from "./initialize.js";
+import { advertisesSubagents } from "./client-capabilities.js";
 import { answerPrompt } from "./prompt-failure.js";
 import { answer, asOnboardingRequired, invalidParams } from "./request-errors.js";
 import { ONBOARD_AUTH_METHOD_ID, terminalAuthOf } from "./onboarding-auth.js";
@@ -56,6 +57,11 @@ export interface ZcodeAgent {
   cancelSession(sessionId: string): void;
   /** the transport wrote this message to the client (with `reportsWrites`) */
   responseWritten(message: object): void;
+  /**
+   * the transport read an `initialize` request, before the SDK parses it: its raw params (the
+   * SDK's stable parser strips the unstable client capabilities, ./client-capabilities.ts)
+   */
+  initializeRead(rawParams: unknown): void;
 }
 
 export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
@@ -75,6 +81,12 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     for (const notice of notices) {
       port.sessionUpdate(noticeNotification(sessionId, notice)).catch((e) => logger.warn("notice not sent", { error: describeError(e) }));
     }
+  };
+
+  /** `clientCapabilities.subagents` of the last initialize the transport read (false without a transport report) */
+  let rawSubagents = false;
+  const initializeRead = (rawParams: unknown): void => {
+    rawSubagents = advertisesSubagents(rawParams);
   };
 
   /** whether initialize offered the onboarding auth method (./onboarding-auth.ts) */
@@ -158,7 +170,10 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
       void connection.closed.then(shutdown, shutdown);
     })
     .onRequest(acp.methods.agent.initialize, ({ params }) => {
-      if (port) port.capabilities = params.clientCapabilities ?? {};
+      if (port) {
+        port.capabilities = params.clientCapabilities ?? {};
+        port.subagents = rawSubagents;
+      }
       onboardingOffered = terminalAuthOf(params.clientCapabilities) !== undefined;
       logger.info("initialize", { client: params.clientInfo?.name, protocolVersion: params.protocolVersion });
       return initializeResponse(params.clientCapabilities);
@@ -274,8 +289,9 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
   function cancelSession(sessionId: string): void {
     const engine = service?.session(sessionId, { reopen: false });
     if (engine) engine.cancel();
+    else if (service?.cancelSubagent(sessionId)) return;
     else logger.debug("session/cancel for a session with nothing running (released or unknown) ignored", { sessionId });
   }
 
-  return { app, shutdown, diagnostics, cancelSession, responseWritten };
+  return { app, shutdown, diagnostics, cancelSession, responseWritten, initializeRead };
 }

@@ -126,7 +126,10 @@ export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
   const readable = incomingMessages({
     input: options.input.stream(early ? held : undefined),
     reply: (message) => void replies.write(message).catch((e) => logger.warn("transport answer not written", { error: describeError(e) })),
-    gate: (read) => wire.incoming(read),
+    gate: (read) => {
+      if (read.kind === "request" && read.method === "initialize") agent.initializeRead(read.message.params);
+      return wire.incoming(read);
+    },
     logger: logger.child("transport"),
     onEnd: (how) => {
       if (how !== "eof") inputFailure = how;

@@ -48,6 +48,8 @@ export const DEFAULT_TIMEOUTS_MS = Object.freeze({
   setMode: DEFAULT_CALL_TIMEOUT_MS,
   tokenUsage: DEFAULT_ACK_TIMEOUT_MS,
   cancel: DEFAULT_ACK_TIMEOUT_MS,
+  /** stopping one subagent (`stopSubagent`, 3.18+) */
+  stopSubagent: DEFAULT_ACK_TIMEOUT_MS,
   answerPermission: DEFAULT_ACK_TIMEOUT_MS,
   answerQuestion: DEFAULT_ACK_TIMEOUT_MS,
   answerProviderHeaders: DEFAULT_ACK_TIMEOUT_MS,
