@@ -11,6 +11,7 @@ import {
   CLIENT_RESULTS,
   capabilityProblem,
   checkUpdateKeys,
+  UNSTABLE_UPDATES,
   validateDefinition,
 } from "./acp-schema.js";
 
@@ -82,7 +83,12 @@ export class Transcript {
       if (!definition) {
         if (!method.startsWith("_")) this.problem(from, `unexpected method ${method}`);
       } else {
-        for (const error of validateDefinition(definition, message.params)) this.problem(from, `${method}: ${error}`);
+        // an unstable-only update is checked against the unstable schema (and gated below)
+        const unstable =
+          from === "agent" && method === "session/update" && String(message.params?.update?.sessionUpdate) in UNSTABLE_UPDATES;
+        for (const error of validateDefinition(definition, message.params, unstable ? "unstable" : "stable")) {
+          this.problem(from, `${method}: ${error}`);
+        }
       }
       if (from === "agent") {
         const gate = capabilityProblem(method, message.params, this.clientCapabilities);
