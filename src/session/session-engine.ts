@@ -463,6 +463,7 @@ export class SessionEngine {
       this.logger.warn("subagent without its parent tool call: ZCode cannot be told which one to stop", { childSessionId });
       return true;
     }
+    if (!subagents.cancelling(childSessionId)) return true; // asked already
     this.deps.native.stopSubagent({ ...this.where, toolCallId: parentToolCallId, childSessionId }).then(
       () => subagents.end(childSessionId, "cancelled", "Cancelled."),
       (error: unknown) => this.logger.warn("subagent not stopped", { childSessionId, error: describeError(error) }),

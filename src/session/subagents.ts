@@ -55,6 +55,8 @@ interface Child {
   readonly tools: ToolCallTracker;
   /** aborted when the child ends or is cancelled: its open permission requests are withdrawn (denied) */
   readonly abort: AbortController;
+  /** the client cancelled it and ZCode was asked to stop it: however it ends now, it ends `cancelled` */
+  cancelling?: boolean;
   /** its parent tool call had already ended when the child's first event came (one V4 frame): how */
   ending?: ParentEnd;
 }
@@ -171,6 +173,17 @@ export class Subagents {
   }
 
   /**
+   * The client cancelled this child and ZCode is asked to stop it: it ends `cancelled`, whichever
+   * event ends it. False when it was cancelled already (the transport and the SDK both report a cancel).
+   */
+  cancelling(childSessionId: string): boolean {
+    const child = this.children.get(childSessionId);
+    if (!child || child.cancelling) return false;
+    child.cancelling = true;
+    return true;
+  }
+
+  /**
    * The parent's turn ended: every child still tracked ends with it (`cancelled` when the turn
    * ended early, its open tools failed with `reason`).
    */
@@ -189,6 +202,7 @@ export class Subagents {
     this.children.delete(childSessionId);
     if (child.parentToolCallId) this.byParentTool.delete(child.parentToolCallId);
     this.remember(childSessionId);
+    if (child.cancelling) stopReason = "cancelled";
     child.abort.abort(`subagent ${stopReason}`);
     if (reason !== undefined) for (const update of child.tools.closeOpen(reason)) this.parent.post(update, childSessionId);
     if (summary) this.parent.post({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: summary } }, childSessionId);
