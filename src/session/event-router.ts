@@ -96,10 +96,10 @@ export class EventRouter {
 
   private readonly sessionEventHandlers: SessionEventHandlers = {
     "model.streaming": (payload) => this.emitAll(this.translator.modelStreaming(payload)),
-    "tool.updated": (payload) => {
+    "tool.updated": (payload, { turn }) => {
       if (this.subagents?.toolUpdated(payload)) return;
       this.emitAll(this.translator.toolUpdated(payload));
-      this.subagents?.parentToolUpdated(payload);
+      this.subagents?.parentToolUpdated(payload, turn.cancelRequested);
     },
     "turn.started": () => {}, // validated; its turn id was bound by ownerOf
     "turn.completed": (payload, { turn }) => this.engine.endTurn(turn, completedOutcome(payload, turn.cancelRequested), true),

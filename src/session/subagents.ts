@@ -135,13 +135,14 @@ export class Subagents {
   }
 
   /** After the parent's own tool event: an Agent call that finished ends the child it started. */
-  parentToolUpdated(payload: ToolUpdatedPayload): void {
+  parentToolUpdated(payload: ToolUpdatedPayload, turnCancelled: boolean): void {
     if ((payload.kind !== "result" && payload.kind !== "error") || !payload.toolCallId) return;
     const how: ParentEnd =
       payload.kind === "result"
         ? { stopReason: "end_turn", reason: undefined, summary: resultText(payload.result) }
         : {
-            stopReason: payload.error?.type === "cancelled" ? "cancelled" : "error",
+            // an Agent call that fails while the turn is being cancelled was cancelled with it
+            stopReason: turnCancelled || payload.error?.type === "cancelled" ? "cancelled" : "error",
             reason: payload.error?.message ?? "The subagent failed.",
             summary: undefined,
           };

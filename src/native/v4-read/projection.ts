@@ -284,7 +284,6 @@ export class ConversationProjection {
           message: str(failure.message) ?? (status === "cancelled" ? "The tool call was cancelled." : "The tool call failed."),
         };
         if (failure.code !== undefined) error.code = failure.code;
-        if (status === "cancelled") error.type = "cancelled";
         body.push(this.event("tool.updated", { kind: "error", ...base, error }, turnId));
         return;
       }
