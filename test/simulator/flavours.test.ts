@@ -182,7 +182,15 @@ describe.each(RELEASES)("the %s install", (release) => {
     const reference = await pinned(flavour.protocolFrom);
     const manifest = JSON.parse(await readFile(install.manifestPath, "utf8"));
     expect(manifest).toEqual(install.manifest);
-    expect(manifest.protocol).toEqual(flavour.line === "zcode-task-v3" ? v3Protocol(reference.protocol) : reference.protocol);
+    const lineProtocol = flavour.line === "zcode-task-v3" ? v3Protocol(reference.protocol) : reference.protocol;
+    // a 3.18+ host has stopSubagent, and its manifest allows it (the only difference to the line's)
+    const stops = flavour.hostFeatures?.includes("stop-subagent") === true;
+    expect(manifest.protocol.allowlist.agent.includes("stopSubagent")).toBe(stops);
+    expect(manifest.protocol).toEqual(
+      stops
+        ? { ...lineProtocol, allowlist: { ...lineProtocol.allowlist, agent: [...lineProtocol.allowlist.agent, "stopSubagent"] } }
+        : lineProtocol,
+    );
     expect(manifest.artifact).toMatchObject({
       appVersion: release,
       cliVersion: flavour.cliVersion,
