@@ -1,5 +1,5 @@
 /**
- * ZCode's subagents as ACP child sessions (adr/0025, docs/acp.md "Subagents"), for a client that
+ * ZCode's subagents as ACP child sessions (adr/0027, docs/acp.md "Subagents"), for a client that
  * advertised `clientCapabilities.subagents`. ZCode runs a subagent inside its parent's turn: the
  * parent's `Agent` / `Task` tool call starts it, the subagent's own tool events arrive on the
  * parent's stream marked `source: "subagent"` with its `childSessionId` and the parent tool call

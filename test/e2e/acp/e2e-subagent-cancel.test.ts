@@ -1,5 +1,5 @@
 /**
- * Cancelling one subagent (adr/0025): where ZCode can stop a single subagent (`stopSubagent`,
+ * Cancelling one subagent (adr/0027): where ZCode can stop a single subagent (`stopSubagent`,
  * 3.18+; the simulated 3.18.2 on the legacy line, 4.0.0 on V4) its child session advertises
  * `cancel`, and `session/cancel` on the child id stops that subagent only: ZCode is asked to stop
  * it, the child ends `cancelled`, and the parent's turn goes on to its own end.

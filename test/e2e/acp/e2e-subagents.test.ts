@@ -1,5 +1,5 @@
 /**
- * Subagents as ACP child sessions (adr/0025), through the built CLI: with
+ * Subagents as ACP child sessions (adr/0027), through the built CLI: with
  * `clientCapabilities.subagents` a subagent is announced with `subagent_update` on its parent and
  * its work goes out under its own session id (tools, its summary, permissions), then it ends;
  * without the capability nothing new goes out (the work stays flattened into the parent turn).
