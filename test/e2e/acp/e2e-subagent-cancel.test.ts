@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { SIM_RELEASES, type SimRelease } from "../../../fixtures/sim-install.js";
 import { e2e } from "../../support/e2e-harness.js";
+import { answersFor } from "../answers.js";
 
 const project = (process.env.ZCODE_ACP_SIM_RELEASE ?? "3.11.2") as SimRelease;
 // the project's release where it has stopSubagent (4.0.0), else the first legacy release with it
@@ -38,6 +39,36 @@ describe(`e2e: cancelling one subagent (ZCode ${release})`, () => {
     const childTools = client.updates(childId).filter((u) => u.sessionUpdate.startsWith("tool_call"));
     expect(childTools.at(-1)).toMatchObject({ sessionUpdate: "tool_call_update", status: "failed" });
     expect(["", "The sub-agent was stopped."]).toContain(client.text(childId));
+    client.expectValid();
+  });
+
+  it("a child's cancel withdraws its pending permission: ZCode gets one deny, a later allow is not taken", async () => {
+    let childId = "";
+    const client = await t.start({
+      onPermission: async (params) => {
+        // the client cancels the subagent while its permission is open, then (too late) allows it
+        await client.cancel(params.sessionId);
+        const allow = params.options.find((o) => o.kind === "allow_once")!;
+        return { outcome: { outcome: "selected", optionId: allow.optionId } };
+      },
+    });
+    await client.initialize({ subagents: {} } as Record<string, unknown>);
+    const { sessionId } = await client.newSession(await t.workspace());
+    const prompt = client.prompt(sessionId, "sim:subagent-permission");
+    const announce = await client.waitForUpdate(sessionId, (u) => u.sessionUpdate === "subagent_update");
+    childId = announce.sessionId as string;
+    await expect(prompt).resolves.toMatchObject({ stopReason: "end_turn" });
+    const asked = client.transcript.agentMessages().filter((m) => m.method === "session/request_permission");
+    expect(asked.map((m) => m.params.sessionId)).toEqual([childId]);
+    // exactly one answer reached ZCode, and it was the deny
+    const answers = answersFor(await t.sim().readCallLog(), "respondPermission", sessionId);
+    expect(answers.map((a) => a.optionId)).toEqual(["deny"]);
+    expect(client.text(sessionId)).toBe("The sub-agent could not run the tests.");
+    const end = client
+      .updates(sessionId)
+      .filter((u) => u.sessionUpdate === "subagent_update")
+      .at(-1);
+    expect(end).toEqual({ sessionUpdate: "subagent_update", sessionId: childId, state: { state: "idle", stopReason: "cancelled" } });
     client.expectValid();
   });
 });

@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { e2e } from "../../support/e2e-harness.js";
+import { answersFor } from "../answers.js";
 import type { AcpTestClient } from "../../support/acp-test-client.js";
 
 const t = e2e();
@@ -105,6 +106,8 @@ describe("e2e: subagents as child sessions", () => {
     expect(asked[0].toolCall.title).toContain("npm test");
     expect(client.text(sessionId)).toBe("The sub-agent ran the tests.");
     expect(client.text(childId)).toBe("All 12 tests pass.");
+    const answers = answersFor(await t.sim().readCallLog(), "respondPermission", sessionId);
+    expect(answers.map((a) => a.optionId)).toEqual(["allow_once"]);
     client.expectValid();
   });
 
