@@ -43,7 +43,6 @@ describe(`e2e: cancelling one subagent (ZCode ${release})`, () => {
   });
 
   it("a child's cancel withdraws its pending permission: ZCode gets one deny, a later allow is not taken", async () => {
-    let childId = "";
     const client = await t.start({
       onPermission: async (params) => {
         // the client cancels the subagent while its permission is open, then (too late) allows it
@@ -56,7 +55,7 @@ describe(`e2e: cancelling one subagent (ZCode ${release})`, () => {
     const { sessionId } = await client.newSession(await t.workspace());
     const prompt = client.prompt(sessionId, "sim:subagent-permission");
     const announce = await client.waitForUpdate(sessionId, (u) => u.sessionUpdate === "subagent_update");
-    childId = announce.sessionId as string;
+    const childId = announce.sessionId as string;
     await expect(prompt).resolves.toMatchObject({ stopReason: "end_turn" });
     const asked = client.transcript.agentMessages().filter((m) => m.method === "session/request_permission");
     expect(asked.map((m) => m.params.sessionId)).toEqual([childId]);

@@ -22,7 +22,7 @@ function rig() {
 }
 
 const childTool = (child: string, parent: string, kind: "scheduled" | "result" = "scheduled"): ToolUpdatedPayload =>
-  (kind === "scheduled"
+  kind === "scheduled"
     ? {
         kind,
         toolCallId: `t_${child}`,
@@ -40,10 +40,14 @@ const childTool = (child: string, parent: string, kind: "scheduled" | "result" =
         source: "subagent",
         parentToolCallId: parent,
         childSessionId: child,
-      }) as ToolUpdatedPayload;
+      };
 
-const agentResult = (parent: string, content: string): ToolUpdatedPayload =>
-  ({ kind: "result", toolCallId: parent, toolName: "Agent", result: { success: true, content } }) as ToolUpdatedPayload;
+const agentResult = (parent: string, content: string): ToolUpdatedPayload => ({
+  kind: "result",
+  toolCallId: parent,
+  toolName: "Agent",
+  result: { success: true, content },
+});
 
 describe("subagents of one parent session", () => {
   it("announces a child before its traffic, under its own id, and evicts it when its Agent call ends", () => {
