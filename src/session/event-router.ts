@@ -86,7 +86,8 @@ export class EventRouter {
   private readonly topLevelHandlers: TopLevelHandlers = {
     snapshot: (event) => this.snapshot(event.snapshot),
     "state.updated": (event) => this.stateUpdated(event.notification),
-    "permission.request": (event) => this.deps.broker.handlePermission(event.request, this.interactionContext(event.request)),
+    // a subagent's permission is asked under its child session (./subagents.ts); questions stay on the parent
+    "permission.request": (event) => this.deps.broker.handlePermission(event.request, this.interactionContext(event.request, true)),
     "userInput.request": (event) => this.deps.broker.handleUserInput(event.request, this.interactionContext(event.request)),
     "providerRuntimeHeaders.request": (event) =>
       this.deps.broker.handleProviderHeaders(event.request, this.interactionContext(event.request)),
@@ -269,7 +270,7 @@ export class EventRouter {
   }
 
   /** The context of a reverse request: the running prompt if the request belongs to it (binds the native turn id). */
-  private interactionContext(request: Record<string, unknown>): InteractionContext {
+  private interactionContext(request: Record<string, unknown>, underChild = false): InteractionContext {
     const requestTurnId = typeof request.turnId === "string" && request.turnId !== "" ? request.turnId : undefined;
     let turn: ActiveTurn | undefined = this.engine.liveTurn;
     if (turn && requestTurnId) {
@@ -278,7 +279,7 @@ export class EventRouter {
       }
       if (turn.turnId !== requestTurnId) turn = undefined;
     }
-    const origin = this.subagents && turn ? requestOrigin(request) : undefined;
+    const origin = underChild && this.subagents && turn ? requestOrigin(request) : undefined;
     const child = origin ? this.subagents?.interactionTarget(origin) : undefined;
     return this.context(turn, requestTurnId, child);
   }
