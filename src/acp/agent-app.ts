@@ -171,7 +171,10 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
       void connection.closed.then(shutdown, shutdown);
     })
     .onRequest(acp.methods.agent.initialize, ({ params }) => {
-      if (port) port.capabilities = { ...(params.clientCapabilities ?? {}), ...unstableCapabilities };
+      if (port) {
+        port.capabilities = { ...(params.clientCapabilities ?? {}), ...unstableCapabilities };
+        port.subagents = unstableCapabilities.subagents !== undefined;
+      }
       onboardingOffered = terminalAuthOf(params.clientCapabilities) !== undefined;
       logger.info("initialize", { client: params.clientInfo?.name, protocolVersion: params.protocolVersion });
       return initializeResponse(params.clientCapabilities);
@@ -292,6 +295,7 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
   function cancelSession(sessionId: string): void {
     const engine = service?.session(sessionId, { reopen: false });
     if (engine) engine.cancel();
+    else if (service?.cancelSubagent(sessionId)) return;
     else logger.debug("session/cancel for a session with nothing running (released or unknown) ignored", { sessionId });
   }
 

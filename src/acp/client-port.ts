@@ -5,6 +5,8 @@ import type { InteractionTracker } from "./wire-order.js";
 
 export class AcpClientPort implements ClientPort {
   capabilities: acp.ClientCapabilities = {};
+  /** `clientCapabilities.subagents`, read from the raw initialize params (`unstableClientCapabilities`, ./initialize.ts) */
+  subagents = false;
 
   constructor(
     private readonly client: acp.AgentContext,

@@ -50,6 +50,8 @@ export const DEFAULT_TIMEOUTS_MS = Object.freeze({
   /** ZCode 3.18+'s context composition at a turn's end: a usage read, so short; the turn does not wait on a failure */
   contextComposition: 5_000,
   cancel: DEFAULT_ACK_TIMEOUT_MS,
+  /** stopping one subagent (`stopSubagent`, 3.18+) */
+  stopSubagent: DEFAULT_ACK_TIMEOUT_MS,
   answerPermission: DEFAULT_ACK_TIMEOUT_MS,
   answerQuestion: DEFAULT_ACK_TIMEOUT_MS,
   answerProviderHeaders: DEFAULT_ACK_TIMEOUT_MS,

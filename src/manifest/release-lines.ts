@@ -118,6 +118,12 @@ export const V4_FRAME_EVENT = "onDynamicConversationFrame";
 export const V4_HEADERS_EVENT = "onDynamicWorkspaceProviderRuntimeHeadersRequest";
 /** the command types the bridge sends in a V4 envelope (the bootstrap refuses any other) */
 export const V4_COMMAND_TYPES = ["sendText", "stop", "deleteQueueItem", "setAutoDrain", "resolveInteraction", "compact"] as const;
+/**
+ * Stopping one subagent (ZCode 3.18+, docs/zcode-3.16-4.0.md): optional on the lines that can run
+ * 3.18 builds; only a manifest whose release has it allows it, and only there a subagent's child
+ * session advertises cancel (src/session/subagents.ts).
+ */
+export const SUBAGENT_STOP_METHOD = "stopSubagent";
 const COMMON_AGENT_METHODS = [
   "initialize",
   "createSession",
@@ -206,7 +212,7 @@ export const RELEASE_LINES: readonly ReleaseLine[] = [
     markers: ["zcodeBuiltinProviderConfigFilePath", "model-selection"],
     channels: { agent: "zcode-agent", task: "zcode-task", modelSelection: "model-selection" },
     methods: {
-      agent: [...COMMON_AGENT_METHODS, "readWorkspacePresentation", CONTEXT_COMPOSITION_METHOD],
+      agent: [...COMMON_AGENT_METHODS, "readWorkspacePresentation", CONTEXT_COMPOSITION_METHOD, SUBAGENT_STOP_METHOD],
       task: TASK_METHODS,
       modelSelection: ["getView"],
     },
@@ -226,7 +232,7 @@ export const RELEASE_LINES: readonly ReleaseLine[] = [
     // names the channel and allows nothing on it; its operations name allowlisted agent methods
     // and are never run (stop and answers go through V4 commands)
     channels: { agent: "zcode-agent", task: "zcode-task", modelSelection: "model-selection" },
-    methods: { agent: V3_AGENT_METHODS, task: [], modelSelection: ["getView"] },
+    methods: { agent: [...V3_AGENT_METHODS, SUBAGENT_STOP_METHOD], task: [], modelSelection: ["getView"] },
     events: { agent: [V4_FRAME_EVENT, V4_HEADERS_EVENT], task: [], modelSelection: [] },
     requiredMethods: { agent: V3_REQUIRED_AGENT_METHODS, task: [], modelSelection: ["getView"] },
     needsBuiltinProviderConfig: true,

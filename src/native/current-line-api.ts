@@ -113,6 +113,12 @@ export class CurrentLineApi implements NativeApi {
   stopTurn(params: SessionRef): Promise<void> {
     return this.with((api) => api.stopTurn(params));
   }
+  stopsSubagents(): Promise<boolean> {
+    return this.with((api) => api.stopsSubagents());
+  }
+  stopSubagent(params: SessionRef & { toolCallId: string; childSessionId: string }): Promise<void> {
+    return this.with((api) => api.stopSubagent(params));
+  }
   answerPermission(params: SessionRef & { requestId: string; optionId: string }): Promise<unknown> {
     return this.with((api) => api.answerPermission(params));
   }

@@ -136,6 +136,10 @@ export interface NativeApi {
   contextComposition(params: SessionRef): Promise<ContextComposition | undefined>;
   /** stop ZCode's running turn (V4 `stop`, or the legacy stopGeneration) */
   stopTurn(params: SessionRef): Promise<void>;
+  /** can ZCode stop one subagent (`stopSubagent`, 3.18+, allowed by the install's manifest)? */
+  stopsSubagents(): Promise<boolean>;
+  /** stop one subagent of the running turn, named by the tool call that started it (and its child session) */
+  stopSubagent(params: SessionRef & { toolCallId: string; childSessionId: string }): Promise<void>;
   answerPermission(params: SessionRef & { requestId: string; optionId: string }): Promise<unknown>;
   answerQuestion(params: SessionRef & { requestId: string; answer: QuestionAnswer }): Promise<unknown>;
   /** provider runtime headers are never supplied: always a decline with this message */

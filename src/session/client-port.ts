@@ -14,6 +14,11 @@ import type {
 export interface ClientPort {
   /** capabilities the client advertised in `initialize` */
   readonly capabilities: ClientCapabilities;
+  /**
+   * the client advertised `clientCapabilities.subagents` (an unstable capability SDK 2.4.0's
+   * stable parser strips: read from the raw initialize params, `unstableClientCapabilities` in src/acp/initialize.ts)
+   */
+  readonly subagents?: boolean;
   /** send a `session/update` notification; resolves when it was written */
   sessionUpdate(notification: SessionNotification): Promise<void>;
   /** `session/request_permission`; aborting the signal sends `$/cancel_request` and rejects */

@@ -6,7 +6,7 @@
  * (src/protocol/event-table.ts) to one handler per type: translation, terminal handling, the
  * interaction broker.
  */
-import type { SessionUpdate } from "@agentclientprotocol/sdk";
+import type { SessionUpdate, ToolCallUpdate } from "@agentclientprotocol/sdk";
 import {
   sessionEventRowOf,
   type HandledSessionEventType,
@@ -28,6 +28,7 @@ import type { SnapshotState } from "./snapshot-state.js";
 import { clientSurface, StreamTranslator } from "./stream-translator.js";
 import { abortableDelay } from "./session-lifecycle.js";
 import { completedOutcome, failedOutcome } from "./stop-reason.js";
+import { requestOrigin, Subagents } from "./subagents.js";
 
 const ENDED_TURNS_KEPT = 256;
 
@@ -63,8 +64,10 @@ export interface RoutedSession {
   failTurn(turn: ActiveTurn, error: BridgeError): void;
   markSuspect(): void;
   applySnapshot(snapshot: SessionSnapshot, how: ApplyOptions): void;
-  post(update: SessionUpdate): void;
-  emit(update: SessionUpdate): Promise<void>;
+  /** queue an update: on this session, or under `target` (a subagent's child session) */
+  post(update: SessionUpdate, target?: string): void;
+  /** resolves when written; `target`: a subagent's child session */
+  emit(update: SessionUpdate, target?: string): Promise<void>;
 }
 
 export class EventRouter {
@@ -74,11 +77,17 @@ export class EventRouter {
   /** native turns running without an ACP prompt (background tasks) */
   private readonly foreignTurnIds = new Set<string>();
   private readonly activityWaiters = new Set<() => void>();
+  /**
+   * subagents as child sessions (./subagents.ts), only for a client that advertised
+   * `clientCapabilities.subagents`; without it their work stays flattened into the parent turn
+   */
+  readonly subagents: Subagents | undefined;
 
   private readonly topLevelHandlers: TopLevelHandlers = {
     snapshot: (event) => this.snapshot(event.snapshot),
     "state.updated": (event) => this.stateUpdated(event.notification),
-    "permission.request": (event) => this.deps.broker.handlePermission(event.request, this.interactionContext(event.request)),
+    // a subagent's permission is asked under its child session (./subagents.ts); questions stay on the parent
+    "permission.request": (event) => this.deps.broker.handlePermission(event.request, this.interactionContext(event.request, true)),
     "userInput.request": (event) => this.deps.broker.handleUserInput(event.request, this.interactionContext(event.request)),
     "providerRuntimeHeaders.request": (event) =>
       this.deps.broker.handleProviderHeaders(event.request, this.interactionContext(event.request)),
@@ -88,7 +97,11 @@ export class EventRouter {
 
   private readonly sessionEventHandlers: SessionEventHandlers = {
     "model.streaming": (payload) => this.emitAll(this.translator.modelStreaming(payload)),
-    "tool.updated": (payload) => this.emitAll(this.translator.toolUpdated(payload, clientSurface(this.deps.client.capabilities))),
+    "tool.updated": (payload, { turn }) => {
+      if (this.subagents?.toolUpdated(payload)) return;
+      this.emitAll(this.translator.toolUpdated(payload, clientSurface(this.deps.client.capabilities)));
+      this.subagents?.parentToolUpdated(payload, turn.cancelRequested);
+    },
     "turn.started": () => {}, // validated; its turn id was bound by ownerOf
     "turn.completed": (payload, { turn }) => this.engine.endTurn(turn, completedOutcome(payload, turn.cancelRequested), true),
     "turn.failed": (payload, { turn }) => this.engine.endTurn(turn, failedOutcome(payload, turn.cancelRequested), !turn.cancelRequested),
@@ -114,6 +127,15 @@ export class EventRouter {
     private lastSeq: number,
   ) {
     this.translator = new StreamTranslator(engine.workspacePath, engine.logger);
+    if (deps.client.subagents === true) {
+      this.subagents = new Subagents({
+        parentSessionId: engine.sessionId,
+        cwd: engine.workspacePath,
+        logger: engine.logger.child("subagents"),
+        post: (update, target) => engine.post(update, target),
+        describeParentTool: (toolCallId) => this.translator.describeToolCall(toolCallId),
+      });
+    }
   }
 
   /** callers waiting in nextActivity (diagnostics) */
@@ -140,11 +162,14 @@ export class EventRouter {
 
   /** Final updates for the tool calls of the turn still open (it ended early). */
   closeOpenTools(reason: string): SessionUpdate[] {
+    // the subagents of the turn end with it (their own updates are queued here, before the parent's)
+    this.subagents?.endAll("cancelled", reason);
     return this.translator.closeOpenTools(reason);
   }
 
   /** Drop what is known about tool calls: they belong to an ended turn. */
   forgetTools(): void {
+    this.subagents?.endAll("end_turn");
     this.translator = new StreamTranslator(this.engine.workspacePath, this.engine.logger);
   }
 
@@ -246,7 +271,7 @@ export class EventRouter {
   }
 
   /** The context of a reverse request: the running prompt if the request belongs to it (binds the native turn id). */
-  private interactionContext(request: Record<string, unknown>): InteractionContext {
+  private interactionContext(request: Record<string, unknown>, underChild = false): InteractionContext {
     const requestTurnId = typeof request.turnId === "string" && request.turnId !== "" ? request.turnId : undefined;
     let turn: ActiveTurn | undefined = this.engine.liveTurn;
     if (turn && requestTurnId) {
@@ -255,12 +280,37 @@ export class EventRouter {
       }
       if (turn.turnId !== requestTurnId) turn = undefined;
     }
-    return this.context(turn, requestTurnId);
+    const origin = underChild && this.subagents && turn ? requestOrigin(request) : undefined;
+    const child = origin ? this.subagents?.interactionTarget(origin) : undefined;
+    return this.context(turn, requestTurnId, child);
   }
 
-  /** Interaction context; without a live turn of its own the signal is already aborted (never allow). */
-  private context(turn: ActiveTurn | undefined, turnId: string | undefined): InteractionContext {
+  /**
+   * Interaction context; without a live turn of its own the signal is already aborted (never allow).
+   * `child`: a subagent's request, asked under its child session and withdrawn when the child ends.
+   */
+  private context(
+    turn: ActiveTurn | undefined,
+    turnId: string | undefined,
+    child?: { sessionId: string; signal: AbortSignal; describe: (toolCallId: string) => Partial<ToolCallUpdate> | undefined },
+  ): InteractionContext {
     const engine = this.engine;
+    if (child && turn) {
+      return {
+        sessionId: engine.sessionId,
+        clientSessionId: child.sessionId,
+        workspacePath: engine.workspacePath,
+        turnId: turn.turnId ?? turnId,
+        incarnation: engine.incarnation,
+        native: this.deps.native,
+        client: this.deps.client,
+        logger: engine.logger.child("interaction"),
+        signal: AbortSignal.any([turn.signal, child.signal]),
+        update: (update) => engine.emit(update, child.sessionId),
+        failTurn: (error) => engine.failTurn(turn, error),
+        describeToolCall: child.describe,
+      };
+    }
     return {
       sessionId: engine.sessionId,
       workspacePath: engine.workspacePath,

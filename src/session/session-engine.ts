@@ -79,7 +79,7 @@ export class SessionEngine {
     this.lifecycle = new SessionLifecycle(this.sessionId);
     this.logger = deps.logger.child(`session.${this.sessionId}`);
     this.updates = new UpdateCoalescer({
-      send: (update) => this.deps.client.sessionUpdate({ sessionId: this.sessionId, update }),
+      send: (update, target) => this.deps.client.sessionUpdate({ sessionId: target ?? this.sessionId, update }),
       onError: (e) => this.logger.warn("session/update not delivered", { error: describeError(e) }),
       merge: deps.mergeDeltas,
     });
@@ -139,9 +139,9 @@ export class SessionEngine {
         this.needsResync = true;
       },
       applySnapshot: (snapshot, how) => this.applySnapshot(snapshot, how),
-      post: (update) => this.post(update),
+      post: (update, target) => this.updates.post(update, target),
       // resolves when written (rejects if the client is gone); text chunks may be merged while the client is behind
-      emit: (update) => this.updates.push(update),
+      emit: (update, target) => this.updates.push(update, target),
     };
   }
 
@@ -160,6 +160,9 @@ export class SessionEngine {
       if (signal.aborted) throw this.lifecycle.closedError(); // closed meanwhile: the close work closes it natively
       this.state.apply(snapshot, { emit: false });
       this.router.resetSeq(snapshot.runtime?.eventSeq ?? -1);
+      // children advertise cancel only where ZCode can stop one subagent (./subagents.ts)
+      const subagents = this.router.subagents;
+      if (subagents) subagents.canStop = await this.deps.native.stopsSubagents().catch(() => false);
       await this.attach(signal);
       this.lifecycle.to(this.subscription ? "attached" : "detached");
       await this.restore(restore, signal);
@@ -446,6 +449,32 @@ export class SessionEngine {
   }
 
   /** session/cancel: answered at once in every state. */
+  /**
+   * `session/cancel` of one of this session's subagent children: false when it is not one of
+   * them. A child advertises cancel only where ZCode can stop one subagent; there its open
+   * permission requests are withdrawn and ZCode stops it (the child ends as `cancelled` once
+   * ZCode confirmed). Elsewhere the cancel is ignored (the parent's cancel stops everything).
+   */
+  cancelSubagent(childSessionId: string): boolean {
+    const subagents = this.router.subagents;
+    if (!subagents?.has(childSessionId)) return false;
+    if (!subagents.canStop) {
+      this.logger.info("session/cancel of a subagent that does not advertise cancel ignored", { childSessionId });
+      return true;
+    }
+    const parentToolCallId = subagents.parentToolOf(childSessionId);
+    if (parentToolCallId === undefined) {
+      this.logger.warn("subagent without its parent tool call: ZCode cannot be told which one to stop", { childSessionId });
+      return true;
+    }
+    if (!subagents.cancelling(childSessionId)) return true; // asked already
+    this.deps.native.stopSubagent({ ...this.where, toolCallId: parentToolCallId, childSessionId }).then(
+      () => subagents.end(childSessionId, "cancelled", "Cancelled."),
+      (error: unknown) => this.logger.warn("subagent not stopped", { childSessionId, error: describeError(error) }),
+    );
+    return true;
+  }
+
   cancel(): void {
     this.turns.cancel();
   }

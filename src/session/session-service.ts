@@ -105,6 +105,17 @@ export class SessionService {
     return engine;
   }
 
+  /**
+   * `session/cancel` of a subagent's child session (./subagents.ts): its parent engine handles it;
+   * false when no open session has that child. At most MAX_ATTACHED_SESSIONS engines are asked.
+   */
+  cancelSubagent(childSessionId: string): boolean {
+    for (const engine of this.sessions.values()) {
+      if (!engine.isClosed && engine.cancelSubagent(childSessionId)) return true;
+    }
+    return false;
+  }
+
   /** The open (or opening) session's engine, never reopening: released and unknown sessions throw SESSION_NOT_FOUND. */
   get(sessionId: string): SessionEngine {
     const engine = this.session(sessionId, { reopen: false });

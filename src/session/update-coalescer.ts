@@ -21,8 +21,11 @@
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
 
 export interface UpdateCoalescerOptions {
-  /** write one update; resolves once it was handed to the client connection */
-  send(update: SessionUpdate): Promise<void>;
+  /**
+   * write one update; resolves once it was handed to the client connection. `target`: the ACP
+   * session it is for when it is not the queue's own (a subagent's child session, ./subagents.ts)
+   */
+  send(update: SessionUpdate, target?: string): Promise<void>;
   /** a write failed (the client is gone); the queue goes on with the next update */
   onError?(error: unknown): void;
   /** merge text chunks while the client is behind (default: on) */
@@ -48,6 +51,8 @@ interface Deferred {
 
 interface Entry {
   update: SessionUpdate;
+  /** another ACP session than the queue's own (a subagent's child); never merged across sessions */
+  target: string | undefined;
   /** text parts of a merged chunk, joined when it is written */
   parts: string[] | undefined;
   chars: number;
@@ -109,8 +114,8 @@ export class UpdateCoalescer {
   }
 
   /** Queue an update; resolves when it (or the chunk it was merged into) was written. */
-  push(update: SessionUpdate): Promise<void> {
-    const entry = this.enqueue(update);
+  push(update: SessionUpdate, target?: string): Promise<void> {
+    const entry = this.enqueue(update, target);
     entry.done ??= deferred();
     const promise = entry.done.promise;
     this.pump();
@@ -118,19 +123,20 @@ export class UpdateCoalescer {
   }
 
   /** Queue an update nobody waits for (no promise is made). */
-  post(update: SessionUpdate): void {
-    this.enqueue(update);
+  post(update: SessionUpdate, target?: string): void {
+    this.enqueue(update, target);
     this.pump();
   }
 
   /** The entry that carries `update`: the queued tail it was merged into, or a new one. */
-  private enqueue(update: SessionUpdate): Entry {
+  private enqueue(update: SessionUpdate, target: string | undefined): Entry {
     const text = mergeableText(update);
     const tail = this.queue[this.queue.length - 1];
     if (
       text !== undefined &&
       this.options.merge &&
       tail?.parts &&
+      tail.target === target &&
       sameStream(tail.update, update) &&
       tail.chars + text.length <= this.options.maxMergedChars
     ) {
@@ -142,7 +148,14 @@ export class UpdateCoalescer {
       return tail;
     }
     const chars = text?.length ?? 0;
-    const entry: Entry = { update, parts: text === undefined ? undefined : [text], chars, cost: ENTRY_COST + chars, done: undefined };
+    const entry: Entry = {
+      update,
+      target,
+      parts: text === undefined ? undefined : [text],
+      chars,
+      cost: ENTRY_COST + chars,
+      done: undefined,
+    };
     this.queue.push(entry);
     this.backlog += entry.cost;
     return entry;
@@ -201,7 +214,7 @@ export class UpdateCoalescer {
     const update = entry.parts && entry.parts.length > 1 ? withText(entry.update, entry.parts.join("")) : entry.update;
     let sending: Promise<void>;
     try {
-      sending = this.options.send(update);
+      sending = entry.target === undefined ? this.options.send(update) : this.options.send(update, entry.target);
     } catch (error) {
       sending = Promise.reject(error);
     }

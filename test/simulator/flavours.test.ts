@@ -184,6 +184,7 @@ describe.each(RELEASES)("the %s install", (release) => {
     expect(manifest).toEqual(install.manifest);
     expect(manifest.protocol).toEqual(flavourProtocol(flavour, reference.protocol));
     expect(manifest.protocol.allowlist.agent.includes("getContextComposition")).toBe(release === "3.18.2" || release === "4.0.0");
+    expect(manifest.protocol.allowlist.agent.includes("stopSubagent")).toBe(flavour.hostFeatures?.includes("stop-subagent") === true);
     expect(manifest.artifact).toMatchObject({
       appVersion: release,
       cliVersion: flavour.cliVersion,

@@ -4,6 +4,10 @@
  * of its method (requests and notifications by `method`, responses through the request id).
  * On top of the schema: exact keys for session updates (a misspelt optional field would pass
  * the schema) and capability gating of agent → client methods.
+ *
+ * Session updates that exist only in the SDK's UNSTABLE schema (`subagent_update`, …: stabilised
+ * by the spec after SDK 2.4.0) are checked against that schema, and only accepted when the client
+ * advertised their capability (`UNSTABLE_UPDATES`); every other message against the stable one.
  */
 import { createRequire } from "node:module";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
@@ -13,45 +17,34 @@ const require = createRequire(import.meta.url);
 const SCHEMA_ID = "acp-v1";
 
 type Schema = { $defs: Record<string, any>; $id?: string };
+const UNSTABLE_SCHEMA_ID = "acp-v1-unstable";
 const schema = structuredClone(require("@agentclientprotocol/sdk/schema/v1/schema.json")) as Schema;
 schema.$id = SCHEMA_ID;
-const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
-ajv.addSchema(schema);
-const compiled = new Map<string, ValidateFunction>();
-
-/**
- * The unstable schema the SDK ships, for the unstable session updates zcode-acp sends only to a
- * client that advertised them (plan operations, with `clientCapabilities.plan`): the stable schema
- * rejects them, so a `session/update` of such a kind is checked against this one instead.
- */
-const UNSTABLE_SCHEMA_ID = "acp-v1-unstable";
 const unstableSchema = structuredClone(require("@agentclientprotocol/sdk/schema/v1/schema.unstable.json")) as Schema;
 unstableSchema.$id = UNSTABLE_SCHEMA_ID;
-const unstableAjv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
-unstableAjv.addSchema(unstableSchema);
-const compiledUnstable = new Map<string, ValidateFunction>();
-/** the unstable session updates zcode-acp may send (each gated, `capabilityProblem`) */
-export const UNSTABLE_UPDATES: ReadonlySet<string> = new Set(["plan_update", "plan_removed"]);
+const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+ajv.addSchema(schema);
+ajv.addSchema(unstableSchema);
+const compiled = new Map<string, ValidateFunction>();
 
-/** Errors of `value` against the unstable schema's `$defs/<definition>` (empty when valid). */
-export function validateUnstableDefinition(definition: string, value: unknown): string[] {
-  if (!(definition in unstableSchema.$defs)) return [`no unstable schema definition ${definition}`];
-  let validate = compiledUnstable.get(definition);
-  if (!validate) {
-    validate = unstableAjv.compile({ $ref: `${UNSTABLE_SCHEMA_ID}#/$defs/${definition}` });
-    compiledUnstable.set(definition, validate);
-  }
-  if (validate(value)) return [];
-  return (validate.errors ?? []).slice(0, 5).map((e) => `${definition} (unstable)${e.instancePath} ${e.message ?? "invalid"}`);
-}
+/** Session updates of the unstable schema only, and the client capability each one needs. */
+export const UNSTABLE_UPDATES: Readonly<Record<string, string>> = {
+  subagent_update: "subagents",
+  session_message: "subagents",
+  session_message_chunk: "subagents",
+  plan_update: "plan",
+  plan_removed: "plan",
+};
 
-/** Errors of `value` against `$defs/<definition>` (empty when valid). */
-export function validateDefinition(definition: string, value: unknown): string[] {
-  if (!(definition in schema.$defs)) return [`no schema definition ${definition}`];
-  let validate = compiled.get(definition);
+/** Errors of `value` against `$defs/<definition>` of the stable (default) or the unstable schema (empty when valid). */
+export function validateDefinition(definition: string, value: unknown, which: "stable" | "unstable" = "stable"): string[] {
+  const source = which === "stable" ? schema : unstableSchema;
+  if (!(definition in source.$defs)) return [`no schema definition ${definition}`];
+  const key = `${which}:${definition}`;
+  let validate = compiled.get(key);
   if (!validate) {
-    validate = ajv.compile({ $ref: `${SCHEMA_ID}#/$defs/${definition}` });
-    compiled.set(definition, validate);
+    validate = ajv.compile({ $ref: `${which === "stable" ? SCHEMA_ID : UNSTABLE_SCHEMA_ID}#/$defs/${definition}` });
+    compiled.set(key, validate);
   }
   if (validate(value)) return [];
   return (validate.errors ?? []).slice(0, 5).map((e) => `${definition}${e.instancePath} ${e.message ?? "invalid"}`);
@@ -93,7 +86,6 @@ export const AGENT_RESULTS: Record<string, string> = {
 export const CLIENT_OUTBOUND_PARAMS: Record<string, string> = {
   initialize: "InitializeRequest",
   authenticate: "AuthenticateRequest",
-  logout: "LogoutRequest",
   "session/new": "NewSessionRequest",
   "session/load": "LoadSessionRequest",
   "session/resume": "ResumeSessionRequest",
@@ -119,18 +111,15 @@ export const CLIENT_RESULTS: Record<string, string> = {
   "terminal/kill": "KillTerminalResponse",
 };
 
-/** Allowed keys of each stable session update variant (and of the unstable ones we send), read from the schemas. */
+/** Allowed keys of each session update variant, read from the schema (stable; unstable for UNSTABLE_UPDATES). */
 const UPDATE_KEYS: Map<string, Set<string>> = (() => {
   const keys = new Map<string, Set<string>>();
-  for (const [from, only] of [
-    [schema, undefined],
-    [unstableSchema, UNSTABLE_UPDATES],
-  ] as const) {
-    for (const variant of from.$defs.SessionUpdate.oneOf as any[]) {
+  for (const source of [schema, unstableSchema]) {
+    for (const variant of source.$defs.SessionUpdate.oneOf as any[]) {
       const name = variant.properties.sessionUpdate.const as string;
-      if (only && !only.has(name)) continue;
+      if (source === unstableSchema && !(name in UNSTABLE_UPDATES)) continue;
       const ref = (variant.allOf?.[0]?.$ref as string | undefined)?.split("/").pop();
-      const props = ref ? Object.keys(from.$defs[ref].properties ?? {}) : [];
+      const props = ref ? Object.keys(source.$defs[ref].properties ?? {}) : [];
       keys.set(name, new Set(["sessionUpdate", ...props]));
     }
   }
@@ -163,8 +152,15 @@ export function capabilityProblem(method: string, params: any, caps: ClientCapab
     if ((kind === "compaction_update" || kind === "compaction_summary_chunk") && !session?.compaction) {
       return `${kind} without session.compaction`;
     }
-    // plan operations are unstable in SDK 2.4.0: only for a client that sent `plan` (its raw initialize)
-    if (UNSTABLE_UPDATES.has(kind) && !(caps as { plan?: unknown }).plan) return `${kind} without plan`;
+    const needs = typeof kind === "string" ? UNSTABLE_UPDATES[kind] : undefined;
+    const advertised = needs === undefined ? undefined : (caps as Record<string, unknown>)[needs];
+    if (needs !== undefined && (typeof advertised !== "object" || advertised === null))
+      return `${kind} without clientCapabilities.${needs}`;
   }
   return undefined;
+}
+
+/** Errors of `value` against the unstable schema's `$defs/<definition>` (the unstable updates, `UNSTABLE_UPDATES`). */
+export function validateUnstableDefinition(definition: string, value: unknown): string[] {
+  return validateDefinition(definition, value, "unstable");
 }

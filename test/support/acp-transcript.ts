@@ -112,9 +112,12 @@ export class Transcript {
       if (!definition) {
         if (!method.startsWith("_")) this.problem(from, `unexpected method ${method}`);
       } else {
-        // v1's plan operations and the subagent updates are in the SDK's unstable schema (gated on the client's capability below)
+        // v1's unstable-only updates (plan operations, subagents) are checked against the unstable schema (and gated below)
         const unstable =
-          this.rules === V1_RULES && method === "session/update" && UNSTABLE_UPDATES.has(message.params?.update?.sessionUpdate);
+          this.rules === V1_RULES &&
+          from === "agent" &&
+          method === "session/update" &&
+          String(message.params?.update?.sessionUpdate) in UNSTABLE_UPDATES;
         const validate = unstable ? validateUnstableDefinition : this.rules.validate;
         for (const error of validate(definition, message.params)) this.problem(from, `${method}: ${error}`);
       }

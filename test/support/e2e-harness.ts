@@ -5,7 +5,7 @@
 import { mkdtemp } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { afterAll, afterEach, beforeAll, expect, onTestFailed } from "vitest";
-import { createSimulatedInstall, type CallLogEntry, type SimInstall } from "../../fixtures/sim-install.js";
+import { createSimulatedInstall, type CallLogEntry, type SimInstall, type SimRelease } from "../../fixtures/sim-install.js";
 import { AcpTestClient, type AcpTestClientOptions } from "./acp-test-client.js";
 
 export interface E2E {
@@ -22,11 +22,12 @@ export interface E2E {
   stops(sessionId: string): Promise<CallLogEntry[]>;
 }
 
-export function e2e(): E2E {
+/** `release`: a simulated release of its own for this file (default: the project's, ZCODE_ACP_SIM_RELEASE) */
+export function e2e(options: { release?: SimRelease } = {}): E2E {
   let install: SimInstall | undefined;
   const clients: AcpTestClient[] = [];
   beforeAll(async () => {
-    install = await createSimulatedInstall();
+    install = await createSimulatedInstall(options.release ? { release: options.release } : {});
   });
   afterEach(async () => {
     const open = clients.splice(0);

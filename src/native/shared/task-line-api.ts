@@ -322,6 +322,28 @@ export abstract class TaskLineApi implements NativeApi {
     await this.host.operate("cancelGeneration", params.sessionId, { workspacePath: params.workspacePath }, { timeout: "cancel" });
   }
 
+  /** `stopSubagent` where the manifest allows it (3.18+; the lines list it as optional) */
+  stopsSubagents(): Promise<boolean> {
+    return this.host.allows("agent", "stopSubagent");
+  }
+
+  /**
+   * Stop one subagent: `stopSubagent {workspacePath, sessionId, toolCallId, childSessionId}`.
+   * GUESS: the method is public (zpocket v1.5.0 adapts 3.18's), its parameters are not; the
+   * simulator takes the parent tool call's id (docs/zcode-host.md, fixtures/README.md).
+   */
+  async stopSubagent(params: SessionRef & { toolCallId: string; childSessionId: string }): Promise<void> {
+    if (!(await this.stopsSubagents())) {
+      throw new BridgeError("METHOD_NOT_ALLOWED", "This ZCode release cannot stop a single subagent; cancel the parent session instead.");
+    }
+    await this.host.call(
+      "agent",
+      "stopSubagent",
+      { ...ref(params), toolCallId: params.toolCallId, childSessionId: params.childSessionId },
+      { timeout: "stopSubagent" },
+    );
+  }
+
   answerPermission(params: SessionRef & { requestId: string; optionId: string }): Promise<unknown> {
     if (this.readPath === "v4") {
       return this.v4Input().resolveInteraction(ref(params), params.requestId, { optionId: params.optionId }, "answerPermission");

@@ -16,7 +16,10 @@
  *   interactionId, answered through `resolveInteraction`).
  *
  * It is a differ: what was last said about each row is kept, and a changed row says only what
- * changed. Rows of the other kinds (subagent, artifact, hookInvocation, timelineMarker) and of
+ * changed. A sub-agent's own tool row names its parent tool call; with the `subagent` row of that
+ * call naming a `childSessionId`, its events carry it as the legacy ones do (`source: "subagent"`,
+ * `parentToolCallId`, `childSessionId`; its permission requests an `origin`), decided once per tool
+ * row. Rows of the other kinds (subagent, artifact, hookInvocation, timelineMarker) and of
  * unknown kinds are ignored with a debug log. Per frame the events go out in this order: new
  * turns, row changes (in the order the rows were touched), A zone changes, interactions, then
  * turn ends, so that a turn's text and tools always precede its end.
@@ -50,6 +53,8 @@ interface Seen {
   ended?: boolean;
   /** userInput: steer drained said */
   steered?: boolean;
+  /** toolCall of a sub-agent: its child session (null: none named when the row was first said) */
+  child?: string | null;
 }
 
 interface ZoneSeen {
@@ -174,7 +179,7 @@ export class ConversationProjection {
         return;
       }
       case "toolCall":
-        return this.tool(row, seen, turnId, body);
+        return this.tool(store, row, seen, turnId, body);
       case "timelineMarker": {
         if (row.marker !== "compact") return;
         const said = compactionKey(row);
@@ -220,7 +225,7 @@ export class ConversationProjection {
     ends.push(this.event("turn.completed", { resultType, ...(inputId ? { inputId } : {}) }, turnId));
   }
 
-  private tool(row: Row, seen: Seen, turnId: string | undefined, body: unknown[]): void {
+  private tool(store: RowStore, row: Row, seen: Seen, turnId: string | undefined, body: unknown[]): void {
     const toolCallId = str(row.toolCallId);
     if (!toolCallId) return;
     const toolName = str(row.toolName);
@@ -229,7 +234,11 @@ export class ConversationProjection {
     if (toolName) base.toolName = toolName;
     // a sub-agent's own tool: ZCode's row names its parent (the legacy event's `source: "subagent"` origin)
     const parent = str(row.parentToolCallId);
-    if (parent) Object.assign(base, { source: "subagent", parentToolCallId: parent });
+    if (parent) {
+      Object.assign(base, { source: "subagent", parentToolCallId: parent });
+      if (seen.child === undefined) seen.child = childSessionOf(store, parent) ?? null;
+      if (seen.child) base.childSessionId = seen.child;
+    }
     const hasInput = row.input !== undefined && status !== "inputStreaming";
     if (seen.status === undefined || (hasInput && !seen.input)) {
       const scheduled: Record<string, unknown> = { kind: "scheduled", ...base };
@@ -477,6 +486,12 @@ export function toolResult(row: Row, maxBytes = EVENT_STRING_BYTES): Record<stri
   return result;
 }
 
+/** the child session the `subagent` row of a parent tool call names, if any */
+function childSessionOf(store: RowStore, parentToolCallId: string): string | undefined {
+  const row = store.subagentRow(parentToolCallId);
+  return row ? str(row.childSessionId) : undefined;
+}
+
 function turnOf(store: RowStore, item: Record<string, unknown>, toolCallId: string | undefined, interactionId: string): string | undefined {
   const tool = store.toolRow(toolCallId, interactionId);
   if (tool) return str(tool.turnId);
@@ -484,6 +499,11 @@ function turnOf(store: RowStore, item: Record<string, unknown>, toolCallId: stri
   if (anchor === undefined || anchor === null || (typeof anchor !== "string" && typeof anchor !== "number")) return undefined;
   const anchored = store.rows.get(rowKey(anchor));
   return anchored ? str(anchored.turnId) : undefined;
+}
+
+function parentToolOf(store: RowStore, toolCallId: string): string | undefined {
+  const row = store.toolRow(toolCallId, "");
+  return row ? str(row.parentToolCallId) : undefined;
 }
 
 const OPTION_DECISION: Record<string, string> = { allowOnce: "allow", allowAlways: "allow", deny: "deny" };
@@ -497,6 +517,10 @@ function interactionEvent(item: Record<string, unknown>, interactionId: string, 
   if (turnId) request.turnId = turnId;
   if (toolCallId) request.toolCallId = toolCallId;
   if (str(payload.toolName)) request.toolName = payload.toolName;
+  // a sub-agent's tool: the request names its child session as the legacy `origin` does
+  const parent = toolCallId ? parentToolOf(store, toolCallId) : undefined;
+  const child = parent ? childSessionOf(store, parent) : undefined;
+  if (parent && child) request.origin = { kind: "subagent", childSessionId: child, parentToolCallId: parent, parentSessionId: sessionId };
   if (item.kind === "permission") {
     if (typeof payload.summary === "string") request.reason = payload.summary;
     if (payload.detail !== undefined) request.input = boundStrings(payload.detail, EVENT_STRING_BYTES);

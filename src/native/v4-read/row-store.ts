@@ -69,6 +69,7 @@ export class RowStore {
   private readonly runningHeaders = new Map<RowKey, string>();
   private readonly toolsById = new Map<string, RowKey>();
   private readonly toolsByInteraction = new Map<string, RowKey>();
+  private readonly subagentsByParent = new Map<string, RowKey>();
 
   /** the turns whose header is terminal */
   get endedTurns(): ReadonlySet<string> {
@@ -88,6 +89,12 @@ export class RowStore {
     return key === undefined ? undefined : this.rows.get(key);
   }
 
+  /** the `subagent` row of a parent tool call (it names the child session) */
+  subagentRow(parentToolCallId: string): Row | undefined {
+    const key = this.subagentsByParent.get(parentToolCallId);
+    return key === undefined ? undefined : this.rows.get(key);
+  }
+
   private set(key: RowKey, row: Row): void {
     const previous = this.rows.get(key);
     if (previous) this.unindex(key, previous);
@@ -98,6 +105,8 @@ export class RowStore {
     } else if (row.kind === "toolCall") {
       if (typeof row.toolCallId === "string" && row.toolCallId !== "") this.toolsById.set(row.toolCallId, key);
       if (typeof row.approvalInteractionId === "string") this.toolsByInteraction.set(row.approvalInteractionId, key);
+    } else if (row.kind === "subagent" && typeof row.parentToolCallId === "string") {
+      this.subagentsByParent.set(row.parentToolCallId, key);
     }
   }
 
@@ -110,6 +119,8 @@ export class RowStore {
       if (typeof row.approvalInteractionId === "string" && this.toolsByInteraction.get(row.approvalInteractionId) === key) {
         this.toolsByInteraction.delete(row.approvalInteractionId);
       }
+    } else if (row.kind === "subagent" && typeof row.parentToolCallId === "string") {
+      if (this.subagentsByParent.get(row.parentToolCallId) === key) this.subagentsByParent.delete(row.parentToolCallId);
     }
   }
 
@@ -138,6 +149,7 @@ export class RowStore {
     this.runningHeaders.clear();
     this.toolsById.clear();
     this.toolsByInteraction.clear();
+    this.subagentsByParent.clear();
     const window = isRecord(rows) && Array.isArray(rows.window) ? rows.window : [];
     for (const item of window) {
       const row = asRow(item);

@@ -54,7 +54,7 @@ export async function askChoiceAsPermission(
   const { ctx } = pending;
   const { options, values, rejectId } = choiceOptions(question);
   const asked = await pending.askClient(
-    (signal) => ctx.client.requestPermission({ sessionId: ctx.sessionId, toolCall, options }, signal),
+    (signal) => ctx.client.requestPermission({ sessionId: ctx.clientSessionId ?? ctx.sessionId, toolCall, options }, signal),
     ifClientFails,
   );
   if (asked === undefined) return;

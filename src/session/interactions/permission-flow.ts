@@ -122,7 +122,7 @@ export async function askPermission(
   ifNoDeny: BridgeError,
 ): Promise<void> {
   const asked = await pending.askClient(
-    (signal) => ctx.client.requestPermission({ sessionId: ctx.sessionId, toolCall, options }, signal),
+    (signal) => ctx.client.requestPermission({ sessionId: ctx.clientSessionId ?? ctx.sessionId, toolCall, options }, signal),
     ifNoDeny,
   );
   if (asked === undefined) return;

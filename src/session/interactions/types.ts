@@ -10,7 +10,13 @@ import type { BridgeError } from "../../util/errors.js";
 import type { ClientPort } from "../client-port.js";
 
 export interface InteractionContext {
+  /** the ZCode session the request belongs to (its answer goes there) */
   sessionId: string;
+  /**
+   * the ACP session the client is asked under when it is not `sessionId`: a subagent's child
+   * session (../subagents.ts); its `update`s go there too
+   */
+  clientSessionId?: string;
   workspacePath: string;
   turnId: string | undefined;
   incarnation: number;
