@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Any } from "./support/host-harness.js";
-import { promptToEnd, sessionRig, WS } from "./support/session-helpers.js";
+import { answerPermission, promptToEnd, sessionRig, WS } from "./support/session-helpers.js";
 import { expectIncreasingSeq, streamingKinds, terminals, toolKinds } from "./support/envelopes.js";
 
 describe("tool scenarios (docs/zcode-host.md §5.5, §5.6, §12.2 #3-5)", () => {
@@ -93,6 +93,49 @@ describe("tool scenarios (docs/zcode-host.md §5.5, §5.6, §12.2 #3-5)", () => 
       childSessionId: expect.any(String),
       agentType: "explore",
     });
+  });
+
+  it("subagent-permission: the child Bash asks with a subagent origin naming the child session; the answer reaches the tool", async () => {
+    const rig = await sessionRig();
+    await rig.prompt("sim:subagent-permission");
+    const { request, accepted } = await answerPermission(rig, "allow_once");
+    expect(accepted).toBe(true);
+    const terminal = await rig.events.terminal(1);
+    const turn = rig.events.ofTurn(terminal.turnId);
+    const parent = turn.find((e) => e.type === "tool.updated" && e.payload.toolName === "Agent").payload;
+    expect(request).toMatchObject({
+      toolName: "Bash",
+      origin: { kind: "subagent", childSessionId: expect.any(String), parentSessionId: rig.sessionId, parentToolCallId: parent.toolCallId },
+    });
+    const child = turn.filter((e) => e.type === "tool.updated" && e.payload.source === "subagent");
+    expect(child.at(-1).payload).toMatchObject({ kind: "result", childSessionId: request.origin.childSessionId });
+    expect(terminal.payload.resultType).toBe("success");
+  });
+
+  it("subagent-stoppable: runs until stopSubagent names its Agent call (3.18.2), then the child fails cancelled and the turn ends", async () => {
+    const rig = await sessionRig({ release: "3.18.2" });
+    await rig.prompt("sim:subagent-stoppable wait=20000");
+    const started = (
+      await rig.events.waitFor(
+        (e) =>
+          e.type === "session.event" &&
+          e.event.type === "tool.updated" &&
+          e.event.payload.source === "subagent" &&
+          e.event.payload.kind === "started",
+        5000,
+        "the child tool started",
+      )
+    ).event;
+    const stopped = await rig.conn.agent.stopSubagent({
+      workspacePath: WS,
+      sessionId: rig.sessionId,
+      toolCallId: started.payload.parentToolCallId,
+    });
+    expect(stopped).toEqual({ stopped: true });
+    const terminal = await rig.events.terminal(1);
+    const child = rig.events.ofTurn(terminal.turnId).filter((e) => e.type === "tool.updated" && e.payload.source === "subagent");
+    expect(child.at(-1).payload).toMatchObject({ kind: "error", error: { type: "cancelled" } });
+    expect(terminal.payload.resultType).toBe("success");
   });
 
   it("background: a model-only background turn arrives while idle, with its own single terminal", async () => {

@@ -86,6 +86,7 @@ export const AGENT_RESULTS: Record<string, string> = {
 export const CLIENT_OUTBOUND_PARAMS: Record<string, string> = {
   initialize: "InitializeRequest",
   authenticate: "AuthenticateRequest",
+  logout: "LogoutRequest",
   "session/new": "NewSessionRequest",
   "session/load": "LoadSessionRequest",
   "session/resume": "ResumeSessionRequest",

@@ -1,7 +1,7 @@
 import { chmod, copyFile, mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
-import { join, win32 } from "node:path";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { assessInstall, type AssessOptions } from "../../../src/compat/assess.js";
 import { formatAssessment } from "../../../src/compat/format-assessment.js";
@@ -511,7 +511,8 @@ describe("win32 layout", () => {
       const noRoot = await assessInstall({ ...opts, installRoot: undefined, env: { PATH: process.env.PATH } });
       expectFailedAt(noRoot, "layout", /LOCALAPPDATA is not set\)\. Pass --zcode-install DIR/);
       const defaulted = await assessInstall({ ...opts, installRoot: undefined, env: { LOCALAPPDATA: work } });
-      expect(defaulted.installRoot).toBe(win32.join(work, "Programs", "ZCode"));
+      // joined with this machine's separator (src/install/layout.ts): win32.join on Windows
+      expect(defaulted.installRoot).toBe(join(work, "Programs", "ZCode"));
     } finally {
       await sim.cleanup();
       await rm(work, { recursive: true, force: true });
