@@ -21,6 +21,8 @@ import { listFilterDirectory, workspaceDirectory } from "./session-params.js";
 import { parseSteeringRequest } from "./steering-request.js";
 import { STEERING_METHOD } from "../session/steering.js";
 import type { InteractionTracker } from "./wire-order.js";
+import type { SessionCalls } from "../native/session-calls.js";
+import { registerSessionManagement } from "./session-management.js";
 
 export interface ZcodeAgentOptions {
   /** the typed native API of the install's release line */
@@ -45,6 +47,8 @@ export interface ZcodeAgentOptions {
    * loop after the handler stands for "written".
    */
   reportsWrites?: boolean;
+  /** what the install's host offers of session management, for initialize to advertise (absent: nothing) */
+  sessionCalls?: () => Promise<SessionCalls>;
 }
 
 export interface ZcodeAgent {
@@ -85,6 +89,8 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     }
   };
 
+  /** the session management calls initialize advertised */
+  let advertised: SessionCalls | undefined;
   /** whether initialize offered the onboarding auth method (./onboarding-auth.ts) */
   let onboardingOffered = false;
   /** `logout` (./logout.ts): logged out, what uses the ZCode account is `auth_required` until `authenticate` */
@@ -170,14 +176,15 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
       });
       void connection.closed.then(shutdown, shutdown);
     })
-    .onRequest(acp.methods.agent.initialize, ({ params }) => {
+    .onRequest(acp.methods.agent.initialize, async ({ params }) => {
       if (port) {
         port.capabilities = { ...(params.clientCapabilities ?? {}), ...unstableCapabilities };
         port.subagents = unstableCapabilities.subagents !== undefined;
       }
       onboardingOffered = terminalAuthOf(params.clientCapabilities) !== undefined;
       logger.info("initialize", { client: params.clientInfo?.name, protocolVersion: params.protocolVersion });
-      return initializeResponse(params.clientCapabilities);
+      advertised = (await options.sessionCalls?.()) ?? advertised;
+      return initializeResponse(params.clientCapabilities, advertised);
     })
     .onRequest(acp.methods.agent.authenticate, ({ params }) =>
       answer(async () => {
@@ -275,6 +282,9 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     )
     // usually a no-op: the transport already cancelled when it read the line (cancelSession)
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => cancelSession(params.sessionId));
+
+  // session/delete, session/set_title and session/fork where the install offers them (./session-management.ts)
+  registerSessionManagement(app, { sessions, advertised: () => advertised, afterResponse, requireSignIn: () => signIn.require() });
 
   // `_session/steering` (adr/0022): text for the running turn, answered injected / startedNewTurn / promptRequired
   app.onRequest(

@@ -6,14 +6,20 @@
 import type { InitializeResponse } from "@agentclientprotocol/sdk";
 import { PACKAGE_VERSION } from "../version.js";
 import { onboardAuthMethod, terminalAuthOf } from "./onboarding-auth.js";
+import type { SessionCalls } from "../native/session-calls.js";
+import { sessionManagementCapabilities } from "./session-management-capabilities.js";
 
 /** the SDK's PROTOCOL_VERSION (test/unit/cli/early-initialize.property.test.ts keeps them equal) */
 export const PROTOCOL_VERSION = 1;
 
 export const AUTH_METHOD_ID = "zcode-app";
 
-/** `clientCapabilities` as the client sent them (raw or parsed): they decide the onboarding auth method (./onboarding-auth.ts) */
-export function initializeResponse(clientCapabilities?: unknown): InitializeResponse {
+/**
+ * `clientCapabilities` as the client sent them (raw or parsed): they decide the onboarding auth
+ * method (./onboarding-auth.ts); `sessionCalls`: what the install's host offers of session
+ * management (absent: nothing)
+ */
+export function initializeResponse(clientCapabilities?: unknown, sessionCalls?: SessionCalls): InitializeResponse {
   const terminalAuth = terminalAuthOf(clientCapabilities);
   return {
     protocolVersion: PROTOCOL_VERSION,
@@ -21,7 +27,7 @@ export function initializeResponse(clientCapabilities?: unknown): InitializeResp
       loadSession: true,
       promptCapabilities: { image: true, audio: true, embeddedContext: true },
       mcpCapabilities: { http: true, sse: true },
-      sessionCapabilities: { list: {}, resume: {}, close: {} },
+      sessionCapabilities: { list: {}, resume: {}, close: {}, ...sessionManagementCapabilities(sessionCalls) },
       // `logout` ends this connection's sign-in, not the ZCode app's (src/acp/logout.ts)
       auth: { logout: {} },
       // a session/prompt sent while a turn runs waits in ZCode's queue (claude-agent-acp's key; adr/0022)

@@ -17,13 +17,14 @@ import { commandLogger } from "./command-logger.js";
 import type { Assessment } from "../compat/types.js";
 import type { Logger } from "../log/logger.js";
 import { describeError } from "../util/errors.js";
-import { earlyInitialize, opensSession, requestsProtocolV2 } from "./early-initialize.js";
+import { earlyInitialize, initializeAnswerLine, opensSession, requestsProtocolV2 } from "./early-initialize.js";
 import { EarlyInput } from "./early-input.js";
 import { LazyHostClient } from "../host/lazy-host.js";
 import type { Config } from "./config.js";
 import { StopRequests } from "./stop-requests.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { ReleaseAdvisories } from "./release-advisories.js";
+import { InstallSessionCalls, SESSION_CALLS_WAIT_MS } from "./install-session-calls.js";
 
 /** a warm-up assessment older than this is done again at the launch */
 const PREPARED_ASSESSMENT_MAX_AGE_MS = 10_000;
@@ -31,7 +32,13 @@ const PREPARED_ASSESSMENT_MAX_AGE_MS = 10_000;
 const ASSESSMENT_WAIT_MS = 100;
 
 /** The lazily created HostConnection; its warm-up assesses the install for the first launch. `env`: the host's and the checks' environment. */
-export function createLazyHost(config: Config, env: NodeJS.ProcessEnv, logger: Logger, advisories?: ReleaseAdvisories): LazyHostClient {
+export function createLazyHost(
+  config: Config,
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+  advisories?: ReleaseAdvisories,
+  sessionCalls?: InstallSessionCalls,
+): LazyHostClient {
   let assess: (() => Promise<Assessment>) | undefined;
   let prepared: { assessment: Promise<Assessment>; at: number } | undefined;
   return new LazyHostClient(
@@ -46,6 +53,7 @@ export function createLazyHost(config: Config, env: NodeJS.ProcessEnv, logger: L
       assess = () =>
         assessInstall(options).then((assessment) => {
           advisories?.observe(assessment);
+          sessionCalls?.observe(assessment);
           return assessment;
         });
       return new HostConnection({
@@ -90,13 +98,21 @@ export async function runAcpCommand(config: Config, env: NodeJS.ProcessEnv = pro
   const protocol = config.protocolV2 && first.line && requestsProtocolV2(first.line) ? 2 : 1;
   const early = first.line && protocol === 1 ? earlyInitialize(first.line) : undefined;
   const advisories = new ReleaseAdvisories(logger.child("release"));
-  const host = createLazyHost(config, env, logger, advisories);
+  const sessionCalls = new InstallSessionCalls(SESSION_CALLS_WAIT_MS, () =>
+    logger.warn("the install was not assessed in time for initialize: session/delete and session/set_title are not advertised", {
+      waitedMs: SESSION_CALLS_WAIT_MS,
+    }),
+  );
+  const host = createLazyHost(config, env, logger, advisories, sessionCalls);
   // stopping never waits for a host start (adr/0019): a stop ends a start in progress at once,
   // even before the ACP connection is loaded; a second signal SIGKILLs the host and exits
   stop.onForce(() => host.killNow());
   void stop.requested.then(() => host.refuseStarts()).catch(() => undefined);
   let sessionWaiting = false;
   if (early) {
+    // the answer advertises what the install offers of session management: the warm-up
+    // assessment (no launch) comes first, bounded (./install-session-calls.ts)
+    early.answer = initializeAnswerLine(early.id, early.clientCapabilities, await sessionCalls.get(() => host.prepare()));
     process.stdout.write(early.answer);
     logger.debug("initialize answered before the SDK loaded", { id: early.id });
     input.watch((line) => {
@@ -133,5 +149,16 @@ export async function runAcpCommand(config: Config, env: NodeJS.ProcessEnv = pro
     throw error;
   }
   logger.debug("ACP connection loaded");
-  return serveAcp({ config, logger, host, input, early, protocol, stop, sessionWaiting, releaseNotices: () => advisories.notices() });
+  return serveAcp({
+    config,
+    logger,
+    host,
+    input,
+    early,
+    protocol,
+    stop,
+    sessionWaiting,
+    releaseNotices: () => advisories.notices(),
+    sessionCalls: () => sessionCalls.get(() => host.prepare()),
+  });
 }

@@ -22,6 +22,7 @@ import { incomingMessages } from "../acp/incoming-messages.js";
 import { WireOrder } from "../acp/wire-order.js";
 import type { ReleaseNotice } from "../acp/release-notices.js";
 import type { AnyMessage } from "@agentclientprotocol/sdk";
+import type { SessionCalls } from "../native/session-calls.js";
 import type { LazyHostClient } from "../host/lazy-host.js";
 import { DEFAULT_TIMEOUTS_MS } from "../host/timeouts.js";
 import { CurrentLineApi } from "../native/current-line-api.js";
@@ -55,6 +56,8 @@ export interface AcpConnectionOptions {
   sessionWaiting?: boolean;
   /** the warning-level advisories of the release, as session notices (adr/0021) */
   releaseNotices?: () => readonly ReleaseNotice[];
+  /** what the install offers of session management (./install-session-calls.ts) */
+  sessionCalls?: () => Promise<SessionCalls>;
 }
 
 type Message = Record<string, unknown>;
@@ -100,6 +103,7 @@ export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
     defaultCwd: process.cwd(),
     tracker: wire,
     ...(options.releaseNotices ? { releaseNotices: options.releaseNotices } : {}),
+    ...(options.sessionCalls ? { sessionCalls: options.sessionCalls } : {}),
     reportsWrites: true,
   };
   let agent: ServedAgent;

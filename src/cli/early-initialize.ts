@@ -12,11 +12,14 @@
  * (an integer 0…65535); `clientCapabilities`, `clientInfo` and `_meta` fall back to defaults when
  * malformed, and unknown keys are dropped. Our handler's answer depends only on whether the client
  * advertised terminal auth (`auth.terminal: true` or `_meta["terminal-auth"]: true`), read the same
- * way from the raw and the parsed capabilities (src/acp/onboarding-auth.ts).
+ * way from the raw and the parsed capabilities (src/acp/onboarding-auth.ts), and on the install's
+ * session management calls, which both paths take from the same warm-up assessment
+ * (src/cli/install-session-calls.ts; the CLI makes the answer line again once they are known).
  * test/unit/cli/early-initialize.property.test.ts compares both paths on generated requests.
  */
 import { isAbsolute } from "node:path";
 import { initializeResponse } from "../acp/initialize.js";
+import type { SessionCalls } from "../native/session-calls.js";
 
 export type RequestId = string | number;
 
@@ -24,6 +27,8 @@ export interface EarlyInitialize {
   id: RequestId;
   /** the complete answer line, newline included */
   answer: string;
+  /** the client's capabilities as sent (the answer is made again once the install's session calls are known) */
+  clientCapabilities: unknown;
 }
 
 const ENVELOPE_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
@@ -56,12 +61,12 @@ export function earlyInitialize(line: Uint8Array): EarlyInitialize | undefined {
   if (!isRecord(params)) return undefined;
   const version = params.protocolVersion;
   if (typeof version !== "number" || !Number.isInteger(version) || version < 0 || version > 65535) return undefined;
-  return { id, answer: initializeAnswerLine(id, params.clientCapabilities) };
+  return { id, answer: initializeAnswerLine(id, params.clientCapabilities), clientCapabilities: params.clientCapabilities };
 }
 
-/** The line the SDK connection writes for our initialize handler's result (for these client capabilities). */
-export function initializeAnswerLine(id: RequestId, clientCapabilities?: unknown): string {
-  return `${JSON.stringify({ jsonrpc: "2.0", id, result: initializeResponse(clientCapabilities) })}\n`;
+/** The line the SDK connection writes for our initialize handler's result (for these client capabilities and session calls). */
+export function initializeAnswerLine(id: RequestId, clientCapabilities?: unknown, sessionCalls?: SessionCalls): string {
+  return `${JSON.stringify({ jsonrpc: "2.0", id, result: initializeResponse(clientCapabilities, sessionCalls) })}\n`;
 }
 
 /**

@@ -66,6 +66,12 @@ export const DEFAULT_TIMEOUTS_MS = Object.freeze({
   deleteQueuedInput: DEFAULT_ACK_TIMEOUT_MS,
   /** letting ZCode's held input queue run again (`setAutoDrain`) after a stop */
   releaseHeldQueue: DEFAULT_ACK_TIMEOUT_MS,
+  /** deleting a session in ZCode (`deleteSession`), after the bridge closed it */
+  deleteSession: DEFAULT_CALL_TIMEOUT_MS,
+  /** forking a session at a message (`forkAssistant`): ZCode copies the history into a new session */
+  forkSession: 60_000,
+  /** setting a session's title (`renameSession`) */
+  renameSession: DEFAULT_CALL_TIMEOUT_MS,
   // V4 conversation reading (src/native/v4-read/)
   /** subscribing to a conversation: for a stored session ZCode performs its cold resume first */
   subscribeConversation: 120_000,

@@ -117,7 +117,18 @@ export const V4_FRAME_EVENT = "onDynamicConversationFrame";
  */
 export const V4_HEADERS_EVENT = "onDynamicWorkspaceProviderRuntimeHeadersRequest";
 /** the command types the bridge sends in a V4 envelope (the bootstrap refuses any other) */
-export const V4_COMMAND_TYPES = ["sendText", "stop", "deleteQueueItem", "setAutoDrain", "resolveInteraction", "compact"] as const;
+export const V4_COMMAND_TYPES = [
+  "sendText",
+  "stop",
+  "deleteQueueItem",
+  "setAutoDrain",
+  "resolveInteraction",
+  "compact",
+  // session management (session/delete, session/set_title, session/fork): in the V4 command catalogue since the 3.11.x CLI
+  "deleteSession",
+  "renameSession",
+  "forkAssistant",
+] as const;
 /**
  * Stopping one subagent (ZCode 3.18+, docs/zcode-3.16-4.0.md): optional on the lines that can run
  * 3.18 builds; only a manifest whose release has it allows it, and only there a subagent's child

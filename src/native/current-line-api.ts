@@ -95,6 +95,15 @@ export class CurrentLineApi implements NativeApi {
   releaseHeldQueue(params: SessionRef): Promise<void> {
     return this.with((api) => api.releaseHeldQueue(params));
   }
+  deleteSession(params: SessionRef): Promise<void> {
+    return this.with((api) => api.deleteSession(params));
+  }
+  renameSession(params: SessionRef & { title: string; held: boolean }): Promise<void> {
+    return this.with((api) => api.renameSession(params));
+  }
+  forkSession(params: SessionRef & { messageId: string | undefined; held: boolean }): Promise<string> {
+    return this.with((api) => api.forkSession(params));
+  }
   setMode(params: SessionRef & { mode: string }): Promise<SessionSnapshot> {
     return this.with((api) => api.setMode(params));
   }

@@ -128,6 +128,23 @@ export interface NativeApi {
    * line without V4 input
    */
   releaseHeldQueue(params: SessionRef): Promise<void>;
+  /**
+   * Delete the session in ZCode (session/delete): it is resumed in ZCode's agent if it is not held
+   * there, then deleted (V4 `deleteSession`). Throws SESSION_NOT_FOUND for a session ZCode does
+   * not have, UNSUPPORTED_ZCODE where the install offers no deletion (`sessionCalls`).
+   */
+  deleteSession(params: SessionRef): Promise<void>;
+  /**
+   * Set the session's title (session/set_title, V4 `renameSession`). `held`: ZCode's agent holds
+   * the session (the bridge has it open); else it is resumed for the call and closed again.
+   */
+  renameSession(params: SessionRef & { title: string; held: boolean }): Promise<void>;
+  /**
+   * Fork the session at one of the agent's answers (session/fork, V4 `forkAssistant`): the
+   * answer whose ACP messageId is `messageId`, or the newest. Resolves with the new session's
+   * id (ZCode created and persisted it; the caller opens it). `held` as for renameSession.
+   */
+  forkSession(params: SessionRef & { messageId: string | undefined; held: boolean }): Promise<string>;
   setMode(params: SessionRef & { mode: string }): Promise<SessionSnapshot>;
   setModel(params: SessionRef & { model: ModelRef; thoughtLevel?: string | undefined }): Promise<SessionSnapshot>;
   setThoughtLevel(params: SessionRef & { thoughtLevel: string }): Promise<SessionSnapshot>;

@@ -77,6 +77,8 @@ export class SessionService {
   private readonly nativeCloses = new Map<string, Promise<void>>();
   /** workspace → host incarnation in which the sign-in check passed */
   private readonly signedIn = new Map<string, number>();
+  /** deletions, and renames and forks of sessions the bridge does not hold open, by id: opens of the id wait for them */
+  private readonly nativeOps = new Map<string, { kind: "delete" | "rename" | "fork"; done: Promise<void> }>();
   private readonly hostExits: Disposable;
 
   constructor(private readonly deps: SessionDeps) {
@@ -235,6 +237,137 @@ export class SessionService {
     await closing;
   }
 
+  /**
+   * session/delete (docs/acp.md "Session management"): the bridge's side ends first, through the
+   * close path of `closeSession` (prompts answered cancelled, interactions withdrawn, the
+   * subscription ended, the native close), then ZCode deletes the session. A second delete of
+   * the same session while one runs gets that one's answer; an open of the id waits for it (and
+   * then finds no session). A session of this connection that was never prompted left nothing in
+   * ZCode (deferred persistence): closing it is the whole deletion.
+   */
+  deleteSession(sessionId: string): Promise<void> {
+    const running = this.nativeOps.get(sessionId);
+    if (running?.kind === "delete") return running.done;
+    return this.nativeOp(sessionId, "delete", async () => {
+      if (running) await running.done.catch(() => undefined);
+      const known = this.endForDeletion(sessionId);
+      await known?.closed;
+      if (known && !known.prompted) return;
+      const workspacePath = known?.workspacePath ?? (await this.findWorkspace(sessionId));
+      await this.ensureSignedIn(workspacePath);
+      await this.deps.native.deleteSession({ workspacePath, sessionId });
+    });
+  }
+
+  /**
+   * session/set_title: ZCode's `renameSession`. A session open on this connection is renamed where
+   * ZCode holds it (its title arrives as a `session_info_update` from ZCode's own title event); a
+   * released or unknown one is resumed in ZCode for the call and closed again, while opens of it wait.
+   */
+  async renameSession(sessionId: string, title: string): Promise<void> {
+    await this.nativeOps.get(sessionId)?.done.catch(() => undefined);
+    const engine = this.session(sessionId, { reopen: false });
+    if (engine) {
+      await engine.whenOpen();
+      if (engine.isClosed) throw this.unknown(sessionId);
+      await this.deps.native.renameSession({ workspacePath: engine.workspacePath, sessionId, title, held: true });
+      return;
+    }
+    await this.nativeOp(sessionId, "rename", async () => {
+      await this.closesDone(sessionId);
+      const workspacePath = this.released.get(sessionId)?.workspacePath ?? (await this.findWorkspace(sessionId));
+      await this.ensureSignedIn(workspacePath);
+      await this.deps.native.renameSession({ workspacePath, sessionId, title, held: false });
+    });
+  }
+
+  /**
+   * session/fork: ZCode forks the session at one of the agent's answers (`messageId`, else the
+   * newest) into a new session of the same directory, which is then opened here as session/resume
+   * opens one (no replay: the client loads it when it wants its history).
+   */
+  async forkSession(params: {
+    sessionId: string;
+    cwd: string;
+    mcpServers: McpServer[] | undefined;
+    messageId: string | undefined;
+  }): Promise<OpenedSession> {
+    const { sessionId, cwd } = params;
+    await this.nativeOps.get(sessionId)?.done.catch(() => undefined);
+    const engine = this.session(sessionId, { reopen: false });
+    let forked: string;
+    if (engine) {
+      await engine.whenOpen();
+      if (engine.isClosed) throw this.unknown(sessionId);
+      if (engine.workspacePath !== cwd) throw this.forkElsewhere(sessionId, engine.workspacePath, cwd);
+      forked = await this.deps.native.forkSession({ workspacePath: cwd, sessionId, messageId: params.messageId, held: true });
+    } else {
+      const record = this.released.get(sessionId);
+      if (record && record.workspacePath !== cwd) throw this.forkElsewhere(sessionId, record.workspacePath, cwd);
+      let result = "";
+      await this.nativeOp(sessionId, "fork", async () => {
+        await this.closesDone(sessionId);
+        await this.ensureSignedIn(cwd);
+        result = await this.deps.native.forkSession({ workspacePath: cwd, sessionId, messageId: params.messageId, held: false });
+      });
+      forked = result;
+    }
+    this.deps.logger.debug("session forked", { sessionId, forked });
+    return this.resumeSession({ sessionId: forked, cwd, mcpServers: params.mcpServers, replay: false });
+  }
+
+  private forkElsewhere(sessionId: string, actual: string, cwd: string): BridgeError {
+    return new BridgeError(
+      "INVALID_PARAMS",
+      `Session ${sessionId} belongs to ${actual}; ZCode forks a session into its own directory, so fork it with that cwd, not ${cwd}.`,
+      { details: { sessionId } },
+    );
+  }
+
+  /** A native operation on a session the bridge does not hold open; opens of the id wait for it. */
+  private nativeOp(sessionId: string, kind: "delete" | "rename" | "fork", body: () => Promise<void>): Promise<void> {
+    const done = body();
+    const entry = { kind, done };
+    this.nativeOps.set(sessionId, entry);
+    const settle = (): void => {
+      if (this.nativeOps.get(sessionId) === entry) this.nativeOps.delete(sessionId);
+    };
+    done.then(settle, settle);
+    return done;
+  }
+
+  /**
+   * End the bridge's side of a session about to be deleted (the close path of `closeSession`);
+   * what it knew of it, or undefined for a session this connection never had.
+   */
+  private endForDeletion(sessionId: string): { workspacePath: string; prompted: boolean; closed: Promise<void> } | undefined {
+    const record = this.released.get(sessionId);
+    if (record) {
+      this.released.delete(sessionId);
+      return { workspacePath: record.workspacePath, prompted: record.prompted, closed: Promise.resolve() };
+    }
+    const engine = this.sessions.get(sessionId);
+    if (!engine) return undefined;
+    this.forget(sessionId, engine);
+    void engine.close("close").catch((e) => this.deps.logger.warn("closing a session to delete failed", { error: describeError(e) }));
+    this.closingNatively(engine);
+    // the native close (after an aborted operation) is done before ZCode is asked to delete it
+    return { workspacePath: engine.workspacePath, prompted: engine.prompted, closed: engine.whenClosed() };
+  }
+
+  /** The workspace of a session this connection does not have: looked up among the default directory's sessions. */
+  private async findWorkspace(sessionId: string): Promise<string> {
+    const workspacePath = this.deps.defaultCwd;
+    const found = (await this.deps.native.listSessions(workspacePath)).find((item) => item.sessionId === sessionId);
+    if (found) return found.workspacePath ?? workspacePath;
+    throw new BridgeError(
+      "SESSION_NOT_FOUND",
+      `ZCode has no session ${sessionId} among the sessions of ${workspacePath}. If it belongs to another directory, ` +
+        "load it first (session/load with its cwd), then retry.",
+      { details: { sessionId } },
+    );
+  }
+
   /** Counts for leak checks (`_zcode/diagnostics`): sessions, running turns, pending interactions, queued updates, waiters. */
   diagnostics(): Record<string, number> {
     const totals = {
@@ -380,6 +513,13 @@ export class SessionService {
 
   /** Resolves once no native close of this id is on its way. */
   private async closedNatively(sessionId: string): Promise<void> {
+    await this.closesDone(sessionId);
+    const op = this.nativeOps.get(sessionId);
+    if (op) await op.done.catch(() => undefined);
+  }
+
+  /** Resolves once no native close of this id is on its way (deletions and renames aside). */
+  private async closesDone(sessionId: string): Promise<void> {
     for (let closing = this.nativeCloses.get(sessionId); closing; closing = this.nativeCloses.get(sessionId)) await closing;
   }
 

@@ -36,8 +36,13 @@ export const UNSTABLE_UPDATES: Readonly<Record<string, string>> = {
   plan_removed: "plan",
 };
 
+/** the definitions checked against the unstable schema whatever the caller asks (absent from the stable one) */
+const UNSTABLE_DEFINITIONS = new Set(["SetSessionTitleRequest", "SetSessionTitleResponse", "ForkSessionRequest", "ForkSessionResponse"]);
+
 /** Errors of `value` against `$defs/<definition>` of the stable (default) or the unstable schema (empty when valid). */
 export function validateDefinition(definition: string, value: unknown, which: "stable" | "unstable" = "stable"): string[] {
+  // the unstable methods the agent serves (session/set_title, session/fork) have unstable definitions only
+  if (UNSTABLE_DEFINITIONS.has(definition)) which = "unstable";
   const source = which === "stable" ? schema : unstableSchema;
   if (!(definition in source.$defs)) return [`no schema definition ${definition}`];
   const key = `${which}:${definition}`;
@@ -77,6 +82,8 @@ export const AGENT_RESULTS: Record<string, string> = {
   "session/list": "ListSessionsResponse",
   "session/close": "CloseSessionResponse",
   "session/delete": "DeleteSessionResponse",
+  "session/set_title": "SetSessionTitleResponse",
+  "session/fork": "ForkSessionResponse",
   "session/set_mode": "SetSessionModeResponse",
   "session/set_config_option": "SetSessionConfigOptionResponse",
   "session/prompt": "PromptResponse",
@@ -92,6 +99,9 @@ export const CLIENT_OUTBOUND_PARAMS: Record<string, string> = {
   "session/resume": "ResumeSessionRequest",
   "session/list": "ListSessionsRequest",
   "session/close": "CloseSessionRequest",
+  "session/delete": "DeleteSessionRequest",
+  "session/set_title": "SetSessionTitleRequest",
+  "session/fork": "ForkSessionRequest",
   "session/set_mode": "SetSessionModeRequest",
   "session/set_config_option": "SetSessionConfigOptionRequest",
   "session/prompt": "PromptRequest",

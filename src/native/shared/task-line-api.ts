@@ -7,7 +7,9 @@
 import type { HostClient, HostEventSink, HostSubscription } from "../../host/types.js";
 import type { ModelRef, SessionListEntry, SessionSnapshot, SnapshotMessage, TaskTokenUsage } from "../../protocol/native-types.js";
 import type { Disposable } from "../../util/disposable.js";
-import { BridgeError, isBridgeError } from "../../util/errors.js";
+import { BridgeError, describeError, isBridgeError } from "../../util/errors.js";
+import { offersFork, offersSessionCommands } from "../session-calls.js";
+import { findForkTarget } from "../v4-read/fork-target.js";
 import { findLine } from "../../manifest/release-lines.js";
 import { promptRefusal } from "./sign-in.js";
 import { historyPieces, parseHistoryHandle } from "./history-read.js";
@@ -282,6 +284,80 @@ export abstract class TaskLineApi implements NativeApi {
     await this.v4Input().releaseHeldQueue(ref(params));
   }
 
+  /**
+   * session/delete: ZCode's agent deletes only a session it holds, so the session is resumed first
+   * (SESSION_NOT_FOUND when ZCode does not have it), then deleted with the V4 `deleteSession`.
+   */
+  async deleteSession(params: SessionRef): Promise<void> {
+    await this.requireSessionCommands("delete sessions");
+    await this.resumeSession(ref(params));
+    await this.v4Input()
+      .deleteSession(ref(params))
+      .catch((error: unknown) => {
+        throw isSessionMissingCode(error) ? sessionNotFound(error, params.sessionId) : error;
+      });
+  }
+
+  /** session/set_title (V4 `renameSession`); a session ZCode's agent does not hold is resumed for it and closed again. */
+  async renameSession(params: SessionRef & { title: string; held: boolean }): Promise<void> {
+    await this.requireSessionCommands("set session titles");
+    if (params.held) return this.v4Input().renameSession(ref(params), params.title);
+    await this.resumeSession(ref(params));
+    try {
+      await this.v4Input().renameSession(ref(params), params.title);
+    } finally {
+      await this.closeSession(ref(params)).catch((error: unknown) =>
+        this.logger.warn("closing a session resumed for its new title failed", { error: describeError(error) }),
+      );
+    }
+  }
+
+  /**
+   * session/fork: the row to fork at is read from the conversation's rows pages (with the
+   * revision and log epoch they were read at), then `forkAssistant`; a `stale` answer (the
+   * conversation moved) reads the rows again, at most 4 times. A session ZCode's agent does not
+   * hold is resumed for it and closed again.
+   */
+  async forkSession(params: SessionRef & { messageId: string | undefined; held: boolean }): Promise<string> {
+    if (!(await offersFork((service, method) => this.host.allows(service, method)))) {
+      throw new BridgeError(
+        "UNSUPPORTED_ZCODE",
+        `This ZCode install (${this.lineId}) cannot fork sessions: its manifest does not allow ZCode's V4 commands and rows pages. Use a newer ZCode release.`,
+        { details: { lineId: this.lineId } },
+      );
+    }
+    if (!params.held) await this.resumeSession(ref(params));
+    try {
+      // the rows pages are a V4 call: the connection's handshake comes first
+      await this.v4Input().ready();
+      for (let attempt = 1; attempt <= FORK_ATTEMPTS; attempt++) {
+        const { target, base } = await findForkTarget(this.host, ref(params), params.messageId);
+        const forked = await this.v4Input().forkAssistant(ref(params), target, base);
+        if (forked !== undefined) return forked;
+      }
+      throw new BridgeError(
+        "HOST_CALL_FAILED",
+        `The session ${params.sessionId} kept changing while it was forked (${FORK_ATTEMPTS} attempts). Fork it once it is idle.`,
+      );
+    } finally {
+      if (!params.held) {
+        await this.closeSession(ref(params)).catch((error: unknown) =>
+          this.logger.warn("closing a session resumed for its fork failed", { error: describeError(error) }),
+        );
+      }
+    }
+  }
+
+  /** the V4 commands session management goes through (./../session-calls.ts) */
+  private async requireSessionCommands(what: string): Promise<void> {
+    if (await offersSessionCommands((service, method) => this.host.allows(service, method))) return;
+    throw new BridgeError(
+      "UNSUPPORTED_ZCODE",
+      `This ZCode release (${this.lineId}) cannot ${what}: it lacks ZCode's V4 conversation commands. Use a newer ZCode release.`,
+      { details: { lineId: this.lineId } },
+    );
+  }
+
   private async requireV4Read(method: string): Promise<void> {
     if (!(await this.host.allows("agent", method))) throw noV4Read(this.lineId, method);
   }
@@ -404,6 +480,9 @@ export abstract class TaskLineApi implements NativeApi {
     );
   }
 }
+
+/** how often a fork is tried when ZCode answers that the conversation moved (`stale`) */
+const FORK_ATTEMPTS = 4;
 
 /** sessions whose V4 event seq is remembered */
 const SEQS_KEPT = 1024;

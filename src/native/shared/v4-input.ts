@@ -169,6 +169,50 @@ export class V4Input {
   }
 
   /**
+   * Delete the session in ZCode (`deleteSession {}`, not compare-and-set: zcode-v4.md §4.3); the
+   * session must be held by ZCode's agent (resumed). `noop`: it was gone already.
+   */
+  async deleteSession(ref: SessionRef): Promise<void> {
+    await this.ready();
+    const { ack } = await this.command(ref, uuidV7(), "deleteSession", {}, "deleteSession");
+    if (ack.status !== "accepted" && ack.status !== "noop") throw refused(ack, "the deletion of the session", ref);
+  }
+
+  /**
+   * Give the session a title (`renameSession {title}`, not compare-and-set); ZCode refuses it for
+   * a session it has not persisted yet (a draft before its first prompt).
+   */
+  async renameSession(ref: SessionRef, title: string): Promise<void> {
+    await this.ready();
+    const { ack } = await this.command(ref, uuidV7(), "renameSession", { title }, "renameSession");
+    if (ack.status !== "accepted" && ack.status !== "noop") throw refused(ack, "the new title", ref);
+  }
+
+  /**
+   * Fork the session at an assistant row (`forkAssistant {target:{rowId, entityId}}`, row-targeting:
+   * compare-and-set on `baseRevision` and `baseLogEpoch`, zcode-v4.md §4.1). The ack as ZCode gave
+   * it: `stale` is the caller's to handle (it reads the rows again); any other refusal throws.
+   * Resolves with the new session's id, or undefined on `stale`.
+   */
+  async forkAssistant(
+    ref: SessionRef,
+    target: { rowId: number | string; entityId: string },
+    base: { revision: number; logEpoch: string },
+  ): Promise<string | undefined> {
+    await this.ready();
+    const { ack } = await this.command(ref, uuidV7(), "forkAssistant", { target }, "forkSession", base.revision, base.logEpoch);
+    if (ack.status === "stale") return undefined;
+    if (ack.status !== "accepted") throw refused(ack, "the fork", ref);
+    const result = ack.result;
+    if (!isRecord(result) || result.type !== "forkAssistant" || typeof result.sessionId !== "string" || result.sessionId === "") {
+      throw new BridgeError("NATIVE_PROTOCOL_ERROR", "ZCode accepted the fork but did not name the new session.", {
+        details: { commandId: ack.commandId },
+      });
+    }
+    return result.sessionId;
+  }
+
+  /**
    * A compare-and-set command at the session's last known revision; on `stale` it is sent again,
    * with a new command id, at the revision ZCode decided at (at most CAS_ATTEMPTS times).
    */
@@ -249,6 +293,7 @@ export class V4Input {
     payload: Record<string, unknown>,
     timeout: OperationTimeout,
     baseRevision?: number,
+    baseLogEpoch?: string,
   ): Promise<{ ack: CommandAck; asked: boolean }> {
     const envelope: Record<string, unknown> = {
       commandId,
@@ -259,6 +304,7 @@ export class V4Input {
       issuedAt: Date.now(),
     };
     if (baseRevision !== undefined) envelope.baseRevision = baseRevision;
+    if (baseLogEpoch !== undefined) envelope.baseLogEpoch = baseLogEpoch;
     let raw: unknown;
     let asked = false;
     try {

@@ -48,7 +48,14 @@ describe("e2e: handshake, Paseo probe, auth and shutdown", () => {
         loadSession: true,
         promptCapabilities: { image: true, audio: true, embeddedContext: true },
         mcpCapabilities: { http: true, sse: true },
-        sessionCapabilities: { list: {}, resume: {}, close: {} },
+        // session/delete and session/set_title where the install has ZCode's V4 commands (docs/acp.md)
+        sessionCapabilities: {
+          list: {},
+          resume: {},
+          close: {},
+          ...(t.sim().manifest.protocol.allowlist.agent.includes("sendConversationCommandV4") ? { delete: {}, title: {} } : {}),
+          ...(t.sim().manifest.protocol.allowlist.agent.includes("conversationRowsRangeV4") ? { fork: {} } : {}),
+        },
         auth: { logout: {} }, // this connection's sign-in only (adr/0025)
         // a second session/prompt waits in ZCode's queue (claude-agent-acp's key; adr/0022)
         _meta: { claudeCode: { promptQueueing: true } },
