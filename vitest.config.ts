@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
 /**
@@ -14,6 +15,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
+    // one test file per core, and at least two: the end-to-end files mostly wait on the processes
+    // they spawn (vitest's default of cores - 1 ran them one at a time on a 2-core machine);
+    // ZCODE_ACP_TEST_WORKERS overrides it
+    maxWorkers: Number(process.env.ZCODE_ACP_TEST_WORKERS) || Math.max(2, availableParallelism()),
     reporters: process.env.CI_SUMMARY_FILE ? ["default", ["json", { outputFile: process.env.CI_SUMMARY_FILE }]] : ["default"],
     projects: [
       { extends: true, test: { name: "v1 (3.11.2)", include: ["test/**/*.test.ts"], env: { ZCODE_ACP_SIM_RELEASE: "3.11.2" } } },

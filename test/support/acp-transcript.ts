@@ -118,8 +118,8 @@ export class Transcript {
           from === "agent" &&
           method === "session/update" &&
           String(message.params?.update?.sessionUpdate) in UNSTABLE_UPDATES;
-        const validate = unstable ? validateUnstableDefinition : this.rules.validate;
-        for (const error of validate(definition, message.params)) this.problem(from, `${method}: ${error}`);
+        const errors = unstable ? validateUnstableDefinition(definition, message.params) : this.rules.validate(definition, message.params);
+        for (const error of errors) this.problem(from, `${method}: ${error}`);
       }
       if (from === "agent") {
         const gate = this.rules.capabilityProblem(method, message.params, this.clientCapabilities);
