@@ -4,7 +4,7 @@
  * compatibility check and the launcher read it; the typed API of each line lives in src/native/.
  * Adding a line is one entry here and one folder under src/native/ (adr/0008).
  */
-import type { PerChannel } from "./types.js";
+import type { PerChannel, ProtocolDescriptor } from "./types.js";
 
 export type ChannelKey = keyof PerChannel<unknown>;
 
@@ -269,6 +269,35 @@ export function implementedLineIds(): string[] {
 
 export function findLine(id: string): ReleaseLine | undefined {
   return RELEASE_LINES.find((line) => line.id === id);
+}
+
+/**
+ * The protocol descriptor of a line no pinned release of which exists yet, built from the line's
+ * own definition: its channels, every method and event its API may use (onboarding then keeps
+ * what the build's host bundle names, ../onboard/allowed-methods.ts). Only zcode-task-v3 (4.x: no
+ * 4.x manifest is pinned, docs/zcode-host.md §16) has one: its three operations are never run (stop
+ * and answers are V4 commands) and name an allowlisted V4 method, as the schema wants an operation
+ * on every line. Other lines take their descriptor from a pinned release; undefined for them.
+ */
+export function unpinnedLineDescriptor(line: ReleaseLine): ProtocolDescriptor | undefined {
+  if (line.id !== "zcode-task-v3") return undefined;
+  const unused = { service: "agent" as const, method: "sendConversationCommandV4", sessionKey: "sessionId" };
+  const perChannel = (of: Readonly<Partial<Record<ChannelKey, readonly string[]>>>): PerChannel<string[]> => ({
+    agent: [...(of.agent ?? [])],
+    task: [...(of.task ?? [])],
+    modelSelection: [...(of.modelSelection ?? [])],
+  });
+  return {
+    id: line.id,
+    channels: {
+      agent: line.channels.agent ?? "zcode-agent",
+      task: line.channels.task ?? "zcode-task",
+      ...(line.channels.modelSelection ? { modelSelection: line.channels.modelSelection } : {}),
+    },
+    operations: { cancelGeneration: unused, respondStructuredInput: unused, respondPermission: unused },
+    allowlist: perChannel(line.methods),
+    events: perChannel(line.events),
+  };
 }
 
 /**

@@ -19,7 +19,13 @@ import { discoverInstallRoot } from "../install/discover.js";
 import { isInstallPlatform, INSTALL_PLATFORMS, type InstallPlatform } from "../install/layout.js";
 import { installPaths, resolveInstall, type ResolvedInstall } from "../install/resolve-install.js";
 import { loadManifests, type LoadedManifest } from "../manifest/load-manifests.js";
-import { acceptsOptionalParam, BUILTIN_PROVIDER_CONFIG, findLine, V4_INPUT_METHODS } from "../manifest/release-lines.js";
+import {
+  acceptsOptionalParam,
+  BUILTIN_PROVIDER_CONFIG,
+  findLine,
+  unpinnedLineDescriptor,
+  V4_INPUT_METHODS,
+} from "../manifest/release-lines.js";
 import { UNKNOWN_CLI_VERSION } from "../manifest/manifest-schema.js";
 import type { Manifest, RpcExports } from "../manifest/types.js";
 import type { InstallPaths } from "../install/types.js";
@@ -291,30 +297,41 @@ async function buildCandidate(
   };
   const releaseLine = findLine(chosen.id)!;
   if (releaseLine.needsBuiltinProviderConfig) install.builtinProviderConfig = await requireLineFile(install);
-  // the nearest pinned release of the line, and what differs
+  // the nearest pinned release of the line, and what differs; a line none of whose releases is
+  // pinned yet (zcode-task-v3, 4.x) takes the line's own descriptor, and the review says so
   const nearest = nearestPinned(pinned, chosen.id, app.version);
-  if (!nearest) refuse(`No pinned release of the line ${chosen.id} exists to take its protocol descriptor from; update zcode-acp.`);
-  const base = nearest.manifest;
+  const lineDescriptor = nearest ? undefined : unpinnedLineDescriptor(releaseLine);
+  if (!nearest && !lineDescriptor)
+    refuse(`No pinned release of the line ${chosen.id} exists to take its protocol descriptor from; update zcode-acp.`);
   // the allowlist: the base's, less what this build does not name
-  const allowed = allowedMethods(base.protocol, releaseLine, bundle.text);
+  const allowed = allowedMethods(nearest ? nearest.manifest.protocol : lineDescriptor!, releaseLine, bundle.text);
   // the input path the candidate will use: V4 only where every V4 input method stays allowed
   report.paths.input =
     allowed.v4 === "named" ? "V4 input (sendConversationCommandV4 / sendText)" : "legacy sendPrompt (no steering or queueing)";
-  report.nearest = {
-    release: base.artifact.appVersion,
-    manifest: base.artifact.id,
-    differences: [
-      ...differences(base, {
-        cliVersion,
-        cliSha256: report.cliSha256,
-        hostIndexSha: report.hostIndex.sha256,
-        rpcPath,
-        rpcSha,
-        exports,
-      }),
-      ...describeAllowed(allowed),
-    ],
-  };
+  report.nearest = nearest
+    ? {
+        release: nearest.manifest.artifact.appVersion,
+        manifest: nearest.manifest.artifact.id,
+        differences: [
+          ...differences(nearest.manifest, {
+            cliVersion,
+            cliSha256: report.cliSha256,
+            hostIndexSha: report.hostIndex.sha256,
+            rpcPath,
+            rpcSha,
+            exports,
+          }),
+          ...describeAllowed(allowed),
+        ],
+      }
+    : {
+        release: "none",
+        manifest: `no release of ${chosen.id} is pinned yet: the descriptor is the line's own, as this zcode-acp implements it`,
+        differences: [
+          `every file hash, the RPC module and its exports are this build's (there is no pinned release of ${chosen.id} to compare with)`,
+          ...describeAllowed(allowed),
+        ],
+      };
   const candidate: Manifest = {
     schemaVersion: 1,
     trust: "local",

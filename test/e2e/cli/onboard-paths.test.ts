@@ -7,12 +7,13 @@
  * `check`, which says the same paths.
  */
 import { existsSync } from "node:fs";
-import { readdir } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdtemp, readdir } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSimulatedInstall, type SimInstall } from "../../../fixtures/sim-install.js";
 import type { SimRelease } from "../../../fixtures/sim-releases.js";
 import type { Manifest } from "../../../src/manifest/types.js";
+import { AcpTestClient } from "../../support/acp-test-client.js";
 import { CLI_PATH, runCli } from "../../support/cli-process.js";
 
 const RELEASES: SimRelease[] = ["3.14.4", "3.16.2", "3.18.2", "4.0.0"];
@@ -89,18 +90,38 @@ describe("zcode-acp onboard: which path each build would take (built binary)", (
     expect(check.stdout).toMatch(/host entry \(out\/host\/index\.js\): accepted locally on \d{4}-\d\d-\d\d/);
   });
 
-  it("4.0.0: recognised as zcode-task-v3 (no legacy session event), read through V4; refused naming what is missing; nothing written", async () => {
+  it("4.0.0: zcode-task-v3 (no legacy session event), no pinned v3 release: the line's own descriptor; check verifies it; a session runs", async () => {
     const sim = sims.get("4.0.0")!;
     const run = await runCli(["onboard", "--accept"], { env: userEnv(sim) });
-    expect(run.code).toBe(1);
-    expect(run.stdout).toContain("ZCode onboarding: NO candidate");
-    expect(run.stdout).toContain(
-      "No pinned release of the line zcode-task-v3 exists to take its protocol descriptor from; update zcode-acp.",
-    );
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("ZCode onboarding: candidate found");
     expect(run.stdout).toMatch(/release line: +zcode-task-v3\n/);
-    expect(run.stdout).toMatch(/read path: +V4 conversation frames \(the zcode-task-v3 line\)\n/);
+    expect(run.stdout).toMatch(/read path: +V4 conversation frames/);
     expect(run.stdout).toMatch(/input path: +V4 input/);
+    expect(run.stdout).toContain("no release of zcode-task-v3 is pinned yet: the descriptor is the line's own");
     expect(run.stdout).toMatch(/not named: +onDynamicSessionEvent\n/);
-    expect(await storeFiles(sim)).toEqual([]);
+    expect(await storeFiles(sim)).toEqual(["zcode-4.0.0.local.json"]);
+    const check = await runCli(["check"], { env: userEnv(sim) });
+    expect(check.code).toBe(0);
+    expect(check.stdout).toContain("verified by a local manifest you accepted on");
+    expect(check.stdout).toMatch(/read path: +V4 conversation frames/);
+    expect(check.stdout).toMatch(/missing: +nothing this path needs\n/);
+    // the onboarded build drives a session: read, sent and ended through V4
+    const env: Record<string, string> = Object.fromEntries(
+      Object.entries(userEnv(sim)).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
+    );
+    const client = await AcpTestClient.start({ env });
+    try {
+      await client.initialize();
+      const { sessionId } = await client.newSession(await mkdtemp(join(dirname(sim.root), "ws-")));
+      await expect(client.prompt(sessionId, "hello")).resolves.toMatchObject({ stopReason: "end_turn" });
+      expect(client.text(sessionId)).toContain("hello");
+      client.expectValid();
+    } finally {
+      await client.close();
+    }
+    const calls = (await sim.readCallLog()).filter((e) => e.kind === "call").map((e) => e.method);
+    expect(calls).toContain("subscribeConversationV4");
+    expect(calls).not.toContain("sendPrompt");
   });
 });
