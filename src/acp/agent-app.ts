@@ -8,6 +8,7 @@ import type { Logger } from "../log/logger.js";
 import type { InteractionBroker } from "../session/interactions/types.js";
 import { SessionService, type OpenedSession } from "../session/session-service.js";
 import type { SessionEngine } from "../session/session-engine.js";
+import type { ClientPort } from "../session/client-port.js";
 import { describeError } from "../util/errors.js";
 import { AcpClientPort } from "./client-port.js";
 import { AUTH_METHOD_ID, initializeResponse, unstableClientCapabilities } from "./initialize.js";
@@ -66,6 +67,24 @@ export interface ZcodeAgent {
    * drops the unstable client capabilities (`unstableClientCapabilities`)
    */
   initializeRead(rawParams: unknown): void;
+}
+
+/**
+ * The session service of one connection (either protocol): the next turn's updates wait for the
+ * previous prompt's answer to be written (v1: `afterWrite`; v2: the idle `state_update`).
+ */
+export function sessionServiceOf(options: ZcodeAgentOptions, client: ClientPort, broker: InteractionBroker): SessionService {
+  return new SessionService({
+    native: options.native,
+    client,
+    broker,
+    logger: options.logger.child("session"),
+    cancelGraceMs: options.cancelGraceMs,
+    mergeDeltas: options.mergeDeltas,
+    answerWrites: true,
+    ...(options.subscribeConfirmMs !== undefined ? { subscribeConfirmMs: options.subscribeConfirmMs } : {}),
+    defaultCwd: options.defaultCwd,
+  });
 }
 
 export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
@@ -162,18 +181,7 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
       if (service) throw new Error("a zcode-acp agent app serves one connection");
       port = new AcpClientPort(connection.client, options.tracker);
       broker = options.createBroker(options.logger.child("interactions"));
-      service = new SessionService({
-        native: options.native,
-        client: port,
-        broker,
-        logger: options.logger.child("session"),
-        cancelGraceMs: options.cancelGraceMs,
-        mergeDeltas: options.mergeDeltas,
-        // the next turn's updates wait for the previous prompt's answer to be written (afterWrite)
-        answerWrites: true,
-        ...(options.subscribeConfirmMs !== undefined ? { subscribeConfirmMs: options.subscribeConfirmMs } : {}),
-        defaultCwd: options.defaultCwd,
-      });
+      service = sessionServiceOf(options, port, broker);
       void connection.closed.then(shutdown, shutdown);
     })
     .onRequest(acp.methods.agent.initialize, async ({ params }) => {

@@ -19,10 +19,10 @@ import type * as v1 from "@agentclientprotocol/sdk";
 import * as acp from "@agentclientprotocol/sdk/experimental/v2";
 import type { InteractionBroker } from "../../session/interactions/types.js";
 import type { SessionEngine } from "../../session/session-engine.js";
-import { SessionService, type OpenedSession } from "../../session/session-service.js";
+import { type SessionService, type OpenedSession } from "../../session/session-service.js";
 import { describeError } from "../../util/errors.js";
 import { PACKAGE_VERSION } from "../../version.js";
-import type { ZcodeAgentOptions } from "../agent-app.js";
+import { sessionServiceOf, type ZcodeAgentOptions } from "../agent-app.js";
 import { AUTH_METHOD_ID } from "../initialize.js";
 import { noticeNotification } from "../release-notices.js";
 import { answer, invalidParams, toRequestError } from "../request-errors.js";
@@ -152,18 +152,8 @@ export function createZcodeAgentV2(options: ZcodeAgentOptions): ZcodeAgentV2 {
       connection = opened;
       port = new V2ClientPort(opened.client, options.tracker);
       broker = options.createBroker(options.logger.child("interactions"));
-      service = new SessionService({
-        native: options.native,
-        client: port,
-        broker,
-        logger: options.logger.child("session"),
-        cancelGraceMs: options.cancelGraceMs,
-        mergeDeltas: options.mergeDeltas,
-        // the next turn's updates wait for the previous turn's idle state_update (session-turns.ts)
-        answerWrites: true,
-        ...(options.subscribeConfirmMs !== undefined ? { subscribeConfirmMs: options.subscribeConfirmMs } : {}),
-        defaultCwd: options.defaultCwd,
-      });
+      // the next turn's updates wait for the previous turn's idle state_update (session-turns.ts)
+      service = sessionServiceOf(options, port, broker);
       void opened.closed.then(shutdown, shutdown);
     })
     .onRequest(acp.methods.agent.initialize, ({ params }) => {
