@@ -45,6 +45,9 @@ export interface ShareableReport {
     line?: string;
     input?: string;
     read?: string;
+    sessionList?: string;
+    contextUsage?: string;
+    missing?: string[];
     rpcRoles?: string;
     named: string[];
     notNamed: string[];
@@ -144,6 +147,9 @@ export function shareableReport(
       outcome: review.outcome,
       ...(review.line ? { line: review.line.id } : {}),
       ...(review.paths ? { input: review.paths.input, read: review.paths.read } : {}),
+      ...(review.paths?.sessionList !== undefined ? { sessionList: review.paths.sessionList } : {}),
+      ...(review.paths?.contextUsage !== undefined ? { contextUsage: review.paths.contextUsage } : {}),
+      ...(review.paths?.missing !== undefined ? { missing: review.paths.missing } : {}),
       ...(review.rpcModule ? { rpcRoles: review.rpcModule.foundBy } : {}),
       named: review.methods?.named ?? [],
       notNamed: review.methods?.notNamed ?? [],
@@ -174,6 +180,9 @@ export function probeMarkdown(report: ShareableReport): string {
   if (report.review.line) lines.push(`- release line: ${report.review.line}`);
   if (report.review.input) lines.push(`- input path: ${report.review.input}`);
   if (report.review.read) lines.push(`- read path: ${report.review.read}`);
+  if (report.review.sessionList) lines.push(`- session list: ${report.review.sessionList}`);
+  if (report.review.contextUsage) lines.push(`- context usage: ${report.review.contextUsage}`);
+  if (report.review.missing) lines.push(`- missing: ${report.review.missing.join(", ") || "nothing this path needs"}`);
   if (report.review.rpcRoles) lines.push(`- RPC roles: ${report.review.rpcRoles}`);
   lines.push(`- named in the host bundle: ${report.review.named.join(", ") || "none"}`);
   lines.push(`- not named: ${report.review.notNamed.join(", ") || "none"}`);

@@ -155,7 +155,14 @@ describe("onboard --probe", () => {
           hostIndex: { sha256: review.hostIndex.sha256 },
           rpcModule: { path: review.rpcModule.path, sha256: review.rpcModule.sha256 },
         },
-        review: { outcome: "candidate", line: "zcode-task-v2", read: expect.stringMatching(/^legacy onDynamicSessionEvent/) },
+        review: {
+          outcome: "candidate",
+          line: "zcode-task-v2",
+          read: expect.stringMatching(/^legacy onDynamicSessionEvent/),
+          sessionList: expect.stringMatching(/^listSessions without includeArchived/),
+          contextUsage: expect.stringMatching(/^the session's own usage/),
+          missing: [],
+        },
         probe: {
           start: { status: "ok" },
           hello: { status: "ok", protocolVersion: 3 },
@@ -190,6 +197,8 @@ describe("onboard --probe", () => {
       expect(text).toMatch(/^# zcode-acp onboard probe: ZCode 3\.16\.2/);
       expect(text).toContain("- V4 hello: ok — protocol version 3");
       expect(text).toContain("- listSessions without includeArchived: ok");
+      expect(text).toMatch(/- session list: listSessions without includeArchived/);
+      expect(text).toContain("- missing: nothing this path needs");
       expect(text).not.toContain(other.env.HOME!);
       expect((await stat(file)).mode & 0o777).toBe(0o600);
     } finally {
