@@ -60,7 +60,7 @@ export async function parseFork(params: unknown): Promise<ForkRequest> {
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
-function notOffered(method: string): acp.RequestError {
+export function notOffered(method: string): acp.RequestError {
   const error = acp.RequestError.methodNotFound(method);
   return new acp.RequestError(
     error.code,

@@ -65,6 +65,8 @@ const CLIENT_OUTBOUND_PARAMS: Record<string, string> = {
   "session/delete": "DeleteSessionRequest",
   "session/set_config_option": "SetSessionConfigOptionRequest",
   "session/prompt": "PromptRequest",
+  "tool_call/cancel": "CancelToolCallRequest",
+  "terminal/cancel": "CancelTerminalRequest",
   "session/cancel": "CancelSessionNotification",
   "$/cancel_request": "CancelRequestNotification",
 };

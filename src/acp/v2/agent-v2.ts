@@ -10,9 +10,10 @@
  *
  * Served: initialize, auth/login, session/new, session/resume (replayed from the start or not
  * at all; the current state snapshot goes out after the replay and before the response),
- * session/list, session/close, session/set_config_option, session/prompt, session/cancel.
- * Refused with a typed error (-32601, saying to use ACP v1): session/delete, auth/logout,
- * tool_call/cancel, terminal/cancel. The one-connection rules of v1 (./agent-app.ts) hold here too.
+ * session/list, session/close, session/set_config_option, session/prompt, session/cancel;
+ * session/delete where the install offers it (advertised as on v1, ../session-management.ts) and
+ * auth/logout (scoped to this connection, as on v1: ../logout.ts). Refused with a typed error
+ * (-32601, saying to use ACP v1): tool_call/cancel, terminal/cancel. The one-connection rules of v1 (./agent-app.ts) hold here too.
  */
 import { randomUUID } from "node:crypto";
 import type * as v1 from "@agentclientprotocol/sdk";
@@ -23,6 +24,9 @@ import { type SessionService, type OpenedSession } from "../../session/session-s
 import { describeError } from "../../util/errors.js";
 import { PACKAGE_VERSION } from "../../version.js";
 import { sessionServiceOf, type ZcodeAgentOptions } from "../agent-app.js";
+import { ConnectionSignIn } from "../logout.js";
+import { notOffered } from "../session-management.js";
+import type { SessionCalls } from "../../native/session-calls.js";
 import { AUTH_METHOD_ID } from "../initialize.js";
 import { noticeNotification } from "../release-notices.js";
 import { answer, invalidParams, toRequestError } from "../request-errors.js";
@@ -34,7 +38,7 @@ import { configOptionsV2, mcpServersV1 } from "./translate.js";
 export const PROTOCOL_VERSION_V2 = 2;
 
 /** the v2 methods zcode-acp does not serve yet: answered -32601 with what to do */
-type RefusedMethod = "session/delete" | "auth/logout" | "tool_call/cancel" | "terminal/cancel";
+type RefusedMethod = "tool_call/cancel" | "terminal/cancel";
 const METHOD_NOT_FOUND = acp.RequestError.methodNotFound("").code;
 
 export interface ZcodeAgentV2 {
@@ -51,7 +55,7 @@ export interface ZcodeAgentV2 {
   diagnostics(): Record<string, number>;
 }
 
-export function initializeResponseV2(): acp.InitializeResponse {
+export function initializeResponseV2(advertised?: SessionCalls): acp.InitializeResponse {
   return {
     protocolVersion: PROTOCOL_VERSION_V2,
     info: { name: "zcode-acp", title: "ZCode", version: PACKAGE_VERSION },
@@ -59,6 +63,7 @@ export function initializeResponseV2(): acp.InitializeResponse {
       session: {
         prompt: { image: {}, audio: {}, embeddedContext: {} },
         mcp: { stdio: {}, http: {} },
+        ...(advertised?.delete === true ? { delete: {} } : {}),
       },
     },
     authMethods: [
@@ -85,6 +90,10 @@ export function createZcodeAgentV2(options: ZcodeAgentOptions): ZcodeAgentV2 {
   let broker: InteractionBroker | undefined;
   let connection: acp.AgentConnection | undefined;
   let shutdownPromise: Promise<void> | undefined;
+  /** `auth/logout` (../logout.ts, adr/0025): scoped to this connection; the ZCode app stays signed in */
+  const signIn = new ConnectionSignIn();
+  /** what initialize advertised of session management (session/delete), from the install (adr/0026) */
+  let advertised: SessionCalls | undefined;
 
   /** callbacks waiting for their response to be written, by JSON-RPC request id */
   const waitingForWrite = new Map<unknown, () => void>();
@@ -156,19 +165,21 @@ export function createZcodeAgentV2(options: ZcodeAgentOptions): ZcodeAgentV2 {
       service = sessionServiceOf(options, port, broker);
       void opened.closed.then(shutdown, shutdown);
     })
-    .onRequest(acp.methods.agent.initialize, ({ params }) => {
+    .onRequest(acp.methods.agent.initialize, async ({ params }) => {
       logger.info("initialize (ACP v2)", { client: params.info.name, protocolVersion: params.protocolVersion });
-      return initializeResponseV2();
+      advertised = (await options.sessionCalls?.()) ?? advertised;
+      return initializeResponseV2(advertised);
     })
     .onRequest(acp.methods.agent.auth.login, ({ params }) =>
       answer(async () => {
         if (params.methodId !== AUTH_METHOD_ID) throw invalidParams(`Unknown authentication method "${params.methodId}".`);
-        await sessions().ensureSignedIn(options.defaultCwd);
+        await signIn.authenticate(() => sessions().ensureSignedIn(options.defaultCwd));
         return {};
       }),
     )
     .onRequest(acp.methods.agent.session.new, ({ params, requestId }) =>
       answer(async () => {
+        signIn.require();
         const cwd = await workspaceDirectory(params.cwd);
         const opened = await sessions().newSession({ cwd, mcpServers: mcpServersV1(params.mcpServers) });
         afterResponse(requestId, opened, () => sendReleaseNotices(opened.sessionId));
@@ -177,6 +188,7 @@ export function createZcodeAgentV2(options: ZcodeAgentOptions): ZcodeAgentV2 {
     )
     .onRequest(acp.methods.agent.session.resume, ({ params, requestId }) =>
       answer(async () => {
+        signIn.require();
         const from = params.replayFrom as { type: string } | null | undefined;
         if (from !== undefined && from !== null && from.type !== "start") {
           throw invalidParams(`replayFrom "${from.type}" is not supported; send {"type":"start"} to replay the history, or leave it out.`);
@@ -197,6 +209,7 @@ export function createZcodeAgentV2(options: ZcodeAgentOptions): ZcodeAgentV2 {
     )
     .onRequest(acp.methods.agent.session.list, ({ params }) =>
       answer(async () => {
+        signIn.require();
         const filter = params.cwd === undefined || params.cwd === null ? undefined : await listFilterDirectory(params.cwd);
         if (filter === null) return { sessions: [] };
         if (params.cursor) decodeCursor(params.cursor, filter);
@@ -233,6 +246,7 @@ export function createZcodeAgentV2(options: ZcodeAgentOptions): ZcodeAgentV2 {
     )
     .onRequest(acp.methods.agent.session.prompt, ({ params, requestId }) =>
       answer(async () => {
+        signIn.require();
         const sessionId = params.sessionId;
         const engine = sessions().session(sessionId);
         const cancelsBefore = engine.cancelCount;
@@ -283,8 +297,15 @@ export function createZcodeAgentV2(options: ZcodeAgentOptions): ZcodeAgentV2 {
     );
   };
   app
-    .onRequest("session/delete", refuse("session/delete"))
-    .onRequest("auth/logout", refuse("auth/logout"))
+    .onRequest(acp.methods.agent.session.delete, ({ params }) => {
+      if (advertised?.delete !== true) throw notOffered(acp.methods.agent.session.delete);
+      return answer(async () => {
+        signIn.require();
+        await sessions().deleteSession(params.sessionId);
+        return {};
+      });
+    })
+    .onRequest(acp.methods.agent.auth.logout, () => signIn.logout())
     .onRequest("tool_call/cancel", refuse("tool_call/cancel"))
     .onRequest("terminal/cancel", refuse("terminal/cancel"));
 

@@ -212,10 +212,34 @@ describe("e2e: ACP v2 beside v1", () => {
     const client = startV2();
     await client.initialize();
     await expect(client.prompt("no-such-session", "hi")).rejects.toMatchObject({ code: -32002 });
-    await expect(client.agent.request(acp.methods.agent.session.delete, { sessionId: "x" })).rejects.toMatchObject({
+    await expect(client.agent.request(acp.methods.agent.toolCall.cancel, { sessionId: "x", toolCallId: "t" })).rejects.toMatchObject({
       code: -32601,
       message: expect.stringContaining("ACP protocol version 1"),
     });
+    client.expectValid();
+  });
+
+  it("session/delete where the install offers it (advertised), and auth/logout scoped to this connection until auth/login", async () => {
+    const client = startV2();
+    const init = await client.initialize();
+    expect(init.capabilities?.session?.delete).toEqual({});
+    const cwd = await t.workspace();
+    const { sessionId } = await client.newSession(cwd);
+    await client.prompt(sessionId, "hello");
+    await client.waitForIdle(sessionId);
+    await expect(client.agent.request(acp.methods.agent.session.delete, { sessionId })).resolves.toEqual({});
+    const listed = await client.agent.request(acp.methods.agent.session.list, { cwd });
+    expect(listed.sessions.map((s) => s.sessionId)).not.toContain(sessionId);
+    expect(
+      (await t.sim().readCallLog())
+        .filter((e) => e.kind === "call" && e.method === "sendConversationCommandV4")
+        .map((e) => (e.params as any).envelope?.type),
+    ).toContain("deleteSession");
+    // logout: this connection opens nothing until it signs in again; the app is not signed out
+    await client.agent.request(acp.methods.agent.auth.logout, {});
+    await expect(client.newSession(cwd)).rejects.toMatchObject({ code: -32000 });
+    await client.agent.request(acp.methods.agent.auth.login, { methodId: "zcode-app" });
+    await expect(client.newSession(cwd)).resolves.toMatchObject({ sessionId: expect.any(String) });
     client.expectValid();
   });
 
