@@ -52,9 +52,12 @@ describe("e2e: many sessions", () => {
       { intervalMs: 50, what: "the native close of every released session" },
     );
     const log = await t.sim().readCallLog();
-    const listens = log.filter((e) => e.kind === "listen");
     const disposed = new Set(log.filter((e) => e.kind === "listen-dispose").map((e) => `${e.run}:${e.id}`));
-    expect(listens.filter((l) => !disposed.has(`${l.run}:${l.id}`))).toHaveLength(MAX_ATTACHED_SESSIONS);
+    const alive = log.filter((e) => e.kind === "listen" && !disposed.has(`${e.run}:${e.id}`));
+    // one per held session; on zcode-task-v3 also the one workspace listener for provider-header requests
+    const headers = alive.filter((l) => l.event === "onDynamicWorkspaceProviderRuntimeHeadersRequest");
+    expect(headers.length).toBeLessThanOrEqual(1);
+    expect(alive.length - headers.length).toBe(MAX_ATTACHED_SESSIONS);
     expect(log.filter((e) => e.kind === "call" && e.method === "closeSession")).toHaveLength(SESSIONS - MAX_ATTACHED_SESSIONS);
 
     // the first was prompted (ZCode kept it): resumed; the second never was: created again with its id and mode

@@ -77,7 +77,7 @@ describe("bootstrap", () => {
         method: "__call",
         params: { service: "agent", method: "sendConversationCommandV4", params: { workspacePath: "/w", envelope } },
       });
-    command(1, { commandId: "c1", clientId: "x", sessionId: "s", type: "deleteSession", payload: {} });
+    command(1, { commandId: "c1", clientId: "x", sessionId: "s", type: "reorderQueueItem", payload: {} });
     command(2, { commandId: "c2", clientId: "x", sessionId: "s", type: "editQueueItem", payload: {} });
     command(3, "not an envelope");
     for (const id of [1, 2, 3]) {
