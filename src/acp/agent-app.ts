@@ -266,6 +266,8 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     .onRequest(acp.methods.agent.session.prompt, ({ params, signal, requestId }) =>
       // a failure is also explained in the session (clients that show String(error)): adr/0010
       answerPrompt({ sessionUpdate: (n) => port!.sessionUpdate(n) }, params.sessionId, logger, async () => {
+        // an unknown session is SESSION_NOT_FOUND (nothing is written under its id), logged out or not
+        if (!sessions().knows(params.sessionId)) sessions().get(params.sessionId); // throws SESSION_NOT_FOUND
         signIn.require();
         // a released session reopens first: a cancel while it does is seen by this prompt
         const engine = sessions().session(params.sessionId);

@@ -107,6 +107,12 @@ export class SessionService {
     return engine;
   }
 
+  /** whether this connection has the session, open or released (nothing is reopened) */
+  knows(sessionId: string): boolean {
+    const current = this.sessions.get(sessionId);
+    return (current !== undefined && !current.isClosed) || this.released.has(sessionId);
+  }
+
   /**
    * `session/cancel` of a subagent's child session (./subagents.ts): its parent engine handles it;
    * false when no open session has that child. At most MAX_ATTACHED_SESSIONS engines are asked.

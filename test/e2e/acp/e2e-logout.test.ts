@@ -41,6 +41,9 @@ describe("e2e: logout", () => {
     const prompted = await failure(client.prompt(sessionId, "still there?"));
     expect(prompted).toMatchObject(LOGGED_OUT);
     expect(client.text(sessionId)).toMatch(/zcode-acp: You logged out of zcode-acp.*\[AUTH_REQUIRED\]/s); // readable in the session too
+    // a session this connection does not have is not found (nothing is written under an unknown id)
+    expect(await failure(client.prompt("no-such-session", "hello?"))).toMatchObject({ code: -32002 });
+    expect(client.updates("no-such-session")).toEqual([]);
 
     // a second logout is answered the same way; nothing in ZCode was signed out or prompted meanwhile
     expect(await client.agent.request(acp.methods.agent.logout, {})).toEqual(answer);
