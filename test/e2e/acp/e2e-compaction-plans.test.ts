@@ -127,6 +127,26 @@ describe("e2e: compaction updates, gated on session.compaction", () => {
   });
 });
 
+describe("e2e: /compact while a turn runs", () => {
+  it("waits in ZCode's queue (it does not cut the running turn) and runs after it: both prompts answered end_turn, in order", async () => {
+    const client = await started(COMPACTION);
+    const { sessionId } = await client.newSession(await t.workspace());
+    const first = client.prompt(sessionId, "sim:stream-until-cancel interval=20 max=40");
+    await client.waitForUpdate(sessionId, (u) => u.sessionUpdate === "agent_message_chunk");
+    const compact = client.prompt(sessionId, "/compact");
+    await expect(first).resolves.toMatchObject({ stopReason: "end_turn" });
+    await expect(compact).resolves.toMatchObject({ stopReason: "end_turn" });
+    const updates = client.updates(sessionId);
+    const compaction = updates.findIndex((u) => u.sessionUpdate === "compaction_update");
+    const lastText = updates.map((u) => u.sessionUpdate).lastIndexOf("agent_message_chunk");
+    expect(kinds(client, sessionId, "compaction_update").map((u) => u.status)).toEqual(["in_progress", "completed"]);
+    // the running turn streamed to its end before the compaction began
+    expect(compaction).toBeGreaterThan(lastText);
+    expect(forSession(await t.commands("stop"), sessionId)).toEqual([]);
+    client.expectValid();
+  });
+});
+
 describe("e2e: plan operations, gated on the unstable plan capability", () => {
   it("the to-do list: plan_update items with one plan id, plan_removed when ZCode clears it; never `plan`", async () => {
     const client = await started(PLAN);
