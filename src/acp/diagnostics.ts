@@ -10,6 +10,7 @@
  * what keeps the first far under the second whatever the history.
  */
 import type * as acp from "@agentclientprotocol/sdk";
+import type * as acpV2 from "@agentclientprotocol/sdk/experimental/v2";
 
 export const DIAGNOSTICS_METHOD = "_zcode/diagnostics";
 
@@ -34,13 +35,16 @@ export function processDiagnostics(): Record<string, unknown> {
 
 /** Register the request on `app` (before it connects); each source is called on every request. */
 export function registerDiagnostics(app: acp.AgentApp, sources: Record<string, () => unknown>): void {
-  app.onRequest(
-    DIAGNOSTICS_METHOD,
-    (params: unknown) => params,
-    () => {
-      const result: Record<string, unknown> = { process: processDiagnostics() };
-      for (const [name, source] of Object.entries(sources)) result[name] = source();
-      return result;
-    },
-  );
+  app.onRequest(DIAGNOSTICS_METHOD, (params: unknown) => params, () => diagnosticsOf(sources));
+}
+
+/** The same request on an ACP v2 connection's app (adr/0028). */
+export function registerDiagnosticsV2(app: acpV2.AgentApp, sources: Record<string, () => unknown>): void {
+  app.onRequest(DIAGNOSTICS_METHOD, (params: unknown) => params, () => diagnosticsOf(sources));
+}
+
+function diagnosticsOf(sources: Record<string, () => unknown>): Record<string, unknown> {
+  const result: Record<string, unknown> = { process: processDiagnostics() };
+  for (const [name, source] of Object.entries(sources)) result[name] = source();
+  return result;
 }

@@ -26,7 +26,7 @@ import type { SessionCalls } from "../native/session-calls.js";
 import type { LazyHostClient } from "../host/lazy-host.js";
 import { DEFAULT_TIMEOUTS_MS } from "../host/timeouts.js";
 import { CurrentLineApi } from "../native/current-line-api.js";
-import { registerDiagnostics } from "../acp/diagnostics.js";
+import { registerDiagnostics, registerDiagnosticsV2 } from "../acp/diagnostics.js";
 import type { Logger } from "../log/logger.js";
 import { compileSessionValidators } from "../protocol/event-validation.js";
 import { createInteractionBroker } from "../session/interactions/index.js";
@@ -110,7 +110,9 @@ export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
   if (options.protocol === 2) {
     // loaded only for a v2 client: v1's start-up does not pay for it
     const { createZcodeAgentV2 } = await import("../acp/v2/agent-v2.js");
-    agent = createZcodeAgentV2(agentOptions);
+    const v2 = createZcodeAgentV2(agentOptions);
+    if (config.diagnostics) registerDiagnosticsV2(v2.app, { sessions: () => v2.diagnostics(), host: () => host.diagnostics() });
+    agent = v2;
   } else {
     const v1 = createZcodeAgent(agentOptions);
     if (config.diagnostics) registerDiagnostics(v1.app, { sessions: () => v1.diagnostics(), host: () => host.diagnostics() });

@@ -220,7 +220,7 @@ describe("e2e: ACP v2 beside v1", () => {
   });
 
   it("session/delete where the install offers it (advertised), and auth/logout scoped to this connection until auth/login", async () => {
-    const client = startV2();
+    const client = startV2({ env: { ZCODE_ACP_DIAGNOSTICS: "1" } });
     const init = await client.initialize();
     expect(init.capabilities?.session?.delete).toEqual({});
     const cwd = await t.workspace();
@@ -230,6 +230,9 @@ describe("e2e: ACP v2 beside v1", () => {
     await expect(client.agent.request(acp.methods.agent.session.delete, { sessionId })).resolves.toEqual({});
     const listed = await client.agent.request(acp.methods.agent.session.list, { cwd });
     expect(listed.sessions.map((s) => s.sessionId)).not.toContain(sessionId);
+    // the diagnostics extension request is served on v2 too: the deleted session is not held
+    const diagnostics = (await client.agent.request("_zcode/diagnostics" as never, {} as never)) as { sessions: { sessions: number } };
+    expect(diagnostics.sessions.sessions).toBe(0);
     expect(
       (await t.sim().readCallLog())
         .filter((e) => e.kind === "call" && e.method === "sendConversationCommandV4")
