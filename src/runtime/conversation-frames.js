@@ -6,10 +6,13 @@
 //   checks as ZCode's assembler (count, index, byte count, CRC-32, UTF-8, JSON). The logical frame is
 //   then bounded like a legacy event (bounds.js, eventLimits): every row of `row.appended` /
 //   `row.upserted` and of a snapshot's window, every `state.updated` patch, the snapshot's A zone.
-//   A `row.delta` append is cut where its field reaches the string bound and left out after that;
-//   a field that is still streaming (an open text, input or output) keeps its head without the marker,
-//   which comes with the row's next whole-row upsert (ZCode upserts a row on every structural change,
-//   the end of its streaming included, §3.8), so what the bridge holds only ever grows by appends.
+//   A `row.delta` append is cut where its field reaches its bound and left out after that (one
+//   string bound for tool input and output; 64 for a streamed answer, `text`, whose client gets it
+//   whole as on the legacy path: up to 16 bounds, one append of it at most 8). A field that is still
+//   streaming keeps its head without the marker, which comes with the row's next whole-row upsert
+//   (ZCode upserts a row on every structural change, the end of its streaming included, §3.8); an
+//   answer streamed past one string bound is then held as its bounded head and marker (the client
+//   already has all of it).
 //   A snapshot whose bounded window still does not fit one logical frame keeps its newest rows (the
 //   others stay reachable through conversationRowsRangeV4). Seq numbers are never changed: a gap is
 //   still a gap and the bridge's resync works as before.
@@ -21,7 +24,7 @@
 // - `conversation-rows`: one conversationRowsRangeV4 page. Each row is bounded like a replayed
 //   history message; when the page still does not fit a frame, its oldest rows are left out and
 //   `hasMore` set: the bridge's next page (beforeRowId = the first row it got) brings them.
-import { boundValue, eventLimits, messageLimits, utf8Head } from "./bounds.js";
+import { boundValue, eventLimits, messageLimits, omittedMarker, utf8Head } from "./bounds.js";
 
 /** room left in a channel frame for the bridge's envelope around one event */
 const ENVELOPE_ROOM = 64 * 1024;
@@ -239,13 +242,28 @@ function boundRow(row, limits, stream) {
   if (!isRecord(row)) return row;
   let value = row;
   const open = stream === undefined ? [] : openPaths(row);
+  // an answer the bridge got streamed past one string bound keeps what it got (./boundAppend): the
+  // upsert holds that head, and (once the row is closed) the marker of anything it did not get
+  const streamedText = stream?.rows.get(String(row.rowId))?.text?.bytes ?? 0;
+  let keptText;
+  if (streamedText > limits.stringBytes && typeof row.text === "string") {
+    if (open.includes("text")) keptText = utf8Head(row.text, limits.stringBytes * STREAMED_TEXT_BOUNDS);
+    else {
+      const head = utf8Head(row.text, streamedText);
+      const rest = byteLength(row.text) - byteLength(head);
+      keptText = rest > 0 ? head + omittedMarker(rest) : head;
+    }
+    value = setPath(value, "text", "");
+  }
   for (const path of open) {
+    if (keptText !== undefined && path === "text") continue;
     const text = getPath(row, path);
     if (typeof text === "string" && text.length > limits.stringBytes / 4 && byteLength(text) > limits.stringBytes) {
       value = setPath(value, path, utf8Head(text, limits.stringBytes));
     }
   }
   const bounded = boundValue(value, limits).value;
+  if (keptText !== undefined && isRecord(bounded)) bounded.text = keptText;
   // the identity a reader needs is never left out, however full the row
   if (isRecord(bounded)) for (const key of ["rowId", "kind"]) if (!(key in bounded) && key in row) bounded[key] = row[key];
   if (stream !== undefined && (typeof row.rowId === "string" || typeof row.rowId === "number")) {
@@ -262,7 +280,19 @@ function boundRow(row, limits, stream) {
   return bounded;
 }
 
-/** A `row.delta`: as it is, its head (the field reached the string bound), or null (left out). */
+/**
+ * How far a streamed answer (`text`: assistant text and reasoning) may grow by appends, in units of
+ * the string bound: its deltas are each as small as a legacy text delta, and the legacy path
+ * streams a whole answer however long it is, so the client gets the whole answer here too (up to
+ * 16 string bounds, far past any model's output limit); the bridge holds it only while it streams
+ * (ZCode's closing upsert, bounded with the marker, replaces it). Tool input and output stay at one
+ * string bound, as the legacy path bounds them.
+ */
+const STREAMED_TEXT_BOUNDS = 16;
+/** the largest single append of a streamed answer, in string bounds */
+const APPEND_TEXT_BOUNDS = 8;
+
+/** A `row.delta`: as it is, its head (the field reached its bound), or null (left out). */
 function boundAppend(delta, limits, stream) {
   const { rowId, path, append } = delta;
   if ((typeof rowId !== "string" && typeof rowId !== "number") || typeof append !== "string" || !PATHS.includes(path)) return delta;
@@ -278,11 +308,15 @@ function boundAppend(delta, limits, stream) {
   const n = byteLength(append);
   field.full += n;
   if (cutBefore) return null;
-  if (field.bytes + n <= limits.stringBytes) {
+  const bound = path === "text" ? limits.stringBytes * STREAMED_TEXT_BOUNDS : limits.stringBytes;
+  // one append (ZCode merges ~30 ms of them) stays within a few string bounds: its frame is then
+  // sent in fragments like any large logical frame, far under the logical limit
+  const room = Math.max(0, Math.min(bound - field.bytes, limits.stringBytes * (path === "text" ? APPEND_TEXT_BOUNDS : 1)));
+  if (n <= room) {
     field.bytes += n;
     return delta;
   }
-  const head = utf8Head(append, Math.max(0, limits.stringBytes - field.bytes));
+  const head = utf8Head(append, room);
   field.bytes += byteLength(head);
   return head === "" ? null : { ...delta, append: head };
 }

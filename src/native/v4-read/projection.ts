@@ -28,6 +28,9 @@ import type { Logger } from "../../log/logger.js";
 import type { SessionRef } from "../native-api.js";
 import { bridgeMode } from "../shared/modes.js";
 import { boundStrings, boundText, EVENT_STRING_BYTES, omittedMarker } from "./bounded-text.js";
+
+/** characters per text delta event: four UTF-8 bytes each at most, so one delta stays within EVENT_STRING_BYTES */
+const DELTA_CHARS = EVENT_STRING_BYTES / 4;
 import { rowKey, type Row, type RowKey, type RowStore, type Touched } from "./row-store.js";
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -169,13 +172,18 @@ export class ConversationProjection {
           this.logger.debug("V4 text of a finished turn ignored", { rowId: row.rowId, turnId });
           return;
         }
-        const payload: Record<string, unknown> = {
-          kind: row.kind === "assistantText" ? "text_delta" : "reasoning_delta",
-          delta: boundText(text.slice(said), EVENT_STRING_BYTES),
-        };
+        // what is new, as deltas of at most one event bound each (the legacy stream's deltas are
+        // small): a frame that carried much text (ZCode merges ~30 ms of appends) loses none of it
         const messageId = str(row.assistantResponseId) ?? str(row.entityId);
-        if (messageId) payload.assistantMessageId = messageId;
-        body.push(this.event("model.streaming", payload, turnId));
+        const added = text.slice(said);
+        for (let at = 0; at < added.length; at += DELTA_CHARS) {
+          const payload: Record<string, unknown> = {
+            kind: row.kind === "assistantText" ? "text_delta" : "reasoning_delta",
+            delta: boundText(added.slice(at, at + DELTA_CHARS), EVENT_STRING_BYTES),
+          };
+          if (messageId) payload.assistantMessageId = messageId;
+          body.push(this.event("model.streaming", payload, turnId));
+        }
         return;
       }
       case "toolCall":

@@ -115,28 +115,59 @@ describe("bootstrap: V4 conversation frames under the channel limit", () => {
     expect(out.inputText).toMatch(/\n… \[zcode-acp: \d+\.\d MB more not shown\]$/);
   });
 
-  it("cuts a streamed field at its bound, leaves out what follows, and gives the marker with the row's next upsert", () => {
+  it("cuts a streamed tool input at its bound, leaves out what follows, and gives the marker with the row's next upsert", () => {
     const context = { frameLimitBytes: LIMIT, subscription: {} };
     const bound = 8 * 1024; // eventLimits(256 KiB).stringBytes
-    const streaming = { rowId: 1, kind: "assistantText", state: "streaming", text: "a".repeat(4000) };
+    const streaming = { rowId: 1, kind: "toolCall", status: "inputStreaming", inputText: "a".repeat(4000) };
     const deltasOf = (ordinal: number, deltas: unknown[]) =>
       (conversationFrames(frameOf(ordinal, "online", { kind: "deltas", deltas }), context) as Frame[])[0] as {
         frame: { toSeq: number; payload: { deltas: Array<Record<string, unknown>> } };
       };
-    let held = (deltasOf(1, [{ op: "row.appended", row: streaming }]).frame.payload.deltas[0]!.row as { text: string }).text;
-    const grow = deltasOf(2, [{ op: "row.delta", rowId: 1, path: "text", append: "b".repeat(10_000) }]).frame.payload.deltas;
+    let held = (deltasOf(1, [{ op: "row.appended", row: streaming }]).frame.payload.deltas[0]!.row as { inputText: string }).inputText;
+    const grow = deltasOf(2, [{ op: "row.delta", rowId: 1, path: "inputText", append: "b".repeat(10_000) }]).frame.payload.deltas;
     expect(grow).toHaveLength(1);
     held += grow[0]!.append as string;
     expect(Buffer.byteLength(held)).toBe(bound);
-    const later = deltasOf(3, [{ op: "row.delta", rowId: 1, path: "text", append: "c".repeat(500) }]);
+    const later = deltasOf(3, [{ op: "row.delta", rowId: 1, path: "inputText", append: "c".repeat(500) }]);
     expect(later.frame.payload.deltas).toEqual([]); // left out, the seq interval kept
     expect(later.frame.toSeq).toBe(3);
     const full = "a".repeat(4000) + "b".repeat(10_000) + "c".repeat(500);
-    const done = deltasOf(4, [{ op: "row.upserted", row: { ...streaming, state: "complete", text: full } }]).frame.payload.deltas;
-    const text = (done[0]!.row as { text: string }).text;
+    const done = deltasOf(4, [{ op: "row.upserted", row: { ...streaming, status: "running", inputText: full } }]).frame.payload.deltas;
+    const text = (done[0]!.row as { inputText: string }).inputText;
     // what the bridge holds only grew: the upsert is the held head and the marker of the rest
     expect(text.startsWith(held)).toBe(true);
     expect(text.slice(held.length)).toBe("\n… [zcode-acp: 6.3 kB more not shown]");
+  });
+
+  it("streams an answer (text) past one string bound, up to 16 bounds (one append at most 8); the closing upsert keeps what was streamed", () => {
+    const context = { frameLimitBytes: LIMIT, subscription: {} };
+    const bound = 8 * 1024; // eventLimits(256 KiB).stringBytes
+    const deltasOf = (ordinal: number, deltas: unknown[]) =>
+      (conversationFrames(frameOf(ordinal, "online", { kind: "deltas", deltas }), context) as Frame[])[0] as {
+        frame: { payload: { deltas: Array<Record<string, unknown>> } };
+      };
+    deltasOf(1, [{ op: "row.appended", row: { rowId: 1, kind: "assistantText", state: "streaming", text: "" } }]);
+    let streamed = "";
+    for (let i = 0; i < 40; i++) {
+      const out = deltasOf(2 + i, [{ op: "row.delta", rowId: 1, path: "text", append: "x".repeat(1000) }]).frame.payload.deltas;
+      streamed += out.map((d) => d.append as string).join("");
+    }
+    expect(streamed.length).toBe(40_000); // five string bounds, all of it streamed
+    // one append of up to 8 bounds passes whole (ZCode merges ~30 ms of them); a larger one is cut there, what follows left out
+    const merged = deltasOf(49, [{ op: "row.delta", rowId: 1, path: "text", append: "w".repeat(3 * bound) }]).frame.payload.deltas;
+    expect(Buffer.byteLength(merged[0]!.append as string)).toBe(3 * bound);
+    streamed += merged[0]!.append as string;
+    const huge = deltasOf(50, [{ op: "row.delta", rowId: 1, path: "text", append: "y".repeat(9 * bound) }]).frame.payload.deltas;
+    expect(Buffer.byteLength(huge[0]!.append as string)).toBe(8 * bound);
+    streamed += huge[0]!.append as string;
+    expect(deltasOf(51, [{ op: "row.delta", rowId: 1, path: "text", append: "z" }]).frame.payload.deltas).toEqual([]);
+    // the closing upsert: what the bridge got, then the marker of what it did not (it only ever grows)
+    const full = streamed + "y".repeat(bound) + "z";
+    const closed = deltasOf(52, [{ op: "row.upserted", row: { rowId: 1, kind: "assistantText", state: "complete", text: full } }]).frame
+      .payload.deltas;
+    const text = (closed[0]!.row as { text: string }).text;
+    expect(text.startsWith(streamed)).toBe(true);
+    expect(text.slice(streamed.length)).toBe("\n… [zcode-acp: 8.2 kB more not shown]");
   });
 
   it("puts a fault frame (code and message) where ZCode's fragments fail their checks; the bridge resyncs on it", () => {
