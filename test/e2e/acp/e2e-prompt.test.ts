@@ -48,6 +48,16 @@ describe("e2e: prompt turns against the simulated host", () => {
     client.expectValid();
   });
 
+  it("a long answer streamed at full speed reaches the client whole and in order (1.28 MB; on V4, past one string bound)", async () => {
+    const { client, sessionId } = await session();
+    await expect(client.prompt(sessionId, "sim:bench n=20000 bytes=64 rate=0")).resolves.toMatchObject({ stopReason: "end_turn" });
+    const text = client.text(sessionId);
+    expect(text).toHaveLength(20_000 * 64);
+    const stamps = [...text.matchAll(/@(\d+):/g)].map((m) => Number(m[1]));
+    expect(stamps).toEqual(Array.from({ length: 20_000 }, (_, k) => k));
+    client.expectValid();
+  });
+
   it("translates the Bash tool lifecycle with kind, title, rawInput, progress, rawOutput and content", async () => {
     const { client, sessionId } = await session();
     await client.prompt(sessionId, "sim:tool-bash");
