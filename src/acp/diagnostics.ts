@@ -35,12 +35,20 @@ export function processDiagnostics(): Record<string, unknown> {
 
 /** Register the request on `app` (before it connects); each source is called on every request. */
 export function registerDiagnostics(app: acp.AgentApp, sources: Record<string, () => unknown>): void {
-  app.onRequest(DIAGNOSTICS_METHOD, (params: unknown) => params, () => diagnosticsOf(sources));
+  app.onRequest(
+    DIAGNOSTICS_METHOD,
+    (params: unknown) => params,
+    () => diagnosticsOf(sources),
+  );
 }
 
 /** The same request on an ACP v2 connection's app (adr/0028). */
 export function registerDiagnosticsV2(app: acpV2.AgentApp, sources: Record<string, () => unknown>): void {
-  app.onRequest(DIAGNOSTICS_METHOD, (params: unknown) => params, () => diagnosticsOf(sources));
+  app.onRequest(
+    DIAGNOSTICS_METHOD,
+    (params: unknown) => params,
+    () => diagnosticsOf(sources),
+  );
 }
 
 function diagnosticsOf(sources: Record<string, () => unknown>): Record<string, unknown> {
