@@ -510,7 +510,7 @@ function turnOf(store: RowStore, item: Record<string, unknown>, toolCallId: stri
 }
 
 function parentToolOf(store: RowStore, toolCallId: string): string | undefined {
-  const row = store.toolRow(toolCallId, "");
+  const row = store.toolRow(toolCallId);
   return row ? str(row.parentToolCallId) : undefined;
 }
 

@@ -83,9 +83,11 @@ export class RowStore {
     return turnId;
   }
 
-  /** the tool row of a toolCallId, or the one waiting on an interaction */
-  toolRow(toolCallId: string | undefined, interactionId: string): Row | undefined {
-    const key = (toolCallId ? this.toolsById.get(toolCallId) : undefined) ?? this.toolsByInteraction.get(interactionId);
+  /** the tool row of a toolCallId, or (given one) the one waiting on an interaction */
+  toolRow(toolCallId: string | undefined, interactionId?: string): Row | undefined {
+    const key =
+      (toolCallId ? this.toolsById.get(toolCallId) : undefined) ??
+      (interactionId !== undefined ? this.toolsByInteraction.get(interactionId) : undefined);
     return key === undefined ? undefined : this.rows.get(key);
   }
 
