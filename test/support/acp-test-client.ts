@@ -13,7 +13,8 @@
  */
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { Readable } from "node:stream";
-import * as acp from "@agentclientprotocol/sdk";
+// the unstable surface: a client that advertised an unstable capability parses its updates (subagent_update, plan_update)
+import * as acp from "@agentclientprotocol/sdk/unstable";
 import { Transcript, type Direction, type TranscriptLine } from "./acp-transcript.js";
 import { CliProcess, lineSplitter, type ExitInfo } from "./cli-process.js";
 

@@ -71,7 +71,8 @@ describe("e2e: session persistence, modes and config options", () => {
   it("closes a session: cancels its running prompt, closes natively, unsubscribes; unknown ids are -32002", async () => {
     const client = await t.start();
     await client.initialize();
-    const { sessionId } = await client.newSession(await t.workspace());
+    const ws = await t.workspace();
+    const { sessionId } = await client.newSession(ws);
     const turn = client.prompt(sessionId, "sim:stream-until-cancel interval=30");
     await client.waitForUpdate(sessionId, (u) => u.sessionUpdate === "agent_message_chunk");
     await expect(client.agent.request("session/close", { sessionId })).resolves.toEqual({});
@@ -84,7 +85,14 @@ describe("e2e: session persistence, modes and config options", () => {
       const frame = log.find((e) => e.kind === "v4-frame" && e.sessionId === sessionId)!;
       const unsubscribed = log.filter((e) => e.kind === "call" && e.method === "unsubscribeConversationV4");
       expect(unsubscribed.map((e) => (e.params as { subscriptionId?: string }).subscriptionId)).toContain(frame.subscriptionId);
-      const listen = log.find((e) => e.kind === "listen" && e.event === "onDynamicConversationFrame")!;
+      // this session's own listen (the file's install also holds the listens of earlier tests' hosts)
+      const listen = log.find(
+        (e) =>
+          e.kind === "listen" &&
+          e.event === "onDynamicConversationFrame" &&
+          e.run === frame.run &&
+          (e.arg as { workspacePath?: string }).workspacePath === ws,
+      )!;
       expect(log.some((e) => e.kind === "listen-dispose" && e.id === listen.id && e.run === listen.run)).toBe(true);
     } else {
       const listen = log.find((e) => e.kind === "listen" && (e.arg as { sessionId?: string }).sessionId === sessionId)!;
