@@ -4,8 +4,9 @@
  * turn ends — once, with its updates written before its answer and the next turn's after it.
  *
  * Every path that gives up on work runs the one stop routine of `ZCodeInputs.stop`: a cancel, a
- * turn the bridge fails itself, a lost subscription or host, a send whose outcome is unknown, a
- * close. The running turn is ended here; the waiting inputs are answered there.
+ * turn the bridge fails itself, a lost subscription or host, a close. The running turn is ended
+ * here; the waiting inputs are answered there. A send whose outcome is unknown gives up that input
+ * alone (`ZCodeInputs.abandon`), except on the legacy line, whose one input is the session's work.
  */
 import type { ContentBlock, SessionUpdate } from "@agentclientprotocol/sdk";
 import type { Logger } from "../log/logger.js";
@@ -150,11 +151,22 @@ export class SessionTurns {
   private sendFailed(input: SessionInput, turn: ActiveTurn, error: unknown): void {
     const failure = isBridgeError(error) ? error : new BridgeError("HOST_CALL_FAILED", describeError(error), { cause: error });
     if (isOutcomeUnknown(failure)) {
-      this.prompted = true; // it may have been accepted
       this.session.markResync();
-      // the bridge gives up on an input ZCode may run: the stop routine ends it rather than let it run unseen
-      this.giveUp(failure, { native: !HOST_GONE.has(failure.code), turn });
-      return;
+      if (HOST_GONE.has(failure.code) || input.pairsByOrder) {
+        this.prompted = true; // it may have been accepted
+        // the host went (its queue with it), or the legacy line's one input: the stop routine ends what runs
+        this.giveUp(failure, { native: !HOST_GONE.has(failure.code), turn });
+        return;
+      }
+      if (input.state === "unknown" || input.state === "running") {
+        this.prompted = true; // it may have been accepted
+        // an input of ZCode's queue: only it is given up (left out of the queue, or stopped if it runs);
+        // the turn running before it and the prompts behind it go on
+        void this.inputs.abandon(input);
+        this.endTurn(turn, turn.cancelRequested ? { stopReason: "cancelled" } : { error: failure }, false);
+        return;
+      }
+      // it failed before it was sent (a resync that could not subscribe): nothing of it reached ZCode
     }
     if (turn.settled) return;
     if (input.state !== "running") this.inputs.ended(input);
@@ -186,7 +198,11 @@ export class SessionTurns {
     lifecycle.touch();
     await lifecycle.run(async (signal) => {
       await this.session.beforeSend(signal, undefined);
-      await this.inputs.send(input);
+      await this.inputs.send(input).catch((error: unknown) => {
+        // ZCode may hold it: it leaves ZCode's queue, or its turn is stopped (nothing else is)
+        if (isOutcomeUnknown(error) && !HOST_GONE.has(error.code)) void this.inputs.abandon(input);
+        throw error;
+      });
     });
     const outcome = await this.inputs.steerOutcome(input);
     this.session.logger.debug("steering text placed", { outcome });

@@ -6,7 +6,7 @@
  *     waiting ──send──→ sending ──ack──→ started  (ZCode started a turn with it)
  *        │                 │      └───→ queued   (ZCode queued it, or holds it as a guide)
  *        │                 │                 │
- *        │                 └─ lost ack ─→ unknown (it may run: stopped like a running one)
+ *        │                 └─ lost ack ─→ unknown (abandoned: removed from ZCode's queue, or stopped if it runs)
  *        │                                   │
  *        │         turn.started with its id ─┴─→ running ──turn end──→ ended
  *        │         turn.steerDrained with its id ─────────────────────→ ended (injected)
@@ -24,6 +24,9 @@
  *   given-up turn, close): the waiting inputs are answered at once, then — after the sends in
  *   flight — removed from ZCode's queue one compare-and-set delete at a time, then the running
  *   turn is stopped; a stop may leave ZCode's queue held, so the next send first releases it;
+ * - an input whose send's outcome is unknown is abandoned alone (`abandon`): it leaves ZCode's
+ *   queue if it is there, its turn is stopped if it runs or starts later, and everything else —
+ *   the turn running before it, the inputs behind it, ZCode's own work — goes on;
  * - bounds: at most `MAX_WAITING_INPUTS` inputs wait (prompts and steering alike).
  */
 import type { Logger } from "../log/logger.js";
@@ -36,6 +39,8 @@ import type { HostPromptInput } from "./prompt-content.js";
 
 /** how many inputs (prompts and steering texts) may wait for ZCode behind the running turn of one session */
 export const MAX_WAITING_INPUTS = 8;
+/** abandoned inputs not found in ZCode's queue, watched in case ZCode starts them (the oldest are forgotten) */
+export const MAX_ABANDONED_INPUTS = MAX_WAITING_INPUTS;
 /** how long a `_session/steering` request waits for ZCode to say where the text went */
 export const DEFAULT_STEER_OUTCOME_MS = 60_000;
 
@@ -53,6 +58,8 @@ export class SessionInput {
   pairsByOrder = false;
   /** ZCode's stop went out for its turn (one stop per turn) */
   stopSent = false;
+  /** its send's outcome is unknown and its answer went out: if ZCode runs it, only its turn is stopped */
+  abandoned = false;
   /** the ACP turn it feeds: a prompt's from the start, a steering text's once it runs as a turn of its own */
   turn: ActiveTurn | undefined;
   /** a steering text waiting to learn where it went */
@@ -146,7 +153,8 @@ export class ZCodeInputs {
 
   /** Is some input of ours, sent or not, still before its end? (the session is not idle) */
   get active(): boolean {
-    return this.inputs.length > 0;
+    // an abandoned input only watched in case ZCode starts it keeps nothing busy
+    return this.inputs.some((input) => !(input.abandoned && input.state === "unknown"));
   }
 
   /** Admit a new input (a prompt or a steering text), or refuse it when too many wait. */
@@ -217,7 +225,9 @@ export class ZCodeInputs {
           this.deps.logger.info("ZCode did not hold the session for an input; resuming it and sending once more");
           await this.deps.resume();
         } else {
-          input.state = isOutcomeUnknown(failure) ? "unknown" : "removed";
+          // a lost ack: unknown, unless ZCode's turn for it was seen already (then it runs)
+          if (!isOutcomeUnknown(failure)) input.state = "removed";
+          else if (stateOf(input) !== "running") input.state = "unknown";
           if (input.state === "removed") this.forget(input);
           throw failure;
         }
@@ -252,6 +262,7 @@ export class ZCodeInputs {
     }
     if (!input || input.state === "running") return undefined;
     input.state = "running";
+    if (input.abandoned) void this.onChain(() => this.stopAlone(input)); // its answer went out: what it does is not shown
     if (input.kind === "steer") {
       input.turn ??= new ActiveTurn(); // a steering text that runs as a turn of its own: no prompt awaits it
       input.resolveSteer("startedNewTurn");
@@ -314,7 +325,7 @@ export class ZCodeInputs {
    */
   stop(plan: StopPlan): Promise<void> {
     const running = this.running;
-    const answered = this.inputs.filter((input) => input.waiting || input.state === "unknown");
+    const answered = this.inputs.filter((input) => input.waiting || (input.state === "unknown" && !input.abandoned));
     /** prompts ZCode may have started: answered by their turn's end (or the grace), not now */
     const awaitingTurn: SessionInput[] = [];
     for (const input of answered) {
@@ -342,7 +353,7 @@ export class ZCodeInputs {
       );
     }
     if (!plan.native) {
-      for (const input of [...answered, ...(running ? [running] : [])]) {
+      for (const input of [...answered, ...(running ? [running] : []), ...this.inputs.filter((input) => input.abandoned)]) {
         input.state = "removed";
         this.forget(input);
       }
@@ -398,6 +409,65 @@ export class ZCodeInputs {
           .catch((e: unknown) => this.deps.logger.warn("ZCode's stop failed", { error: describeError(e) }));
         this.mayBeHeld = true;
       }
+    });
+  }
+
+  /**
+   * An input whose send's outcome is unknown; the caller answered it already (the prompt with the
+   * error, the steering request with it). Only this input is given up: on the chain, it leaves
+   * ZCode's queue if it is there (a compare-and-set delete); if it runs, ZCode's turn is stopped;
+   * if it is neither, it never reached ZCode or starts later, and `pair` stops its turn then. The
+   * running turn of another input, the inputs behind it and ZCode's own turns go on. Resolves when
+   * the native part is done (never rejects).
+   */
+  abandon(input: SessionInput): Promise<void> {
+    if (input.done) return Promise.resolve();
+    input.abandoned = true;
+    input.rejectSteer(new BridgeError("HOST_CALL_FAILED", "ZCode did not confirm the steering text; it was not sent again."));
+    // it runs now (its turn ends on the caller's side right after this, which marks it ended)
+    if (input.state === "running") return this.onChain(() => this.stopAlone(input));
+    return this.onChain(async () => {
+      if (input.done) return;
+      const queueItemId = input.queueItemId;
+      const removed =
+        queueItemId === undefined
+          ? false
+          : await this.deps.native
+              .removeQueuedInput({ ...this.deps.where, queueItemId })
+              .catch((e: unknown) =>
+                this.deps.logger.warn("an input ZCode did not confirm could not be removed from its queue", { error: describeError(e) }),
+              );
+      if (removed === true) {
+        input.state = "removed";
+        this.forget(input);
+        return;
+      }
+      // paired while the removal was out: it runs (pair queued its stop)
+      if (stateOf(input) !== "unknown") return;
+      // not in the queue, not seen to start: it never reached ZCode, or starts later (then `pair` stops it)
+      const watched = this.inputs.filter((other) => other.abandoned && other.state === "unknown");
+      for (const old of watched.slice(0, Math.max(0, watched.length - MAX_ABANDONED_INPUTS))) {
+        old.state = "removed";
+        this.forget(old);
+      }
+    });
+  }
+
+  /**
+   * Stop ZCode's running turn, which is `input`'s (abandoned): one stop, and — since a stop holds
+   * ZCode's queue — the queue released again at once, so what waits in it runs.
+   */
+  private async stopAlone(input: SessionInput): Promise<void> {
+    // ZCode runs one turn of a session at a time: when another input of ours runs now, its turn is over
+    if (input.stopSent || this.inputs.some((other) => other !== input && other.state === "running")) return;
+    input.stopSent = true;
+    await this.deps.native
+      .stopTurn(this.deps.where)
+      .catch((e: unknown) => this.deps.logger.warn("ZCode's stop failed", { error: describeError(e) }));
+    // nothing else was meant to stop: what waits in ZCode's queue (ours, or ZCode's own) runs on
+    await this.deps.native.releaseHeldQueue(this.deps.where).catch((e: unknown) => {
+      this.mayBeHeld = true; // the next send tries again
+      this.deps.logger.warn("ZCode's held queue could not be released", { error: describeError(e) });
     });
   }
 

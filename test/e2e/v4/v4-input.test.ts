@@ -268,4 +268,48 @@ describe("e2e: prompt input through V4 conversation commands", () => {
     expect(queries.map((q) => q.params)).toEqual([expect.objectContaining({ commands: [{ sessionId, commandId: sent[0]!.commandId }] })]);
     client.expectValid();
   });
+
+  it("a queued prompt whose outcome ZCode cannot say fails alone: it leaves ZCode's queue, the running turn and the prompt behind it go on", async () => {
+    const { client, sessionId } = await session({
+      // the second sendText's answer is lost and ZCode's command table cannot say what happened to it
+      simProfile: { v4AckLost: 2, v4QueryUnavailable: true },
+      env: { ZCODE_ACP_TIMEOUTS_MS: JSON.stringify({ sendPrompt: 400 }) },
+    });
+    const first = client.prompt(sessionId, "sim:stream-until-cancel interval=50 max=60");
+    await client.waitForUpdate(sessionId, (u) => u.sessionUpdate === "agent_message_chunk");
+    const lost = client.prompt(sessionId, "lost on the way");
+    const behind = client.prompt(sessionId, "behind it");
+    await expect(lost).rejects.toMatchObject({ message: expect.stringContaining("could not say whether it received it") });
+    await expect(first).resolves.toMatchObject({ stopReason: "end_turn" });
+    await expect(behind).resolves.toMatchObject({ stopReason: "end_turn" });
+    expect(client.text(sessionId)).toContain("You said: behind it");
+    expect(client.text(sessionId)).not.toContain("lost on the way");
+    const sent = await envelopes("sendText", sessionId);
+    expect(sent.map((e) => e.payload.text)).toEqual(["sim:stream-until-cancel interval=50 max=60", "lost on the way", "behind it"]);
+    // only the lost one left ZCode's queue; nothing was stopped
+    const removals = await envelopes("deleteQueueItem", sessionId);
+    // (a compare-and-set delete: tried again at ZCode's newer revision when the first try was stale)
+    expect(new Set(removals.map((e) => e.payload.queueItemId))).toEqual(new Set([`queue_${sent[1]!.commandId}`]));
+    expect(await envelopes("stop", sessionId)).toEqual([]);
+    client.expectValid();
+  });
+
+  it("a prompt whose ack is lost while ZCode already runs it: only its turn is stopped, the queue is released, the prompt behind it runs", async () => {
+    const { client, sessionId } = await session({
+      simProfile: { v4AckLost: 1, v4QueryUnavailable: true },
+      env: { ZCODE_ACP_TIMEOUTS_MS: JSON.stringify({ sendPrompt: 400 }) },
+    });
+    const lost = client.prompt(sessionId, "sim:stream-until-cancel interval=30 max=600");
+    const behind = client.prompt(sessionId, "behind the lost one");
+    await expect(lost).rejects.toMatchObject({ message: expect.stringContaining("could not say whether it received it") });
+    await expect(behind).resolves.toMatchObject({ stopReason: "end_turn" });
+    expect(client.text(sessionId)).toContain("You said: behind the lost one");
+    const sent = await envelopes("sendText", sessionId);
+    expect(sent.map((e) => e.payload.text)).toEqual(["sim:stream-until-cancel interval=30 max=600", "behind the lost one"]);
+    // the lost prompt ran: one stop for it, and the queue its stop held is released at once
+    expect(await envelopes("stop", sessionId)).toHaveLength(1);
+    expect((await envelopes("setAutoDrain", sessionId)).map((e) => e.payload)).toContainEqual({ autoDrain: true });
+    expect(await envelopes("deleteQueueItem", sessionId)).toEqual([]);
+    client.expectValid();
+  });
 });

@@ -279,3 +279,78 @@ describe("ZCode's input queue: the stop routine", () => {
     expect(log.filter((entry) => entry === "stop")).toHaveLength(1);
   });
 });
+
+describe("ZCode's input queue: an input whose outcome is unknown is given up alone", () => {
+  const lost = () => new BridgeError("HOST_TIMEOUT", "the host did not answer agent.sendConversationCommandV4 within 400 ms");
+
+  /** a running first input `a`, and `b` sent behind it whose ack is lost */
+  async function runningAndLost() {
+    const fake = fakeNative();
+    const q = inputs(fake.native);
+    const a = q.admit("prompt", { content: "a", attachments: [] });
+    const b = q.admit("prompt", { content: "b", attachments: [] });
+    void q.send(a);
+    await until(() => fake.sends.length === 1, "the first send");
+    fake.sends[0]!.answer.resolve({ inputId: a.inputId, delivery: "startNow" });
+    expect(q.pair({ inputId: a.inputId! })).toBe(a);
+    const sentB = q.send(b);
+    await until(() => fake.sends.length === 2, "the second send");
+    fake.sends[1]!.answer.reject(lost());
+    await expect(sentB).rejects.toMatchObject({ code: "HOST_TIMEOUT" });
+    expect(b.state).toBe("unknown");
+    return { ...fake, q, a, b };
+  }
+
+  it("in ZCode's queue: removed there; the running turn is not stopped", async () => {
+    const { q, a, b, log } = await runningAndLost();
+    await q.abandon(b);
+    expect(log).toEqual(["send a", "send b", `remove ${b.queueItemId}`]);
+    expect(b.state).toBe("removed");
+    expect(q.running).toBe(a);
+  });
+
+  it("not in ZCode's queue: watched; when ZCode starts it later, only its turn is stopped and the held queue released", async () => {
+    const { q, a, b, log, removals } = await runningAndLost();
+    removals.set(b.queueItemId!, false);
+    await q.abandon(b);
+    expect(log).toEqual(["send a", "send b", `remove ${b.queueItemId}`]);
+    // watched, but it keeps nothing busy once the running turn ends
+    q.ended(a);
+    expect(q.active).toBe(false);
+    expect(q.pair({ inputId: b.inputId! })).toBe(b);
+    await q.settled();
+    expect(log.slice(3)).toEqual(["stop", "release"]);
+  });
+
+  it("already running when its ack is lost: one stop, then the held queue released for the input behind it", async () => {
+    const { native, sends, log } = fakeNative();
+    const q = inputs(native);
+    const a = q.admit("prompt", { content: "a", attachments: [] });
+    const behind = q.admit("prompt", { content: "c", attachments: [] });
+    const sentA = q.send(a);
+    await until(() => sends.length === 1, "the send");
+    expect(q.pair({ inputId: a.inputId! })).toBe(a);
+    sends[0]!.answer.reject(lost());
+    await expect(sentA).rejects.toMatchObject({ code: "HOST_TIMEOUT" });
+    expect(a.state).toBe("running");
+    await q.abandon(a);
+    expect(log).toEqual(["send a", "stop", "release"]);
+    expect(behind.state).toBe("waiting");
+  });
+
+  it("never stops the turn of another input that runs by the time the stop would leave", async () => {
+    const { q, a, b, log, removals } = await runningAndLost();
+    removals.set(b.queueItemId!, false);
+    await q.abandon(b);
+    const c = q.admit("prompt", { content: "c", attachments: [] });
+    q.ended(a);
+    expect(q.pair({ inputId: b.inputId! })).toBe(b);
+    // ZCode ended b's turn and started c before the stop's turn on the chain came
+    q.ended(b);
+    c.inputId = "c-id";
+    c.state = "queued";
+    expect(q.pair({ inputId: "c-id" })).toBe(c);
+    await q.settled();
+    expect(log).not.toContain("stop");
+  });
+});
