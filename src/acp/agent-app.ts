@@ -3,54 +3,22 @@
  * session service and map errors. One app serves one connection (the CLI has exactly one).
  */
 import * as acp from "@agentclientprotocol/sdk";
-import type { NativeApi } from "../native/native-api.js";
-import type { Logger } from "../log/logger.js";
-import type { InteractionBroker } from "../session/interactions/types.js";
-import { SessionService, type OpenedSession } from "../session/session-service.js";
-import type { SessionEngine } from "../session/session-engine.js";
-import type { ClientPort } from "../session/client-port.js";
-import { describeError } from "../util/errors.js";
 import { AcpClientPort } from "./client-port.js";
 import { AUTH_METHOD_ID, initializeResponse, unstableClientCapabilities } from "./initialize.js";
 import { answerPrompt } from "./prompt-failure.js";
 import { answer, asOnboardingRequired, invalidParams } from "./request-errors.js";
 import { ONBOARD_AUTH_METHOD_ID, terminalAuthOf } from "./onboarding-auth.js";
 import { ConnectionSignIn } from "./logout.js";
-import { acceptsNotices, noticeNotification, type ReleaseNotice } from "./release-notices.js";
+import { acceptsNotices } from "./release-notices.js";
 import { decodeCursor, listPage } from "./session-list-page.js";
 import { listFilterDirectory, workspaceDirectory } from "./session-params.js";
 import { parseSteeringRequest } from "./steering-request.js";
 import { STEERING_METHOD } from "../session/steering.js";
-import type { InteractionTracker } from "./wire-order.js";
 import type { SessionCalls } from "../native/session-calls.js";
 import { registerSessionManagement } from "./session-management.js";
+import { createAgentConnection, type ZcodeAgentOptions } from "./agent-connection.js";
 
-export interface ZcodeAgentOptions {
-  /** the typed native API of the install's release line */
-  native: NativeApi;
-  logger: Logger;
-  createBroker: (logger: Logger) => InteractionBroker;
-  /** how long a cancelled turn may take to end natively (default 30 s) */
-  cancelGraceMs: number;
-  /** merge text chunks while the client is behind (ZCODE_ACP_MERGE_DELTAS=0: off, the benchmark's baseline) */
-  mergeDeltas: boolean;
-  /** how long ZCode may take to confirm a session's event subscription with its first snapshot */
-  subscribeConfirmMs?: number;
-  /** the workspace where ACP gives none (session/list without cwd, authenticate): the process's working directory */
-  defaultCwd: string;
-  /** told about every interaction request sent to the client (wire order, ./wire-order.ts) */
-  tracker?: InteractionTracker;
-  /** the warning-level advisories of the release the sessions run on (adr/0021); absent: none */
-  releaseNotices?: () => readonly ReleaseNotice[];
-  /**
-   * The transport reports each response once it is written (`responseWritten`): a session's
-   * opening updates then wait for it. Without it (in-process clients) the next turn of the event
-   * loop after the handler stands for "written".
-   */
-  reportsWrites?: boolean;
-  /** what the install's host offers of session management, for initialize to advertise (absent: nothing) */
-  sessionCalls?: () => Promise<SessionCalls>;
-}
+export type { ZcodeAgentOptions };
 
 export interface ZcodeAgent {
   readonly app: acp.AgentApp;
@@ -69,44 +37,13 @@ export interface ZcodeAgent {
   initializeRead(rawParams: unknown): void;
 }
 
-/**
- * The session service of one connection (either protocol): the next turn's updates wait for the
- * previous prompt's answer to be written (v1: `afterWrite`; v2: the idle `state_update`).
- */
-export function sessionServiceOf(options: ZcodeAgentOptions, client: ClientPort, broker: InteractionBroker): SessionService {
-  return new SessionService({
-    native: options.native,
-    client,
-    broker,
-    logger: options.logger.child("session"),
-    cancelGraceMs: options.cancelGraceMs,
-    mergeDeltas: options.mergeDeltas,
-    answerWrites: true,
-    ...(options.subscribeConfirmMs !== undefined ? { subscribeConfirmMs: options.subscribeConfirmMs } : {}),
-    defaultCwd: options.defaultCwd,
-  });
-}
-
 export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
   const logger = options.logger.child("acp");
-  let service: SessionService | undefined;
+  /** the connection's port, service, writes, cancel and shutdown (./agent-connection.ts); notices only where the client advertised them */
+  const connection = createAgentConnection<AcpClientPort>(options, logger, (port) => acceptsNotices(port.capabilities));
+  const { sessions, withSession, afterWrite, afterResponse, sendReleaseNotices, cancelSession, shutdown } = connection;
   /** what the SDK's stable parser dropped from the last initialize read (plan, subagents) */
   let unstableCapabilities: ReturnType<typeof unstableClientCapabilities> = {};
-  let port: AcpClientPort | undefined;
-  let broker: InteractionBroker | undefined;
-  let shutdownPromise: Promise<void> | undefined;
-
-  /** sessions that got the release notices on this connection: once per session (adr/0021) */
-  const noticed = new Set<string>();
-  const sendReleaseNotices = (sessionId: string): void => {
-    if (!port || !acceptsNotices(port.capabilities) || noticed.has(sessionId)) return;
-    const notices = options.releaseNotices?.() ?? [];
-    if (notices.length === 0) return;
-    noticed.add(sessionId);
-    for (const notice of notices) {
-      port.sessionUpdate(noticeNotification(sessionId, notice)).catch((e) => logger.warn("notice not sent", { error: describeError(e) }));
-    }
-  };
 
   /** the session management calls initialize advertised */
   let advertised: SessionCalls | undefined;
@@ -123,68 +60,11 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
       throw onboardingOffered ? asOnboardingRequired(error) : error;
     });
 
-  /** opening updates waiting for their response to be written, by JSON-RPC request id */
-  const waitingForWrite = new Map<unknown, () => void>();
-  /**
-   * A session's opening updates (slash commands, …) go out once its response was written, in a
-   * later turn of the event loop, so a client that learns the session id from the response has
-   * handled it first (adr/0017).
-   */
-  const afterResponse = (requestId: acp.JsonRpcId, opened: OpenedSession, then?: () => void): void => {
-    const publish = (): void =>
-      void setImmediate(() => {
-        opened.afterResponse();
-        then?.();
-      });
-    if (options.reportsWrites) waitingForWrite.set(requestId, publish);
-    else publish();
-  };
-  /** Run `then` once the response to `requestId` was written (at once, a turn of the event loop later, without write reports). */
-  const afterWrite = (requestId: acp.JsonRpcId, then: () => void): void => {
-    if (options.reportsWrites) waitingForWrite.set(requestId, then);
-    else setImmediate(then);
-  };
-  const responseWritten = (message: object): void => {
-    if (waitingForWrite.size === 0 || !("id" in message)) return;
-    const publish = waitingForWrite.get(message.id);
-    if (!publish) return;
-    waitingForWrite.delete(message.id);
-    publish();
-  };
-
-  const sessions = (): SessionService => {
-    if (!service) throw new Error("no ACP connection");
-    return service;
-  };
-
-  /**
-   * The session a request is for, once it is open: a released session is reopened first, so every
-   * handler treats it as an attached one. On an open session `use` runs synchronously (the
-   * operation keeps its place before a later close).
-   */
-  const withSession = <T>(sessionId: string, use: (engine: SessionEngine) => Promise<T>): Promise<T> => {
-    const engine = sessions().session(sessionId);
-    return engine.isOpen ? use(engine) : engine.whenOpen().then(() => use(engine));
-  };
-
-  const shutdown = (): Promise<void> => {
-    waitingForWrite.clear();
-    shutdownPromise ??= (service?.shutdown() ?? Promise.resolve()).catch((e) =>
-      logger.warn("shutdown failed", { error: describeError(e) }),
-    );
-    return shutdownPromise;
-  };
-
   const app = acp
     .agent({ name: "zcode-acp" })
-    .onConnect((connection) => {
-      if (service) throw new Error("a zcode-acp agent app serves one connection");
-      port = new AcpClientPort(connection.client, options.tracker);
-      broker = options.createBroker(options.logger.child("interactions"));
-      service = sessionServiceOf(options, port, broker);
-      void connection.closed.then(shutdown, shutdown);
-    })
+    .onConnect((opened) => connection.connect(() => new AcpClientPort(opened.client, options.tracker), opened.closed))
     .onRequest(acp.methods.agent.initialize, async ({ params }) => {
+      const port = connection.port;
       if (port) {
         port.capabilities = { ...(params.clientCapabilities ?? {}), ...unstableCapabilities };
         port.subagents = unstableCapabilities.subagents !== undefined;
@@ -265,7 +145,7 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     )
     .onRequest(acp.methods.agent.session.prompt, ({ params, signal, requestId }) =>
       // a failure is also explained in the session (clients that show String(error)): adr/0010
-      answerPrompt({ sessionUpdate: (n) => port!.sessionUpdate(n) }, params.sessionId, logger, async () => {
+      answerPrompt({ sessionUpdate: (n) => connection.port!.sessionUpdate(n) }, params.sessionId, logger, async () => {
         // an unknown session is SESSION_NOT_FOUND (nothing is written under its id), logged out or not
         if (!sessions().knows(params.sessionId)) sessions().get(params.sessionId); // throws SESSION_NOT_FOUND
         signIn.require();
@@ -308,20 +188,9 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
       }),
   );
 
-  const diagnostics = (): Record<string, number> =>
-    service ? { ...service.diagnostics(), clientRequests: broker?.clientRequestCount() ?? 0 } : {};
-
-  /** A released session runs nothing: its cancel (like an unknown session's) is answered at once without reopening it. */
-  function cancelSession(sessionId: string): void {
-    const engine = service?.session(sessionId, { reopen: false });
-    if (engine) engine.cancel();
-    else if (service?.cancelSubagent(sessionId)) return;
-    else logger.debug("session/cancel for a session with nothing running (released or unknown) ignored", { sessionId });
-  }
-
   const initializeRead = (rawParams: unknown): void => {
     unstableCapabilities = unstableClientCapabilities(rawParams);
   };
 
-  return { app, shutdown, diagnostics, cancelSession, responseWritten, initializeRead };
+  return { app, shutdown, diagnostics: connection.diagnostics, cancelSession, responseWritten: connection.responseWritten, initializeRead };
 }

@@ -11,22 +11,15 @@
  *   client.expectValid();            // every line valid, nothing unanswered
  *   await client.close();            // ends stdin, waits for a clean exit
  */
-import type { ChildProcessWithoutNullStreams } from "node:child_process";
-import { Readable } from "node:stream";
 // the unstable surface: a client that advertised an unstable capability parses its updates (subagent_update, plan_update)
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { Transcript, type Direction, type TranscriptLine } from "./acp-transcript.js";
-import { CliProcess, lineSplitter, type ExitInfo } from "./cli-process.js";
+import { Transcript } from "./acp-transcript.js";
+import { CliProcess } from "./cli-process.js";
+import { simEnv, TranscriptClient, type SimEnvOptions } from "./transcript-client.js";
 
 export type { ExitInfo } from "./cli-process.js";
 
-export interface AcpTestClientOptions {
-  /** environment for the CLI on top of process.env (e.g. a simulated install's `env`) */
-  env?: Record<string, string>;
-  /** simulated host profile, passed as ZCODE_SIM_PROFILE */
-  simProfile?: Record<string, unknown>;
-  /** ZCODE_ACP_CANCEL_GRACE_MS for this run */
-  cancelGraceMs?: number;
+export interface AcpTestClientOptions extends SimEnvOptions {
   /** extra command-line arguments */
   args?: string[];
   cwd?: string;
@@ -36,28 +29,12 @@ export interface AcpTestClientOptions {
   onElicitation?: (params: acp.CreateElicitationRequest) => acp.CreateElicitationResponse | Promise<acp.CreateElicitationResponse>;
 }
 
-export class AcpTestClient {
-  readonly transcript = new Transcript();
-  private connection!: acp.ClientConnection;
+export class AcpTestClient extends TranscriptClient {
+  private readonly connection: acp.ClientConnection;
 
-  private constructor(
-    private readonly cli: CliProcess,
-    options: AcpTestClientOptions,
-  ) {
-    const child = cli.child;
-    child.stdout.on(
-      "data",
-      lineSplitter((line) => this.transcript.record("agent", line)),
-    );
-    const recordClient = lineSplitter((line) => this.transcript.record("client", line));
-    const input = new WritableStream<Uint8Array>({
-      write: (chunk) => {
-        recordClient(chunk);
-        return cli.write(chunk);
-      },
-      close: () => void child.stdin.end(),
-    });
-    const output = Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>;
+  private constructor(cli: CliProcess, options: AcpTestClientOptions) {
+    super(cli, new Transcript());
+    const { input, output } = this.sdkStreams();
     this.connection = acp
       .client({ name: "zcode-acp-test" })
       .onRequest(acp.methods.client.session.requestPermission, ({ params }) =>
@@ -70,27 +47,12 @@ export class AcpTestClient {
   }
 
   static async start(options: AcpTestClientOptions = {}): Promise<AcpTestClient> {
-    const env: Record<string, string | undefined> = { ...options.env };
-    if (options.simProfile) env.ZCODE_SIM_PROFILE = JSON.stringify(options.simProfile);
-    if (options.cancelGraceMs !== undefined) env.ZCODE_ACP_CANCEL_GRACE_MS = String(options.cancelGraceMs);
-    return new AcpTestClient(CliProcess.start({ env, args: options.args, cwd: options.cwd }), options);
-  }
-
-  get child(): ChildProcessWithoutNullStreams {
-    return this.cli.child;
-  }
-
-  get exited(): Promise<ExitInfo> {
-    return this.cli.exited;
+    return new AcpTestClient(CliProcess.start({ env: simEnv(options), args: options.args, cwd: options.cwd }), options);
   }
 
   /** The SDK's client context: send any request or notification. */
   get agent(): acp.ClientContext {
     return this.connection.agent;
-  }
-
-  get stderr(): string {
-    return this.cli.stderr;
   }
 
   initialize(
@@ -113,76 +75,12 @@ export class AcpTestClient {
     return this.agent.notify(acp.methods.agent.session.cancel, { sessionId });
   }
 
-  /** Raw session updates the agent wrote for this session (also the ones the SDK would drop). */
-  updates(sessionId?: string): any[] {
-    return this.transcript
-      .agentMessages()
-      .filter((m) => m.method === "session/update" && (!sessionId || m.params?.sessionId === sessionId))
-      .map((m) => m.params.update);
-  }
-
-  /** Concatenated agent_message_chunk text of a session. */
-  text(sessionId: string): string {
-    return this.updates(sessionId)
-      .filter((u) => u.sessionUpdate === "agent_message_chunk" && u.content?.type === "text")
-      .map((u) => u.content.text as string)
-      .join("");
-  }
-
-  /** Index of a raw line in the transcript (for ordering assertions). */
-  indexOf(predicate: (line: TranscriptLine) => boolean, from: Direction = "agent"): number {
-    return this.transcript.lines.findIndex((l) => l.from === from && l.message !== undefined && predicate(l));
-  }
-
-  /** Wait for a recorded (or future) line; rejects after `timeoutMs` with what was seen. */
-  waitForLine(predicate: (line: TranscriptLine) => boolean, timeoutMs = 10_000): Promise<TranscriptLine> {
-    const found = this.transcript.lines.find((l) => l.message !== undefined && predicate(l));
-    if (found) return Promise.resolve(found);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        stop();
-        reject(new Error(`no matching line within ${timeoutMs} ms; stderr tail:\n${this.stderr.slice(-2000)}`));
-      }, timeoutMs);
-      const stop = this.transcript.onLine((line) => {
-        if (line.message === undefined || !predicate(line)) return;
-        clearTimeout(timer);
-        stop();
-        resolve(line);
-      });
-    });
-  }
-
   /** Wait for a session/update of `sessionId` matching `predicate`. */
-  async waitForUpdate(sessionId: string, predicate: (update: any) => boolean, timeoutMs = 10_000): Promise<any> {
-    const line = await this.waitForLine(
-      (l) =>
-        l.from === "agent" &&
-        l.message.method === "session/update" &&
-        l.message.params?.sessionId === sessionId &&
-        predicate(l.message.params.update),
-      timeoutMs,
-    );
-    return line.message.params.update;
+  waitForUpdate(sessionId: string, predicate: (update: any) => boolean, timeoutMs = 10_000): Promise<any> {
+    return this.waitForNthUpdate(sessionId, predicate, 0, timeoutMs);
   }
 
-  /** Throws when any recorded line broke the schema, gating or pairing rules. */
-  expectValid(options: { allowUnanswered?: boolean } = {}): void {
-    const problems = [...this.transcript.problems];
-    if (!options.allowUnanswered) {
-      for (const request of this.transcript.unanswered("client")) problems.push(`client request never answered: ${request}`);
-      for (const request of this.transcript.unanswered("agent")) problems.push(`agent request never answered: ${request}`);
-    }
-    if (problems.length > 0) throw new Error(`ACP transcript problems:\n${problems.join("\n")}`);
-  }
-
-  /** End stdin (the client goes away) and wait for the CLI to exit; kills it after `timeoutMs`. */
-  async close(timeoutMs = 10_000): Promise<ExitInfo> {
+  protected override closeConnection(): void {
     this.connection.close();
-    return this.cli.close(timeoutMs);
-  }
-
-  /** Send a signal and wait for the exit. */
-  kill(signal: NodeJS.Signals = "SIGTERM", timeoutMs = 10_000): Promise<ExitInfo> {
-    return this.cli.kill(signal, timeoutMs);
   }
 }

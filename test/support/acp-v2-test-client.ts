@@ -13,17 +13,13 @@
  *   client.expectValid();
  *   await client.close();
  */
-import type { ChildProcessWithoutNullStreams } from "node:child_process";
-import { Readable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk/experimental/v2";
-import { Transcript, type TranscriptLine } from "./acp-transcript.js";
+import { Transcript } from "./acp-transcript.js";
 import { V2_RULES } from "./acp-v2-schema.js";
-import { CliProcess, lineSplitter, type ExitInfo } from "./cli-process.js";
+import { CliProcess } from "./cli-process.js";
+import { simEnv, TranscriptClient, type SimEnvOptions } from "./transcript-client.js";
 
-export interface AcpV2TestClientOptions {
-  env?: Record<string, string>;
-  simProfile?: Record<string, unknown>;
-  cancelGraceMs?: number;
+export interface AcpV2TestClientOptions extends SimEnvOptions {
   /** answer session/request_permission (default: `cancelled`) */
   onPermission?: (
     params: acp.RequestPermissionRequest,
@@ -31,31 +27,13 @@ export interface AcpV2TestClientOptions {
   ) => acp.RequestPermissionResponse | Promise<acp.RequestPermissionResponse>;
 }
 
-export class AcpV2TestClient {
-  readonly transcript = new Transcript(V2_RULES);
+export class AcpV2TestClient extends TranscriptClient {
   readonly permissionRequests: acp.RequestPermissionRequest[] = [];
   private readonly connection: acp.ClientConnection;
-  private readonly recordClient: (chunk: Uint8Array | string) => void;
 
-  private constructor(
-    private readonly cli: CliProcess,
-    options: AcpV2TestClientOptions,
-  ) {
-    const child = cli.child;
-    child.stdout.on(
-      "data",
-      lineSplitter((line) => this.transcript.record("agent", line)),
-    );
-    const recordClient = lineSplitter((line) => this.transcript.record("client", line));
-    this.recordClient = recordClient;
-    const input = new WritableStream<Uint8Array>({
-      write: (chunk) => {
-        recordClient(chunk);
-        return cli.write(chunk);
-      },
-      close: () => void child.stdin.end(),
-    });
-    const output = Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>;
+  private constructor(cli: CliProcess, options: AcpV2TestClientOptions) {
+    super(cli, new Transcript(V2_RULES), "ACP v2");
+    const { input, output } = this.sdkStreams();
     this.connection = acp
       .client({ name: "zcode-acp-v2-test" })
       .onRequest(acp.methods.client.session.requestPermission, ({ params, signal }) => {
@@ -66,18 +44,7 @@ export class AcpV2TestClient {
   }
 
   static start(options: AcpV2TestClientOptions = {}): AcpV2TestClient {
-    const env: Record<string, string | undefined> = { ...options.env };
-    if (options.simProfile) env.ZCODE_SIM_PROFILE = JSON.stringify(options.simProfile);
-    if (options.cancelGraceMs !== undefined) env.ZCODE_ACP_CANCEL_GRACE_MS = String(options.cancelGraceMs);
-    return new AcpV2TestClient(CliProcess.start({ env }), options);
-  }
-
-  get child(): ChildProcessWithoutNullStreams {
-    return this.cli.child;
-  }
-
-  get stderr(): string {
-    return this.cli.stderr;
+    return new AcpV2TestClient(CliProcess.start({ env: simEnv(options) }), options);
   }
 
   /** The SDK's v2 client context: send any request or notification. */
@@ -111,53 +78,9 @@ export class AcpV2TestClient {
     return this.cli.write(text);
   }
 
-  /** Raw session updates the agent wrote for this session. */
-  updates(sessionId: string): any[] {
-    return this.transcript
-      .agentMessages()
-      .filter((m) => m.method === "session/update" && m.params?.sessionId === sessionId)
-      .map((m) => m.params.update);
-  }
-
-  /** Concatenated agent_message_chunk text of a session. */
-  text(sessionId: string): string {
-    return this.updates(sessionId)
-      .filter((u) => u.sessionUpdate === "agent_message_chunk" && u.content?.type === "text")
-      .map((u) => u.content.text as string)
-      .join("");
-  }
-
-  /** Wait for a recorded (or future) line; rejects after `timeoutMs` with what was seen. */
-  waitForLine(predicate: (line: TranscriptLine) => boolean, timeoutMs = 10_000): Promise<TranscriptLine> {
-    const found = this.transcript.lines.find((l) => l.message !== undefined && predicate(l));
-    if (found) return Promise.resolve(found);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        stop();
-        reject(new Error(`no matching line within ${timeoutMs} ms; stderr tail:\n${this.stderr.slice(-2000)}`));
-      }, timeoutMs);
-      const stop = this.transcript.onLine((line) => {
-        if (line.message === undefined || !predicate(line)) return;
-        clearTimeout(timer);
-        stop();
-        resolve(line);
-      });
-    });
-  }
-
   /** The `nth` (0-based) session/update of `sessionId` matching `predicate`, waiting for it. */
-  async waitForUpdate(sessionId: string, predicate: (update: any) => boolean, nth = 0, timeoutMs = 10_000): Promise<any> {
-    let seen = 0;
-    const line = await this.waitForLine(
-      (l) =>
-        l.from === "agent" &&
-        l.message.method === "session/update" &&
-        l.message.params?.sessionId === sessionId &&
-        predicate(l.message.params.update) &&
-        seen++ === nth,
-      timeoutMs,
-    );
-    return line.message.params.update;
+  waitForUpdate(sessionId: string, predicate: (update: any) => boolean, nth = 0, timeoutMs = 10_000): Promise<any> {
+    return this.waitForNthUpdate(sessionId, predicate, nth, timeoutMs);
   }
 
   /** The `nth` idle `state_update` of a session (its stop reason ends a turn). */
@@ -165,22 +88,7 @@ export class AcpV2TestClient {
     return this.waitForUpdate(sessionId, (u) => u.sessionUpdate === "state_update" && u.state === "idle", nth, timeoutMs);
   }
 
-  /** Throws when any recorded line broke the v2 schema, gating or pairing rules. */
-  expectValid(options: { allowUnanswered?: boolean } = {}): void {
-    const problems = [...this.transcript.problems];
-    if (!options.allowUnanswered) {
-      for (const request of this.transcript.unanswered("client")) problems.push(`client request never answered: ${request}`);
-      for (const request of this.transcript.unanswered("agent")) problems.push(`agent request never answered: ${request}`);
-    }
-    if (problems.length > 0) throw new Error(`ACP v2 transcript problems:\n${problems.join("\n")}`);
-  }
-
-  async close(timeoutMs = 10_000): Promise<ExitInfo> {
+  protected override closeConnection(): void {
     this.connection.close();
-    return this.cli.close(timeoutMs);
-  }
-
-  kill(signal: NodeJS.Signals = "SIGTERM", timeoutMs = 10_000): Promise<ExitInfo> {
-    return this.cli.kill(signal, timeoutMs);
   }
 }

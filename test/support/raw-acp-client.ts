@@ -9,42 +9,29 @@
  *   const asked = await client.waitForAgent((m) => m.method === "session/request_permission");
  *   await client.write([cancelLine, answerLine]);   // one write(2) of both lines
  */
-import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { Transcript } from "./acp-transcript.js";
-import { CliProcess, lineSplitter, type CliProcessOptions, type ExitInfo } from "./cli-process.js";
+import { CliProcess, type CliProcessOptions } from "./cli-process.js";
+import { TranscriptClient } from "./transcript-client.js";
 
 export type RawAcpClientOptions = CliProcessOptions;
 
 /** one JSON-RPC message as the text of one line (no newline) */
 export type RawLine = string | Record<string, unknown>;
 
-export class RawAcpClient {
-  readonly transcript = new Transcript();
+export class RawAcpClient extends TranscriptClient {
   private nextId = 1;
   private readonly waiters = new Set<() => void>();
 
-  private constructor(private readonly cli: CliProcess) {
-    const record = lineSplitter((line) => this.transcript.record("agent", line));
-    cli.child.stdout.on("data", (chunk: Buffer) => {
-      record(chunk);
+  private constructor(cli: CliProcess) {
+    // the base records each chunk's lines first; the waiters then look at them
+    super(cli, new Transcript());
+    cli.child.stdout.on("data", () => {
       for (const wake of [...this.waiters]) wake();
     });
   }
 
   static start(options: RawAcpClientOptions = {}): RawAcpClient {
     return new RawAcpClient(CliProcess.start(options));
-  }
-
-  get child(): ChildProcessWithoutNullStreams {
-    return this.cli.child;
-  }
-
-  get exited(): Promise<ExitInfo> {
-    return this.cli.exited;
-  }
-
-  get stderr(): string {
-    return this.cli.stderr;
   }
 
   /** a request line with a fresh id (not written) */
@@ -105,15 +92,6 @@ export class RawAcpClient {
     const opened = await this.request("session/new", { cwd, mcpServers: [] });
     if (opened.error) throw new Error(`session/new failed: ${JSON.stringify(opened.error)}`);
     return opened.result.sessionId as string;
-  }
-
-  /** End stdin and wait for the exit (SIGKILL after `timeoutMs`). */
-  close(timeoutMs = 10_000): Promise<ExitInfo> {
-    return this.cli.close(timeoutMs);
-  }
-
-  kill(signal: NodeJS.Signals = "SIGTERM", timeoutMs = 10_000): Promise<ExitInfo> {
-    return this.cli.kill(signal, timeoutMs);
   }
 }
 

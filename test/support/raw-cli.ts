@@ -4,40 +4,26 @@
  * complete line in both directions is recorded and validated (./acp-transcript.ts); the agent's
  * raw stdout is kept byte for byte.
  */
-import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { Transcript, type TranscriptLine } from "./acp-transcript.js";
-import { CliProcess, lineSplitter, type ExitInfo } from "./cli-process.js";
+import { CliProcess, type ExitInfo } from "./cli-process.js";
+import { TranscriptClient } from "./transcript-client.js";
 
 export type RawExit = ExitInfo;
 
-export class RawCli {
-  readonly transcript = new Transcript();
+export class RawCli extends TranscriptClient {
   /** everything the agent wrote on stdout */
   stdout = "";
-  private readonly recordClient = lineSplitter((line) => this.transcript.record("client", line));
 
-  private constructor(private readonly cli: CliProcess) {
-    const recordAgent = lineSplitter((line) => this.transcript.record("agent", line));
+  private constructor(cli: CliProcess) {
+    // the base records the chunk's lines, then it is kept here
+    super(cli, new Transcript());
     cli.child.stdout.on("data", (chunk: Buffer) => {
       this.stdout += chunk.toString("utf8");
-      recordAgent(chunk);
     });
   }
 
   static start(env: Record<string, string>): RawCli {
     return new RawCli(CliProcess.start({ env }));
-  }
-
-  get child(): ChildProcessWithoutNullStreams {
-    return this.cli.child;
-  }
-
-  get exited(): Promise<RawExit> {
-    return this.cli.exited;
-  }
-
-  get stderr(): string {
-    return this.cli.stderr;
   }
 
   /** one write(2)-sized piece of input, flushed before the promise resolves */
@@ -80,7 +66,7 @@ export class RawCli {
   }
 
   /** end stdin and wait for the exit (SIGKILL after `timeoutMs`) */
-  close(timeoutMs = 15_000): Promise<RawExit> {
+  override close(timeoutMs = 15_000): Promise<RawExit> {
     return this.cli.close(timeoutMs, "resolve");
   }
 }

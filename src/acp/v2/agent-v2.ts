@@ -13,22 +13,19 @@
  * session/list, session/close, session/set_config_option, session/prompt, session/cancel;
  * session/delete where the install offers it (advertised as on v1, ../session-management.ts) and
  * auth/logout (scoped to this connection, as on v1: ../logout.ts). Refused with a typed error
- * (-32601, saying to use ACP v1): tool_call/cancel, terminal/cancel. The one-connection rules of v1 (./agent-app.ts) hold here too.
+ * (-32601, saying to use ACP v1): tool_call/cancel, terminal/cancel. The one-connection rules of v1
+ * hold here too: both agents keep their per-connection state in ../agent-connection.ts.
  */
 import { randomUUID } from "node:crypto";
 import type * as v1 from "@agentclientprotocol/sdk";
 import * as acp from "@agentclientprotocol/sdk/experimental/v2";
-import type { InteractionBroker } from "../../session/interactions/types.js";
-import type { SessionEngine } from "../../session/session-engine.js";
-import { type SessionService, type OpenedSession } from "../../session/session-service.js";
 import { describeError } from "../../util/errors.js";
 import { PACKAGE_VERSION } from "../../version.js";
-import { sessionServiceOf, type ZcodeAgentOptions } from "../agent-app.js";
+import { createAgentConnection, type ZcodeAgentOptions } from "../agent-connection.js";
 import { ConnectionSignIn } from "../logout.js";
 import { notOffered } from "../session-management.js";
 import type { SessionCalls } from "../../native/session-calls.js";
 import { AUTH_METHOD_ID } from "../initialize.js";
-import { noticeNotification } from "../release-notices.js";
 import { answer, invalidParams, toRequestError } from "../request-errors.js";
 import { listPage, decodeCursor } from "../session-list-page.js";
 import { listFilterDirectory, workspaceDirectory } from "../session-params.js";
@@ -85,85 +82,28 @@ function stopError(error: unknown): acp.Error {
 
 export function createZcodeAgentV2(options: ZcodeAgentOptions): ZcodeAgentV2 {
   const logger = options.logger.child("acp-v2");
-  let service: SessionService | undefined;
-  let port: V2ClientPort | undefined;
-  let broker: InteractionBroker | undefined;
+  /** the connection's port, service, writes, cancel and shutdown (../agent-connection.ts); `notice` is a baseline v2 update, no capability gates it */
+  const state = createAgentConnection<V2ClientPort>(options, logger, () => true);
+  const { sessions, withSession, afterWrite, afterResponse, sendReleaseNotices, cancelSession, shutdown } = state;
   let connection: acp.AgentConnection | undefined;
-  let shutdownPromise: Promise<void> | undefined;
   /** `auth/logout` (../logout.ts, adr/0025): scoped to this connection; the ZCode app stays signed in */
   const signIn = new ConnectionSignIn();
   /** what initialize advertised of session management (session/delete), from the install (adr/0026) */
   let advertised: SessionCalls | undefined;
 
-  /** callbacks waiting for their response to be written, by JSON-RPC request id */
-  const waitingForWrite = new Map<unknown, () => void>();
-  const afterWrite = (requestId: acp.JsonRpcId, then: () => void): void => {
-    if (options.reportsWrites) waitingForWrite.set(requestId, then);
-    else setImmediate(then);
-  };
-  const responseWritten = (message: object): void => {
-    if (waitingForWrite.size === 0 || !("id" in message)) return;
-    const then = waitingForWrite.get(message.id);
-    if (!then) return;
-    waitingForWrite.delete(message.id);
-    then();
-  };
-  /** a session's opening updates go out once its response was written (adr/0017), then `then` */
-  const afterResponse = (requestId: acp.JsonRpcId, opened: OpenedSession, then?: () => void): void =>
-    afterWrite(
-      requestId,
-      () =>
-        void setImmediate(() => {
-          opened.afterResponse();
-          then?.();
-        }),
-    );
-
-  /** the release's advisories, once per new session (adr/0021); `notice` is a baseline v2 update, no capability gates it */
-  const noticed = new Set<string>();
-  const sendReleaseNotices = (sessionId: string): void => {
-    const notices = options.releaseNotices?.() ?? [];
-    if (!port || notices.length === 0 || noticed.has(sessionId)) return;
-    noticed.add(sessionId);
-    for (const notice of notices) {
-      port.sessionUpdate(noticeNotification(sessionId, notice)).catch((e) => logger.warn("notice not sent", { error: describeError(e) }));
-    }
-  };
-
-  const sessions = (): SessionService => {
-    if (!service) throw new Error("no ACP connection");
-    return service;
-  };
-  const withSession = <T>(sessionId: string, use: (engine: SessionEngine) => Promise<T>): Promise<T> => {
-    const engine = sessions().session(sessionId);
-    return engine.isOpen ? use(engine) : engine.whenOpen().then(() => use(engine));
-  };
-
   /** prompts of each session whose turn has not ended: idle is reported when the last one ends */
   const running = new Map<string, number>();
   const sendState = (sessionId: string, update: acp.StateUpdate): Promise<void> =>
-    port!
-      .send(sessionId, { sessionUpdate: "state_update", ...update })
+    state
+      .port!.send(sessionId, { sessionUpdate: "state_update", ...update })
       .catch((e) => logger.warn("state update not sent", { sessionId, error: describeError(e) }));
-
-  const shutdown = (): Promise<void> => {
-    waitingForWrite.clear();
-    shutdownPromise ??= (service?.shutdown() ?? Promise.resolve()).catch((e) =>
-      logger.warn("shutdown failed", { error: describeError(e) }),
-    );
-    return shutdownPromise;
-  };
 
   const app = acp
     .agent({ name: "zcode-acp" })
     .onConnect((opened) => {
-      if (service) throw new Error("a zcode-acp agent app serves one connection");
-      connection = opened;
-      port = new V2ClientPort(opened.client, options.tracker);
-      broker = options.createBroker(options.logger.child("interactions"));
       // the next turn's updates wait for the previous turn's idle state_update (session-turns.ts)
-      service = sessionServiceOf(options, port, broker);
-      void opened.closed.then(shutdown, shutdown);
+      state.connect(() => new V2ClientPort(opened.client, options.tracker), opened.closed);
+      connection = opened;
     })
     .onRequest(acp.methods.agent.initialize, async ({ params }) => {
       logger.info("initialize (ACP v2)", { client: params.info.name, protocolVersion: params.protocolVersion });
@@ -229,7 +169,7 @@ export function createZcodeAgentV2(options: ZcodeAgentOptions): ZcodeAgentV2 {
       answer(async () => {
         await sessions().closeSession(params.sessionId);
         running.delete(params.sessionId);
-        port?.forget(params.sessionId);
+        state.port?.forget(params.sessionId);
         return {};
       }),
     )
@@ -258,7 +198,7 @@ export function createZcodeAgentV2(options: ZcodeAgentOptions): ZcodeAgentV2 {
           void written.then(() => sendState(sessionId, { state: "idle", stopReason: "cancelled" }));
           return { messageId };
         }
-        port!.beginTurn(sessionId);
+        state.port!.beginTurn(sessionId);
         running.set(sessionId, (running.get(sessionId) ?? 0) + 1);
         void sendState(sessionId, { state: "running" });
         const answered = engine.prompt(params.prompt as v1.ContentBlock[], cancelsBefore);
@@ -309,19 +249,10 @@ export function createZcodeAgentV2(options: ZcodeAgentOptions): ZcodeAgentV2 {
     .onRequest("tool_call/cancel", refuse("tool_call/cancel"))
     .onRequest("terminal/cancel", refuse("terminal/cancel"));
 
-  function cancelSession(sessionId: string): void {
-    const engine = service?.session(sessionId, { reopen: false });
-    if (engine) engine.cancel();
-    else logger.debug("session/cancel for a session with nothing running (released or unknown) ignored", { sessionId });
-  }
-
-  const diagnostics = (): Record<string, number> =>
-    service ? { ...service.diagnostics(), clientRequests: broker?.clientRequestCount() ?? 0 } : {};
-
   const connect = (stream: acp.Stream): { readonly closed: Promise<void>; close(): void } => {
     const routed = acp.agentProtocolRouter().withV2(app).connect(stream);
     return { closed: routed.closed, close: () => connection?.close() };
   };
 
-  return { app, shutdown, connect, cancelSession, responseWritten, diagnostics };
+  return { app, shutdown, connect, cancelSession, responseWritten: state.responseWritten, diagnostics: state.diagnostics };
 }
