@@ -58,6 +58,28 @@ describe("e2e: prompt turns against the simulated host", () => {
     client.expectValid();
   });
 
+  it("a long answer cut in two by a resync past 256 KiB still reaches the client whole, in order and once (on V4: a recovery snapshot mid-answer)", async () => {
+    const { client, sessionId } = await session();
+    // the simulator loses the V4 batch of stamp 6000 (384 kB into the answer) with its retained log:
+    // the bridge's resync is answered with a snapshot of the answer row still streaming
+    await expect(client.prompt(sessionId, "sim:answer-resync n=20000 bytes=64 at=6000")).resolves.toMatchObject({
+      stopReason: "end_turn",
+    });
+    if (V3) {
+      const log = await t.sim().readCallLog();
+      const lost = log.filter((e) => e.kind === "fault" && e.fault === "v4-gap-log-lost" && e.sessionId === sessionId);
+      expect(lost).toHaveLength(1);
+      const recovery = log.filter((e) => e.kind === "v4-frame" && e.sessionId === sessionId && e.deliveryKind === "recovery");
+      expect(recovery.map((e) => e.payloadKind)).toEqual(["snapshot"]);
+    }
+    const text = client.text(sessionId);
+    const stamps = [...text.matchAll(/@(\d+):/g)].map((m) => Number(m[1]));
+    expect(stamps).toEqual(Array.from({ length: 20_000 }, (_, k) => k));
+    expect(text).toHaveLength(20_000 * 64);
+    expect(text).not.toContain("zcode-acp:");
+    client.expectValid();
+  });
+
   it("translates the Bash tool lifecycle with kind, title, rawInput, progress, rawOutput and content", async () => {
     const { client, sessionId } = await session();
     await client.prompt(sessionId, "sim:tool-bash");
