@@ -58,7 +58,7 @@ describe("e2e: prompt turns against the simulated host", () => {
     client.expectValid();
   });
 
-  it("a long answer cut in two by a resync past 256 KiB still reaches the client whole, in order and once (on V4: a recovery snapshot mid-answer)", async () => {
+  it("a long answer cut by a resync past 256 KiB reaches the client whole, in order and once (on V4: a recovery snapshot mid-answer)", async () => {
     const { client, sessionId } = await session();
     // the simulator loses the V4 batch of stamp 6000 (384 kB into the answer) with its retained log:
     // the bridge's resync is answered with a snapshot of the answer row still streaming
