@@ -7,12 +7,13 @@
 //   then bounded like a legacy event (bounds.js, eventLimits): every row of `row.appended` /
 //   `row.upserted` and of a snapshot's window, every `state.updated` patch, the snapshot's A zone.
 //   A `row.delta` append is cut where its field reaches its bound and left out after that (one
-//   string bound for tool input and output; 64 for a streamed answer, `text`, whose client gets it
-//   whole as on the legacy path: up to 16 bounds, one append of it at most 8). A field that is still
-//   streaming keeps its head without the marker, which comes with the row's next whole-row upsert
-//   (ZCode upserts a row on every structural change, the end of its streaming included, §3.8); an
-//   answer streamed past one string bound is then held as its bounded head and marker (the client
-//   already has all of it).
+//   string bound for tool input and output; 16 for a streamed answer, `text`, whose client gets it
+//   whole as on the legacy path: one append of it at most 8). A field that is still streaming keeps
+//   its head without the marker, which comes with the row's next whole-row upsert (ZCode upserts a
+//   row on every structural change, the end of its streaming included, §3.8); an answer streamed
+//   past one string bound is then held as its bounded head and marker. A snapshot (a resync's
+//   recovery) keeps of an answer what its listener tracked before it (./answerBytes): a resync in
+//   the middle of a long answer keeps its 16 bounds, and its appends go on.
 //   A snapshot whose bounded window still does not fit one logical frame keeps its newest rows (the
 //   others stay reachable through conversationRowsRangeV4). Seq numbers are never changed: a gap is
 //   still a gap and the bridge's resync works as before.
@@ -234,25 +235,50 @@ function track(stream, rowId, fields) {
 }
 
 /**
+ * What of a streamed answer (`text` of an assistantText / reasoning row) a live row keeps, in bytes,
+ * or undefined when it is bounded like any string (one string bound, with the marker). `prior` is
+ * what this listener last tracked of the row's text (`{bytes, full, open}`), if anything:
+ * - a text still streaming keeps up to STREAMED_TEXT_BOUNDS (its head, no marker: the marker comes
+ *   with the row's closing upsert) in a snapshot (ZCode's whole state, not one merged append: a
+ *   resync in the middle of a long answer must not shrink what the bridge may receive of it) and
+ *   once this listener tracks the row; a row first seen in a delta already past one string bound
+ *   is one huge append, cut at one bound like a legacy delta (undefined: the open-field rule);
+ * - a text the runtime cut before (`bytes < full`: its bound, or an append past APPEND_TEXT_BOUNDS)
+ *   keeps the head it let through, then the marker of the rest;
+ * - a text that closed while it was streaming here (its closing upsert, or a resync snapshot after
+ *   a gap that hid the close) keeps up to STREAMED_TEXT_BOUNDS, with the marker of anything past it;
+ * - a closed text once streamed past one string bound keeps what was streamed.
+ */
+function answerBytes(row, open, prior, limits, snapshot) {
+  if ((row.kind !== "assistantText" && row.kind !== "reasoning") || typeof row.text !== "string") return undefined;
+  const streamed = limits.stringBytes * STREAMED_TEXT_BOUNDS;
+  if (open) return prior !== undefined || snapshot ? streamed : undefined;
+  if (prior === undefined) return undefined;
+  if (prior.bytes < prior.full) return prior.bytes;
+  if (prior.open) return streamed;
+  return prior.bytes > limits.stringBytes ? prior.bytes : undefined;
+}
+
+/**
  * One row within `limits`. A live row (`stream` given) keeps an open field's head without the
  * marker, and what the bridge then holds of each appendable field is tracked in `stream`; a
- * history row (no stream) is bounded like any value.
+ * history row (no stream) is bounded like any value. `prior`: the tracked fields before this row
+ * (a snapshot passes the ones it replaces, and `snapshot` true).
  */
-function boundRow(row, limits, stream) {
+function boundRow(row, limits, stream, prior = stream?.rows, snapshot = false) {
   if (!isRecord(row)) return row;
   let value = row;
   const open = stream === undefined ? [] : openPaths(row);
-  // an answer the bridge got streamed past one string bound keeps what it got (./boundAppend): the
-  // upsert holds that head, and (once the row is closed) the marker of anything it did not get
-  const streamedText = stream?.rows.get(String(row.rowId))?.text?.bytes ?? 0;
+  const key = String(row.rowId);
+  const priorText = prior?.get(key)?.text;
+  const answer = stream === undefined ? undefined : answerBytes(row, open.includes("text"), priorText, limits, snapshot);
   let keptText;
-  if (streamedText > limits.stringBytes && typeof row.text === "string") {
-    if (open.includes("text")) keptText = utf8Head(row.text, limits.stringBytes * STREAMED_TEXT_BOUNDS);
-    else {
-      const head = utf8Head(row.text, streamedText);
-      const rest = byteLength(row.text) - byteLength(head);
-      keptText = rest > 0 ? head + omittedMarker(rest) : head;
-    }
+  let keptBytes;
+  if (answer !== undefined && byteLength(row.text) > limits.stringBytes) {
+    const head = utf8Head(row.text, answer);
+    keptBytes = byteLength(head);
+    const rest = byteLength(row.text) - keptBytes;
+    keptText = open.includes("text") || rest === 0 ? head : head + omittedMarker(rest);
     value = setPath(value, "text", "");
   }
   for (const path of open) {
@@ -265,7 +291,7 @@ function boundRow(row, limits, stream) {
   const bounded = boundValue(value, limits).value;
   if (keptText !== undefined && isRecord(bounded)) bounded.text = keptText;
   // the identity a reader needs is never left out, however full the row
-  if (isRecord(bounded)) for (const key of ["rowId", "kind"]) if (!(key in bounded) && key in row) bounded[key] = row[key];
+  if (isRecord(bounded)) for (const k of ["rowId", "kind"]) if (!(k in bounded) && k in row) bounded[k] = row[k];
   if (stream !== undefined && (typeof row.rowId === "string" || typeof row.rowId === "number")) {
     const fields = {};
     for (const path of PATHS) {
@@ -273,7 +299,16 @@ function boundRow(row, limits, stream) {
       if (typeof full !== "string") continue;
       const held = isRecord(bounded) ? getPath(bounded, path) : undefined;
       const fullBytes = byteLength(full);
-      fields[path] = { bytes: held === full ? fullBytes : typeof held === "string" ? byteLength(held) : 0, full: fullBytes };
+      // what the bridge holds of the field's content (a marker the runtime added is not content)
+      const bytes =
+        path === "text" && keptBytes !== undefined
+          ? keptBytes
+          : held === full
+            ? fullBytes
+            : typeof held === "string"
+              ? byteLength(held)
+              : 0;
+      fields[path] = { bytes, full: fullBytes, open: open.includes(path) };
     }
     track(stream, row.rowId, fields);
   }
@@ -304,6 +339,8 @@ function boundAppend(delta, limits, stream) {
     track(stream, rowId, fields);
   }
   const field = (fields[path] ??= { bytes: 0, full: 0 });
+  // an append goes only to a field still streaming
+  field.open = true;
   const cutBefore = field.bytes < field.full;
   const n = byteLength(append);
   field.full += n;
@@ -337,9 +374,12 @@ function boundSnapshot(snapshot, limits, stream) {
   const { rows, ...zone } = snapshot;
   const out = boundValue(zone, limits).value;
   for (const key of ["protocolVersion", "sessionId", "logEpoch", "seq", "revision"]) if (key in zone) out[key] = zone[key];
+  // what was tracked before this snapshot decides how much of a streamed answer it keeps (a resync's
+  // snapshot in the middle of a long answer keeps the answer's streamed bound, ./answerBytes)
+  const prior = new Map(stream.rows);
   stream.rows.clear();
   if (!isRecord(rows) || !Array.isArray(rows.window)) return rows === undefined ? out : { ...out, rows };
-  const window = rows.window.map((row) => boundRow(row, limits, stream));
+  const window = rows.window.map((row) => boundRow(row, limits, stream, prior, true));
   // the newest rows that fit one logical frame (each row is within its bound, so at least one fits)
   const room = MAX_SENT_LOGICAL_BYTES - jsonBytes(out) - 64 * 1024;
   let first = window.length;

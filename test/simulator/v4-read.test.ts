@@ -307,6 +307,27 @@ describe("V4 conversation read on the simulated 3.12.3", () => {
     expect(rig.reader.logical.at(-1)).toMatchObject({ deliveryKind: "recovery", frame: { fromSeq: 0, payload: { kind: "snapshot" } } });
   });
 
+  it("sim:answer-resync: the batch of one stamp is lost with the retained log; the resync is a snapshot of the answer mid-stream", async () => {
+    const rig = await v4Rig();
+    await rig.reader.subscribe(rig.sessionId);
+    await v4Command(rig, "sendText", { text: "sim:answer-resync n=3000 bytes=64 at=1500" });
+    await rig.reader.waitFor((r) => r.gaps.length > 0, "a gap");
+    const before = textOf(rig.reader);
+    expect(before).toHaveLength(1500 * 64); // everything before the lost stamp was published
+    const answer = await rig.reader.resync();
+    expect(answer.ack).toMatchObject({ subscriptionId: rig.reader.subscriptionId, mode: "snapshot" });
+    const recovery = rig.reader.logical.find((l) => l.deliveryKind === "recovery")!;
+    expect(recovery.frame).toMatchObject({ fromSeq: 0, payload: { kind: "snapshot" } });
+    const row = recovery.frame.payload.snapshot.rows.window.find((r: Any) => r.kind === "assistantText");
+    expect(row.text.startsWith(before)).toBe(true);
+    expect(row.text).toContain("@1500:");
+    await rig.reader.idleAfter(1);
+    const stamps = [...textOf(rig.reader).matchAll(/@(\d+):/g)].map((m) => Number(m[1]));
+    expect(stamps).toEqual(Array.from({ length: 3000 }, (_, k) => k));
+    const log = await rig.install.readCallLog();
+    expect(log.filter((e) => e.kind === "fault" && e.fault === "v4-gap-log-lost")).toHaveLength(1);
+  });
+
   it("unsolicited snapshot knob: one online frame is a snapshot a reader must take as the new state", async () => {
     const rig = await v4Rig({ profile: { v4UnsolicitedSnapshotAtFrame: 2 } });
     await rig.reader.subscribe(rig.sessionId);

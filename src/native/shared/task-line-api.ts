@@ -15,6 +15,7 @@ import { promptRefusal } from "./sign-in.js";
 import { historyPieces, parseHistoryHandle } from "./history-read.js";
 import { V4Input } from "./v4-input.js";
 import { openConversation } from "../v4-read/conversation-reader.js";
+import { HeaderTurnOrder, UNROUTED_HEADERS_MESSAGE } from "../zcode-task-v3/provider-headers.js";
 import { rowsHistory } from "../v4-read/history.js";
 import { readContextComposition } from "./context-composition.js";
 
@@ -458,31 +459,129 @@ export abstract class TaskLineApi implements NativeApi {
   }
 
   async subscribe(params: SessionRef, sink: HostEventSink): Promise<HostSubscription> {
-    if (this.readPath === "v4") {
-      await this.requireV4Read("subscribeConversationV4");
-      await this.v4Input().ready();
-      const key = seqKey(params.workspacePath, params.sessionId);
-      return openConversation(ref(params), sink, {
-        host: this.host,
-        logger: this.logger,
-        startSeq: this.v4Seqs.get(key) ?? 0,
-        onSeq: (seq) => {
-          this.v4Seqs.delete(key);
-          this.v4Seqs.set(key, seq);
-          if (this.v4Seqs.size > SEQS_KEPT) this.v4Seqs.delete(this.v4Seqs.keys().next().value!);
-        },
-        normalise: (event) => this.normaliseEvent(this.withReadCost(event, key), params),
-      });
-    }
+    if (this.readPath === "v4") return this.subscribeV4(params, sink);
     return this.host.subscribe(
       { ...ref(params), deliveryKind: "desktop-continuous", includeSnapshot: true },
       { onEvent: (event) => sink.onEvent(this.normaliseEvent(event, params)), onEnd: (error) => sink.onEnd(error) },
     );
   }
+
+  /**
+   * A line that has the legacy stream, read through V4 (ZCODE_ACP_READ_PATH=v4): its provider header
+   * requests are not V4 (docs/zcode-host.md §6.4, §16.7) and such a host hands them to the session's
+   * legacy stream (`providerRuntimeHeaders.request`; a 3.14 host has no workspace header event). So
+   * the session's legacy stream is listened to as well, without its snapshot, and only its header
+   * requests are passed on: the rest is read from the conversation. Each request reaches the
+   * session once (a re-announced one is dropped), after the conversation showed its turn
+   * (HeaderTurnOrder); what is still held when the subscription ends is declined here, so each
+   * request gets one answer. Either stream's end ends both.
+   */
+  protected async subscribeV4(params: SessionRef, sink: HostEventSink): Promise<HostSubscription> {
+    await this.requireV4Read("subscribeConversationV4");
+    const state: { ended: boolean; incarnation?: number; legacy?: HostSubscription; conversation?: HostSubscription } = { ended: false };
+    const finish = (): void => {
+      const held = order.end();
+      if (held.length === 0) return;
+      if (state.incarnation !== this.host.incarnation) {
+        this.logger.warn("provider header requests held at a host exit: not answered", { count: held.length });
+        return;
+      }
+      for (const event of held) {
+        const request = isRecord(event) && isRecord(event.request) ? event.request : {};
+        if (typeof request.requestId !== "string" || request.requestId === "") continue;
+        void this.declineProviderHeaders({ ...ref(params), requestId: request.requestId, message: UNROUTED_HEADERS_MESSAGE }).catch(
+          (error: unknown) => this.logger.warn("provider headers: answering host failed", { error: describeError(error) }),
+        );
+      }
+    };
+    const once: HostEventSink = {
+      onEvent: (event) => {
+        if (state.ended) return;
+        const result = sink.onEvent(event);
+        order.shown(event);
+        return result;
+      },
+      onEnd: (error) => {
+        if (state.ended) return;
+        state.ended = true;
+        finish();
+        sink.onEnd(error);
+        void state.legacy?.dispose();
+        void state.conversation?.dispose();
+      },
+    };
+    const order = new HeaderTurnOrder((event) => once.onEvent(event));
+    const seen = new Set<string>();
+    state.legacy = await this.host.subscribe(
+      { ...ref(params), deliveryKind: "desktop-continuous", includeSnapshot: false },
+      {
+        onEvent: (event) => {
+          if (!isRecord(event) || event.type !== "providerRuntimeHeaders.request") return;
+          const requestId = isRecord(event.request) && typeof event.request.requestId === "string" ? event.request.requestId : undefined;
+          if (requestId !== undefined) {
+            if (seen.has(requestId)) return;
+            seen.add(requestId);
+            if (seen.size > HEADER_REQUESTS_KEPT) seen.delete(seen.values().next().value!);
+          }
+          return order.request(this.normaliseEvent(event, params));
+        },
+        onEnd: (error) =>
+          once.onEnd(
+            error ??
+              new BridgeError(
+                "HOST_CALL_FAILED",
+                "ZCode ended the session's event stream (its provider header requests); the session is read again at its next use.",
+              ),
+          ),
+      },
+    );
+    state.incarnation = state.legacy.incarnation;
+    let conversation: HostSubscription;
+    try {
+      conversation = await this.openV4(params, once);
+    } catch (error) {
+      state.ended = true;
+      finish();
+      await state.legacy.dispose().catch(() => undefined);
+      throw error;
+    }
+    state.conversation = conversation;
+    if (state.ended) void conversation.dispose();
+    return {
+      id: conversation.id,
+      incarnation: conversation.incarnation,
+      dispose: async () => {
+        state.ended = true;
+        finish();
+        await Promise.all([state.legacy?.dispose(), conversation.dispose()]);
+      },
+    };
+  }
+
+  /** the V4 conversation subscription of a session (src/native/v4-read/) */
+  protected async openV4(params: SessionRef, sink: HostEventSink): Promise<HostSubscription> {
+    await this.requireV4Read("subscribeConversationV4");
+    await this.v4Input().ready();
+    const key = seqKey(params.workspacePath, params.sessionId);
+    return openConversation(ref(params), sink, {
+      host: this.host,
+      logger: this.logger,
+      startSeq: this.v4Seqs.get(key) ?? 0,
+      onSeq: (seq) => {
+        this.v4Seqs.delete(key);
+        this.v4Seqs.set(key, seq);
+        if (this.v4Seqs.size > SEQS_KEPT) this.v4Seqs.delete(this.v4Seqs.keys().next().value!);
+      },
+      normalise: (event) => this.normaliseEvent(this.withReadCost(event, key), params),
+    });
+  }
 }
 
 /** how often a fork is tried when ZCode answers that the conversation moved (`stale`) */
 const FORK_ATTEMPTS = 4;
+
+/** provider header request ids remembered per subscription (a re-announced one is dropped) */
+const HEADER_REQUESTS_KEPT = 256;
 
 /** sessions whose V4 event seq is remembered */
 const SEQS_KEPT = 1024;

@@ -32,6 +32,11 @@ export function boundText(text: string, maxBytes: number): string {
   return head + omittedMarker(bytes - Buffer.byteLength(head, "utf8"));
 }
 
+/** the runtime's marker at the end of `text` (a string the runtime cut), if it ends with one */
+export function trailingMarker(text: string): string | undefined {
+  return RUNTIME_MARKER.exec(text.slice(-64))?.[0];
+}
+
 /** `value` with each string longer than `maxBytes` bounded (copy-on write: a value within bounds comes back as it is) */
 export function boundStrings(value: unknown, maxBytes: number, depth = 0): unknown {
   if (typeof value === "string") return boundText(value, maxBytes);

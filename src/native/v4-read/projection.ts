@@ -27,7 +27,7 @@
 import type { Logger } from "../../log/logger.js";
 import type { SessionRef } from "../native-api.js";
 import { bridgeMode } from "../shared/modes.js";
-import { boundStrings, boundText, EVENT_STRING_BYTES, omittedMarker } from "./bounded-text.js";
+import { boundStrings, boundText, EVENT_STRING_BYTES, omittedMarker, trailingMarker } from "./bounded-text.js";
 
 /** characters per text delta event: four UTF-8 bytes each at most, so one delta stays within EVENT_STRING_BYTES */
 const DELTA_CHARS = EVENT_STRING_BYTES / 4;
@@ -45,8 +45,9 @@ const PROGRESS_TAIL_CHARS = 4096;
 
 interface Seen {
   kind: string;
-  /** assistantText / reasoning: characters said */
+  /** assistantText / reasoning: characters of the answer said (the runtime's marker not counted), and whether that marker was said */
   text?: number;
+  marked?: boolean;
   /** toolCall: status said, whether its input was said, its last progress text */
   status?: string;
   input?: boolean;
@@ -162,10 +163,16 @@ export class ConversationProjection {
         return this.header(store, row, seen, turnId, starts, ends);
       case "assistantText":
       case "reasoning": {
-        const text = typeof row.text === "string" ? row.text : "";
+        // the row's text is the answer's head (whole while within the runtime's bound), and once
+        // closed, where the runtime cut it, its marker; a snapshot (a resync's) or an upsert may bring
+        // a head the client has part of: what is said is the part past the characters already said,
+        // then the marker, once
+        const { text, marker } = answerText(row);
         const said = seen.text ?? 0;
-        if (text.length <= said) return;
-        seen.text = text.length;
+        const mark = marker !== undefined && seen.marked !== true;
+        if (text.length <= said && !mark) return;
+        seen.text = Math.max(said, text.length);
+        if (mark) seen.marked = true;
         // a row still streaming under a finished turn is output that came after the turn's end (the
         // legacy stream's late event): ZCode closes a turn's rows when the turn ends
         if (row.state === "streaming" && turnId !== undefined && store.endedTurns.has(turnId)) {
@@ -175,7 +182,7 @@ export class ConversationProjection {
         // what is new, as deltas of at most one event bound each (the legacy stream's deltas are
         // small): a frame that carried much text (ZCode merges ~30 ms of appends) loses none of it
         const messageId = str(row.assistantResponseId) ?? str(row.entityId);
-        const added = text.slice(said);
+        const added = (text.length > said ? text.slice(said) : "") + (mark ? marker : "");
         for (let at = 0; at < added.length; at += DELTA_CHARS) {
           const payload: Record<string, unknown> = {
             kind: row.kind === "assistantText" ? "text_delta" : "reasoning_delta",
@@ -410,7 +417,11 @@ export class ConversationProjection {
 /** what a row in the first snapshot has already said (nothing of it is an event) */
 function settled(row: Row): Seen {
   const seen: Seen = { kind: row.kind };
-  if (typeof row.text === "string") seen.text = row.text.length;
+  if (row.kind === "assistantText" || row.kind === "reasoning") {
+    const { text, marker } = answerText(row);
+    seen.text = text.length;
+    seen.marked = marker !== undefined;
+  } else if (typeof row.text === "string") seen.text = row.text.length;
   if (row.kind === "toolCall") {
     seen.status = str(row.status) ?? "inputStreaming";
     seen.input = row.input !== undefined && seen.status !== "inputStreaming";
@@ -423,6 +434,16 @@ function settled(row: Row): Seen {
   if (row.kind === "userInput") seen.steered = true;
   if (row.kind === "timelineMarker") seen.status = compactionKey(row);
   return seen;
+}
+
+/**
+ * An answer row's text and, for a closed row the runtime cut, its marker apart (a row still
+ * streaming never carries the marker: src/runtime/conversation-frames.js keeps its head only)
+ */
+function answerText(row: Row): { text: string; marker: string | undefined } {
+  const full = typeof row.text === "string" ? row.text : "";
+  const marker = row.state === "streaming" ? undefined : trailingMarker(full);
+  return { text: marker === undefined ? full : full.slice(0, full.length - marker.length), marker };
 }
 
 /** what of a compaction marker the session layer was told: its status and summary */

@@ -33,7 +33,7 @@ export class TaskV3Api extends TaskV2Api {
    * session is answered once, never swallowed. An ended header route ends the sink and disposes
    * the conversation subscription.
    */
-  override async subscribe(params: SessionRef, sink: HostEventSink): Promise<HostSubscription> {
+  override async subscribeV4(params: SessionRef, sink: HostEventSink): Promise<HostSubscription> {
     const state: { ended: boolean; detach?: () => void; incarnation?: number; conversation?: HostSubscription } = { ended: false };
     const finish = (): void => {
       state.detach?.();
@@ -72,7 +72,7 @@ export class TaskV3Api extends TaskV2Api {
     state.incarnation = this.host.incarnation;
     let subscription: HostSubscription;
     try {
-      subscription = await super.subscribe(params, once);
+      subscription = await this.openV4(params, once);
     } catch (error) {
       state.ended = true;
       finish();

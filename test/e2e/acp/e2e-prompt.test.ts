@@ -58,6 +58,45 @@ describe("e2e: prompt turns against the simulated host", () => {
     client.expectValid();
   });
 
+  it("a long answer cut by a resync past 256 KiB reaches the client whole, in order and once (on V4: a recovery snapshot mid-answer)", async () => {
+    const { client, sessionId } = await session();
+    // the simulator loses the V4 batch of stamp 6000 (384 kB into the answer) with its retained log:
+    // the bridge's resync is answered with a snapshot of the answer row still streaming
+    await expect(client.prompt(sessionId, "sim:answer-resync n=20000 bytes=64 at=6000")).resolves.toMatchObject({
+      stopReason: "end_turn",
+    });
+    if (V3) {
+      const log = await t.sim().readCallLog();
+      const lost = log.filter((e) => e.kind === "fault" && e.fault === "v4-gap-log-lost" && e.sessionId === sessionId);
+      expect(lost).toHaveLength(1);
+      const recovery = log.filter((e) => e.kind === "v4-frame" && e.sessionId === sessionId && e.deliveryKind === "recovery");
+      expect(recovery.map((e) => e.payloadKind)).toEqual(["snapshot"]);
+    }
+    const text = client.text(sessionId);
+    const stamps = [...text.matchAll(/@(\d+):/g)].map((m) => Number(m[1]));
+    expect(stamps).toEqual(Array.from({ length: 20_000 }, (_, k) => k));
+    expect(text).toHaveLength(20_000 * 64);
+    expect(text).not.toContain("zcode-acp:");
+    client.expectValid();
+  });
+
+  it.runIf(V3)(
+    "zcode-task-v3: an answer past its 16 string bounds across a resync: its head whole and in order, then the marker once",
+    async () => {
+      const { client, sessionId } = await session();
+      // 5.12 MB: the bootstrap lets 16 string bounds (4 MiB) of an answer through, then marks the rest
+      await expect(client.prompt(sessionId, "sim:answer-resync n=80000 bytes=64 at=6000")).resolves.toMatchObject({
+        stopReason: "end_turn",
+      });
+      const text = client.text(sessionId);
+      const head = 16 * 256 * 1024;
+      expect(text.slice(head)).toBe(`\n… [zcode-acp: ${((80_000 * 64 - head) / 1000).toFixed(1)} kB more not shown]`);
+      const stamps = [...text.slice(0, head).matchAll(/@(\d+):/g)].map((m) => Number(m[1]));
+      expect(stamps).toEqual(Array.from({ length: head / 64 }, (_, k) => k));
+      client.expectValid();
+    },
+  );
+
   it("translates the Bash tool lifecycle with kind, title, rawInput, progress, rawOutput and content", async () => {
     const { client, sessionId } = await session();
     await client.prompt(sessionId, "sim:tool-bash");

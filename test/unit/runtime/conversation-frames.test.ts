@@ -170,6 +170,56 @@ describe("bootstrap: V4 conversation frames under the channel limit", () => {
     expect(text.slice(streamed.length)).toBe("\n… [zcode-acp: 8.2 kB more not shown]");
   });
 
+  it("a resync snapshot in the middle of an answer streamed past one bound keeps it (up to 16 bounds) and the stream goes on", () => {
+    const bound = 8 * 1024; // eventLimits(256 KiB).stringBytes
+    const run = () => {
+      const context = { frameLimitBytes: LIMIT, subscription: {} };
+      let ordinal = 0;
+      const out = (deliveryKind: string, payload: unknown) =>
+        (conversationFrames(frameOf(++ordinal, deliveryKind, payload), context) as Frame[])[0] as {
+          frame: { payload: { deltas: Array<Record<string, any>>; snapshot: { rows: { window: Array<Record<string, any>> } } } };
+        };
+      out("online", {
+        kind: "deltas",
+        deltas: [{ op: "row.appended", row: { rowId: 1, kind: "assistantText", state: "streaming", text: "" } }],
+      });
+      for (let i = 0; i < 5; i++)
+        out("online", { kind: "deltas", deltas: [{ op: "row.delta", rowId: 1, path: "text", append: "a".repeat(bound) }] });
+      const snapshotOf = (row: Record<string, unknown>) =>
+        out("recovery", { kind: "snapshot", snapshot: { logEpoch: "E", seq: 9, rows: { window: [row] } } }).frame.payload.snapshot.rows
+          .window[0]!;
+      return { out, snapshotOf };
+    };
+    // still streaming: the whole text the snapshot carries, no marker (it comes with the close)
+    const open = run();
+    const mid = "a".repeat(5 * bound) + "b".repeat(2 * bound);
+    expect(open.snapshotOf({ rowId: 1, kind: "assistantText", state: "streaming", text: mid }).text).toBe(mid);
+    const next = open.out("online", { kind: "deltas", deltas: [{ op: "row.delta", rowId: 1, path: "text", append: "c".repeat(1000) }] });
+    expect(next.frame.payload.deltas).toEqual([{ op: "row.delta", rowId: 1, path: "text", append: "c".repeat(1000) }]);
+    const closed = open.out("online", {
+      kind: "deltas",
+      deltas: [{ op: "row.upserted", row: { rowId: 1, kind: "assistantText", state: "complete", text: mid + "c".repeat(1000) } }],
+    });
+    expect(closed.frame.payload.deltas[0]!.row.text).toBe(mid + "c".repeat(1000));
+    // closed in the gap: 16 bounds of it, then the marker of the rest
+    const gap = run();
+    const long = "a".repeat(5 * bound) + "z".repeat(20 * bound);
+    const held = gap.snapshotOf({ rowId: 1, kind: "assistantText", state: "complete", text: long }).text as string;
+    expect(held).toBe(long.slice(0, 16 * bound) + "\n… [zcode-acp: 73.7 kB more not shown]");
+    // a first snapshot's closed answer (history) stays at one bound
+    const context = { frameLimitBytes: LIMIT, subscription: {} };
+    const first = (
+      conversationFrames(
+        frameOf(1, "initial", {
+          kind: "snapshot",
+          snapshot: { logEpoch: "E", seq: 1, rows: { window: [{ rowId: 1, kind: "assistantText", state: "complete", text: long }] } },
+        }),
+        context,
+      ) as Frame[]
+    )[0] as { frame: { payload: { snapshot: { rows: { window: Array<Record<string, any>> } } } } };
+    expect(Buffer.byteLength(first.frame.payload.snapshot.rows.window[0]!.text.split("\n…")[0])).toBe(bound);
+  });
+
   it("puts a fault frame (code and message) where ZCode's fragments fail their checks; the bridge resyncs on it", () => {
     const context = { frameLimitBytes: LIMIT, subscription: {} };
     const parts = zcodeFragments(5, frameOf(5, "online", { kind: "deltas", deltas: [] }).frame, 64);

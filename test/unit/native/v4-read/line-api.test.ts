@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createNativeApi } from "../../../../src/native/index.js";
 import { complete, deltas, logical, row, SESSION, snapshot, snapshotPayload } from "./frames.js";
 import { StubHost } from "./stub-host.js";
+import type { HostEventSink, HostEventTarget } from "../../../../src/host/types.js";
 
 const REF = { workspacePath: "/w", sessionId: SESSION };
 
@@ -125,6 +126,48 @@ describe("the V4 read path on a line", () => {
     await expect(
       createNativeApi("zcode-task-v2", without, { readPath: "v4" }).subscribe(REF, { onEvent: () => {}, onEnd: () => {} }),
     ).rejects.toMatchObject({ code: "UNSUPPORTED_ZCODE", message: expect.stringContaining("subscribeConversationV4") });
+  });
+
+  it("a legacy line read through V4 passes on only the header requests of its legacy stream, each once; a held one is declined at the end", async () => {
+    const listeners: Array<{ target: HostEventTarget; sink: HostEventSink }> = [];
+    const host = v4Host();
+    host.handlers.set("respondProviderRuntimeHeaders", () => null);
+    const subscribe = host.subscribe.bind(host);
+    host.subscribe = (target, sink) => {
+      listeners.push({ target, sink });
+      return subscribe(target, sink);
+    };
+    const events: Array<Record<string, any>> = [];
+    const subscription = await createNativeApi("zcode-task-v2", host, { readPath: "v4" }).subscribe(REF, {
+      onEvent: (e) => void events.push(e as Record<string, any>),
+      onEnd: () => {},
+    });
+    expect(listeners.map((l) => l.target)).toEqual([
+      { workspacePath: "/w", sessionId: SESSION, deliveryKind: "desktop-continuous", includeSnapshot: false },
+      { event: "onDynamicConversationFrame", workspacePath: "/w" },
+    ]);
+    const legacy = listeners[0]!.sink;
+    const headers = (requestId: string, turnId: string) => ({
+      type: "providerRuntimeHeaders.request",
+      request: { requestId, sessionId: SESSION, turnId, providerId: "p", reason: "model-request" },
+    });
+    host.frame(complete(1, logical(0, 10, snapshotPayload(snapshot(10))), "initial"));
+    host.frame(complete(2, logical(10, 11, deltas({ op: "row.appended", row: row("turnHeader", { state: "running", turnId: "T1" }) }))));
+    // the legacy stream's other events are read from the conversation, never twice
+    void legacy.onEvent({ type: "session.event", event: { type: "turn.started", turnId: "T1", seq: 1 } });
+    void legacy.onEvent(headers("h1", "T1"));
+    void legacy.onEvent(headers("h1", "T1")); // re-announced
+    const types = () => events.map((e) => (e.type === "session.event" ? e.event.type : e.type));
+    expect(types()).toEqual(["snapshot", "turn.started", "providerRuntimeHeaders.request"]);
+    expect(events[2]!.request.requestId).toBe("h1");
+    // a request whose turn the conversation has not shown is held; the subscription's end declines it
+    void legacy.onEvent(headers("h2", "T2"));
+    expect(types()).toHaveLength(3);
+    await subscription.dispose();
+    expect(host.callsOf("respondProviderRuntimeHeaders")).toEqual([
+      expect.objectContaining({ sessionId: SESSION, requestId: "h2", response: expect.objectContaining({ headersApplied: false }) }),
+    ]);
+    expect(types()).toHaveLength(3);
   });
 
   it("refuses a V4 hello of a wire version the line does not know before subscribing", async () => {

@@ -364,6 +364,55 @@ describe("V4 conversation reader: rows → the session model's events", () => {
     ]);
   });
 
+  it("after a resync, a snapshot says exactly the part of an answer not yet said; a closed row's runtime marker once, whole", async () => {
+    const { host, r, send } = await running();
+    const header = row("turnHeader", { origin: "userInput", sourceCommandId: "c1", state: "running" });
+    const text = row("assistantText", { text: "", state: "streaming", assistantResponseId: "m1" });
+    send({ op: "row.appended", row: header }, { op: "row.appended", row: text });
+    send({ op: "row.delta", rowId: text.rowId, path: "text", append: "a".repeat(100) });
+    const marker = "\n… [zcode-acp: 2.0 MB more not shown]";
+    const deltasSaid = () =>
+      r
+        .inner()
+        .filter(([type]) => type === "model.streaming")
+        .map(([, payload]) => payload.delta as string);
+    // a gap: the recovery snapshot holds the answer row still streaming, further than the client got it
+    host.frame(complete(10, logical(20, 21, deltas())));
+    expect(host.callsOf("resyncConversationV4")).toHaveLength(1);
+    const mid = { ...text, text: "a".repeat(100) + "b".repeat(50) };
+    host.frame(complete(11, logical(0, 30, snapshotPayload(snapshot(30, {}, [header, mid]))), "recovery"));
+    expect(deltasSaid()).toEqual(["a".repeat(100), "b".repeat(50)]);
+    // the stream goes on from the snapshot
+    host.frame(complete(12, logical(30, 31, deltas({ op: "row.delta", rowId: text.rowId, path: "text", append: "c" }))));
+    expect(deltasSaid().at(-1)).toBe("c");
+    // another gap; the row closed meanwhile and the runtime kept a shorter head than the client has,
+    // then its marker: only the marker is said, whole, and once
+    host.frame(complete(13, logical(40, 41, deltas())));
+    expect(host.callsOf("resyncConversationV4")).toHaveLength(2);
+    const closed = { ...text, state: "complete", text: "a".repeat(100) + "b".repeat(20) + marker };
+    const done = { ...header, state: "completedSuccess" };
+    host.frame(complete(14, logical(0, 50, snapshotPayload(snapshot(50, {}, [done, closed]))), "recovery"));
+    expect(deltasSaid().slice(3)).toEqual([marker]);
+    host.frame(complete(15, logical(0, 60, snapshotPayload(snapshot(60, {}, [done, closed])))));
+    expect(deltasSaid().slice(3)).toEqual([marker]);
+    expect(deltasSaid().join("")).toBe("a".repeat(100) + "b".repeat(50) + "c" + marker);
+    expect(r.inner().at(-1)).toEqual(["turn.completed", { resultType: "success", inputId: "c1" }]);
+    expect(r.ends).toEqual([]);
+  });
+
+  it("a baseline snapshot's answer cut by the runtime counts as said, its marker too: a longer head later says only its new text", async () => {
+    const host = new StubHost();
+    const r = await open(host);
+    const marker = "\n… [zcode-acp: 1.5 MB more not shown]";
+    const answer = row("assistantText", { text: "x".repeat(30) + marker, state: "complete", assistantResponseId: "m1" });
+    host.frame(complete(1, logical(0, 10, snapshotPayload(snapshot(10, {}, [answer]))), "initial"));
+    host.frame(complete(2, logical(0, 20, snapshotPayload(snapshot(20, {}, [answer])))));
+    host.frame(complete(3, logical(0, 30, snapshotPayload(snapshot(30, {}, [{ ...answer, text: "x".repeat(20) + marker }])))));
+    expect(r.inner()).toEqual([]);
+    host.frame(complete(4, logical(0, 40, snapshotPayload(snapshot(40, {}, [{ ...answer, text: "x".repeat(40) + marker }])))));
+    expect(r.inner()).toEqual([["model.streaming", { kind: "text_delta", delta: "x".repeat(10), assistantMessageId: "m1" }]]);
+  });
+
   it("text growing in a row still streaming under a finished turn is late output: never said", async () => {
     const { r, send } = await running();
     const header = row("turnHeader", { origin: "userInput", sourceCommandId: "c1", state: "running" });
