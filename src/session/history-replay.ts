@@ -112,7 +112,11 @@ function partEnd(part: SnapshotPart): ParentEnd | undefined {
   if (state.status !== "error") return undefined;
   const error = str(state.error) ?? str(rec(state.error).message);
   // the V4 history says "cancelled" for a cancelled row (src/native/v4-read/history.ts)
-  return { stopReason: error === "cancelled" ? "cancelled" : "error", reason: error ? boundText(error) : "The subagent failed.", summary: undefined };
+  return {
+    stopReason: error === "cancelled" ? "cancelled" : "error",
+    reason: error ? boundText(error) : "The subagent failed.",
+    summary: undefined,
+  };
 }
 
 /**

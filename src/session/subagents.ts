@@ -12,6 +12,9 @@
  * summary as its message and a last `subagent_update` with state `idle` and the stop reason. The
  * child is forgotten then (evicted); late events of an ended child are dropped.
  *
+ * Its permission requests and questions are asked under its child session (event-router.ts).
+ * `session/load` replays a child through the same tracker (replay mode, history-replay.ts).
+ *
  * Bounded: at most MAX_CHILDREN children are tracked per parent session at a time; the work of a
  * child beyond that stays flattened into the parent turn (as for a client without the capability).
  * At most ENDED_KEPT ended child ids are remembered to drop their late events.
@@ -285,8 +288,8 @@ export class Subagents {
       // a replay ends it at its caller's settle()
       if (!this.replay)
         setImmediate(() => {
-        if (this.children.get(child.sessionId) === child) this.end(child.sessionId, ending.stopReason, ending.reason, ending.summary);
-      });
+          if (this.children.get(child.sessionId) === child) this.end(child.sessionId, ending.stopReason, ending.reason, ending.summary);
+        });
     }
     return child;
   }

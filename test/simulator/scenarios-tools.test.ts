@@ -118,7 +118,12 @@ describe("tool scenarios (docs/zcode-host.md §5.5, §5.6, §12.2 #3-5)", () => 
     const request = await nextUserInput(rig);
     expect(request).toMatchObject({
       toolName: "AskUserQuestion",
-      origin: { kind: "subagent", childSessionId: expect.any(String), parentSessionId: rig.sessionId, parentToolCallId: expect.any(String) },
+      origin: {
+        kind: "subagent",
+        childSessionId: expect.any(String),
+        parentSessionId: rig.sessionId,
+        parentToolCallId: expect.any(String),
+      },
     });
     expect(request.questions).toHaveLength(1);
     const content = { answer_0: "node" };

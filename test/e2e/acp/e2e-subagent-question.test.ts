@@ -36,12 +36,15 @@ function agentRequests(client: AcpTestClient, method: string): any[] {
 describe("e2e: a subagent's question", () => {
   it("client without elicitation (Paseo): a permission under the child's id whose options are the answers; answered once", async () => {
     const asked: acp.RequestPermissionRequest[] = [];
-    const { client, sessionId } = await session({ subagents: {} }, {
-      onPermission: (params) => {
-        asked.push(params);
-        return { outcome: { outcome: "selected", optionId: "node" } };
+    const { client, sessionId } = await session(
+      { subagents: {} },
+      {
+        onPermission: (params) => {
+          asked.push(params);
+          return { outcome: { outcome: "selected", optionId: "node" } };
+        },
       },
-    });
+    );
     await expect(client.prompt(sessionId, "sim:subagent-question")).resolves.toMatchObject({ stopReason: "end_turn" });
     const childId = childOf(client, sessionId);
     expect(asked).toHaveLength(1);
@@ -67,15 +70,18 @@ describe("e2e: a subagent's question", () => {
 
   it("form-capable client: a form under the child's id, naming the child's tool call; answered once, no permission", async () => {
     const forms: acp.CreateElicitationRequest[] = [];
-    const { client, sessionId } = await session({ subagents: {}, elicitation: { form: {} } }, {
-      onPermission: () => {
-        throw new Error("no permission expected");
+    const { client, sessionId } = await session(
+      { subagents: {}, elicitation: { form: {} } },
+      {
+        onPermission: () => {
+          throw new Error("no permission expected");
+        },
+        onElicitation: (params) => {
+          forms.push(params);
+          return { action: "accept", content: { answer_0: "vitest" } };
+        },
       },
-      onElicitation: (params) => {
-        forms.push(params);
-        return { action: "accept", content: { answer_0: "vitest" } };
-      },
-    });
+    );
     await expect(client.prompt(sessionId, "sim:subagent-question")).resolves.toMatchObject({ stopReason: "end_turn" });
     const childId = childOf(client, sessionId);
     expect(forms).toHaveLength(1);
@@ -92,12 +98,15 @@ describe("e2e: a subagent's question", () => {
 
   it("without clientCapabilities.subagents: the question is asked on the parent, as before", async () => {
     const forms: acp.CreateElicitationRequest[] = [];
-    const { client, sessionId } = await session({ elicitation: { form: {} } }, {
-      onElicitation: (params) => {
-        forms.push(params);
-        return { action: "accept", content: { answer_0: "node" } };
+    const { client, sessionId } = await session(
+      { elicitation: { form: {} } },
+      {
+        onElicitation: (params) => {
+          forms.push(params);
+          return { action: "accept", content: { answer_0: "node" } };
+        },
       },
-    });
+    );
     await expect(client.prompt(sessionId, "sim:subagent-question")).resolves.toMatchObject({ stopReason: "end_turn" });
     expect(forms).toHaveLength(1);
     expect((forms[0] as { sessionId: string }).sessionId).toBe(sessionId);

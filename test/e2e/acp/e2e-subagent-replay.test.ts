@@ -28,7 +28,7 @@ async function sessionWithSubagent(): Promise<{ sessionId: string; ws: string }>
 /** load it in a new process; the updates of the replay and the index of the load's response */
 async function load(subagents: boolean, sessionId: string, ws: string): Promise<{ client: AcpTestClient; responseIndex: number }> {
   const client = await t.start();
-  await client.initialize(subagents ? ({ subagents: {} } as Record<string, unknown>) : {});
+  await client.initialize(subagents ? { subagents: {} } : {});
   const before = client.transcript.lines.length;
   await client.agent.request("session/load", { sessionId, cwd: ws, mcpServers: [] });
   const responseIndex = client.transcript.lines.findIndex(

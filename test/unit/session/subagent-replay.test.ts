@@ -18,7 +18,11 @@ const agentPart = (id: string, status = "completed", output = `summary ${id}`) =
   type: "tool",
   callId: id,
   tool: "Agent",
-  state: { status, input: { description: `Task ${id}`, prompt: "do it", subagent_type: "explore" }, ...(status === "completed" ? { output } : { error: output }) },
+  state: {
+    status,
+    input: { description: `Task ${id}`, prompt: "do it", subagent_type: "explore" },
+    ...(status === "completed" ? { output } : { error: output }),
+  },
 });
 const childPart = (parent: string, n = 1) => ({
   type: "tool",
@@ -28,7 +32,7 @@ const childPart = (parent: string, n = 1) => ({
   metadata: { source: "subagent", parentToolCallId: parent, childSessionId: `child_${parent}`, agentType: "explore" },
 });
 const assistant = (...parts: unknown[]): SnapshotMessage => ({ info: { role: "assistant", messageId: "m" }, parts }) as SnapshotMessage;
-const user = (text: string): SnapshotMessage => ({ info: { role: "user", messageId: "u" }, parts: [{ type: "text", text }] }) as SnapshotMessage;
+const user = (text: string): SnapshotMessage => ({ info: { role: "user", messageId: "u" }, parts: [{ type: "text", text }] });
 
 function replay(pieces: SnapshotMessage[][], subagents = true): Replayed[] {
   const r = new HistoryReplay("/w", silentLogger, undefined, subagents ? "ses_parent" : undefined);
@@ -58,7 +62,11 @@ describe("session/load replay of subagents", () => {
       "parent subagent_update child_a1:idle",
       "parent agent_message_chunk done",
     ]);
-    expect(out[2]!.update).toMatchObject({ title: "Task a1", description: "do it", _meta: { zcode: { parentToolCallId: "a1", agentType: "explore" } } });
+    expect(out[2]!.update).toMatchObject({
+      title: "Task a1",
+      description: "do it",
+      _meta: { zcode: { parentToolCallId: "a1", agentType: "explore" } },
+    });
     expect((out[2]!.update as any).capabilities).toBeUndefined();
   });
 
@@ -117,10 +125,14 @@ describe("session/load replay of subagents", () => {
   it(`at most ${MAX_CHILDREN} children at once: the next one's work stays flattened in the parent`, () => {
     const ids = Array.from({ length: MAX_CHILDREN + 1 }, (_, i) => `p${i}`);
     const out = replay([[user("go"), assistant(...ids.map((id) => childPart(id)))]]);
-    const announced = out.filter((r) => (r.update as any).sessionUpdate === "subagent_update" && (r.update as any).state.state === "running");
+    const announced = out.filter(
+      (r) => (r.update as any).sessionUpdate === "subagent_update" && (r.update as any).state.state === "running",
+    );
     expect(announced).toHaveLength(MAX_CHILDREN);
     const last = ids.at(-1)!;
-    expect(out.find((r) => (r.update as any).toolCallId === `${last}_read1`)).toEqual({ update: expect.objectContaining({ sessionUpdate: "tool_call" }) });
+    expect(out.find((r) => (r.update as any).toolCallId === `${last}_read1`)).toEqual({
+      update: expect.objectContaining({ sessionUpdate: "tool_call" }),
+    });
     // the ones tracked end at the end of the history
     expect(out.filter((r) => (r.update as any).state?.state === "idle")).toHaveLength(MAX_CHILDREN);
   });
@@ -137,12 +149,33 @@ describe("session/load replay of subagents", () => {
     expect((first[0]!.parts[0] as any).metadata).toBeUndefined();
     const second = rowsToMessages(
       [
-        { rowId: 3, kind: "toolCall", toolCallId: "r1", toolName: "Read", status: "success", parentToolCallId: "a1", output: { text: "x" } },
-        { rowId: 4, kind: "toolCall", toolCallId: "r2", toolName: "Read", status: "success", parentToolCallId: "a9", output: { text: "x" } },
+        {
+          rowId: 3,
+          kind: "toolCall",
+          toolCallId: "r1",
+          toolName: "Read",
+          status: "success",
+          parentToolCallId: "a1",
+          output: { text: "x" },
+        },
+        {
+          rowId: 4,
+          kind: "toolCall",
+          toolCallId: "r2",
+          toolName: "Read",
+          status: "success",
+          parentToolCallId: "a9",
+          output: { text: "x" },
+        },
       ],
       seen,
     );
-    expect((second[0]!.parts[0] as any).metadata).toEqual({ source: "subagent", parentToolCallId: "a1", childSessionId: "child_a1", agentType: "explore" });
+    expect((second[0]!.parts[0] as any).metadata).toEqual({
+      source: "subagent",
+      parentToolCallId: "a1",
+      childSessionId: "child_a1",
+      agentType: "explore",
+    });
     // a parent whose subagent row named no child: marked, but without a child id it replays flattened
     expect((second[1]!.parts[0] as any).metadata).toEqual({ source: "subagent", parentToolCallId: "a9" });
     const out = replay([[user("go"), ...first, ...second]]);
