@@ -148,13 +148,11 @@ export class Subagents {
 
   /**
    * A replayed tool call of a subagent (history-replay.ts): under its child session (announced
-   * first when new), true; false when the child cannot be tracked (the caller flattens it).
+   * first when new), true; false when the child cannot be tracked, or was ended already (the caller
+   * flattens it: a replay loses no part of the history).
    */
   replayTool(origin: SubagentOrigin, update: SessionUpdate): boolean {
-    if (this.ended.has(origin.childSessionId)) {
-      this.parent.logger.debug("replayed part of an ended subagent dropped", { childSessionId: origin.childSessionId });
-      return true;
-    }
+    if (this.ended.has(origin.childSessionId)) return false;
     const child = this.child(origin);
     if (!child) return false;
     this.parent.post(update, child.sessionId);
@@ -286,10 +284,11 @@ export class Subagents {
       this.endedParents.delete(child.parentToolCallId);
       child.ending = ending;
       // a replay ends it at its caller's settle()
-      if (!this.replay)
+      if (!this.replay) {
         setImmediate(() => {
           if (this.children.get(child.sessionId) === child) this.end(child.sessionId, ending.stopReason, ending.reason, ending.summary);
         });
+      }
     }
     return child;
   }

@@ -122,6 +122,11 @@ describe("session/load replay of subagents", () => {
     ]);
   });
 
+  it("a part of a child that already ended is not lost: it replays flattened in the parent", () => {
+    const out = replay([[user("go"), assistant(agentPart("a1"), childPart("a1"), { type: "text", text: "then" }, childPart("a1", 2))]]);
+    expect(shape(out).slice(-2)).toEqual(["parent agent_message_chunk then", "parent tool_call a1_read2"]);
+  });
+
   it(`at most ${MAX_CHILDREN} children at once: the next one's work stays flattened in the parent`, () => {
     const ids = Array.from({ length: MAX_CHILDREN + 1 }, (_, i) => `p${i}`);
     const out = replay([[user("go"), assistant(...ids.map((id) => childPart(id)))]]);
