@@ -141,6 +141,32 @@ describe("tool scenarios (docs/zcode-host.md §5.5, §5.6, §12.2 #3-5)", () => 
     expect(terminal.payload.resultType).toBe("success");
   });
 
+  it("subagent-plan: the child ExitPlanMode asks for approval with a subagent origin; the decision reaches the Agent result", async () => {
+    const rig = await sessionRig();
+    await rig.prompt("sim:subagent-plan");
+    const { request, accepted } = await answerPermission(rig, "allow-plan");
+    expect(accepted).toBe(true);
+    expect(request).toMatchObject({
+      toolName: "ExitPlanMode",
+      input: { plan: expect.stringContaining("Sub-agent plan") },
+      origin: {
+        kind: "subagent",
+        childSessionId: expect.any(String),
+        parentSessionId: rig.sessionId,
+        parentToolCallId: expect.any(String),
+      },
+    });
+    const terminal = await rig.events.terminal(1);
+    const turn = rig.events.ofTurn(terminal.turnId);
+    const agent = turn.filter((e) => e.type === "tool.updated" && e.payload.toolName === "Agent").map((e) => e.payload);
+    expect(agent.at(-1)).toMatchObject({
+      kind: "result",
+      toolCallId: request.origin.parentToolCallId,
+      result: { content: "Plan approved." },
+    });
+    expect(terminal.payload.resultType).toBe("success");
+  });
+
   it("subagent: the stored history has the Agent part first and the child's tool part naming its sub-agent in metadata", async () => {
     const rig = await sessionRig();
     const { turn } = await promptToEnd(rig, "sim:subagent");

@@ -5,6 +5,9 @@
  * (adr/0027 addendum), answered to ZCode exactly once, with the same behaviour as on the parent:
  * a client without elicitation (Paseo) gets a permission whose options are the answers, a
  * form-capable client a form. Without the capability it is asked on the parent, as before.
+ * A subagent's plan approval (`sim:subagent-plan`, an ExitPlanMode permission naming the
+ * subagent; that ZCode raises one is a guess) goes the same way: the plan and its question under
+ * the child's id, one answer.
  * Runs on every project; every line is validated (the unstable updates against the unstable schema).
  */
 import { describe, expect, it } from "vitest";
@@ -115,5 +118,47 @@ describe("e2e: a subagent's question", () => {
     expect(answers).toEqual([expect.objectContaining({ action: "accept" })]);
     expect(client.text(sessionId)).toBe("The sub-agent will use node.");
     client.expectValid();
+  });
+
+  it("a subagent's plan approval, form client: the plan and the form under the child's id; Paseo: the permission there; one answer each", async () => {
+    const forms: acp.CreateElicitationRequest[] = [];
+    const form = await session(
+      { subagents: {}, elicitation: { form: {} } },
+      {
+        onElicitation: (params) => {
+          forms.push(params);
+          return { action: "accept", content: { decision: "allow-plan" } };
+        },
+      },
+    );
+    await expect(form.client.prompt(form.sessionId, "sim:subagent-plan")).resolves.toMatchObject({ stopReason: "end_turn" });
+    const formChild = childOf(form.client, form.sessionId);
+    expect(forms).toHaveLength(1);
+    const asked = forms[0] as acp.CreateElicitationRequest & { sessionId: string; toolCallId?: string };
+    expect(asked.sessionId).toBe(formChild);
+    expect(form.client.updates(formChild)).toContainEqual(expect.objectContaining({ toolCallId: asked.toolCallId, kind: "switch_mode" }));
+    expect(form.client.updates(form.sessionId).some((u) => u.toolCallId === asked.toolCallId)).toBe(false);
+    expect(answersFor(await t.sim().readCallLog(), "respondPermission", form.sessionId).map((a) => a.optionId)).toEqual(["allow-plan"]);
+    expect(form.client.text(formChild)).toBe("Plan approved.");
+    form.client.expectValid();
+
+    const permissions: acp.RequestPermissionRequest[] = [];
+    const paseo = await session(
+      { subagents: {} },
+      {
+        onPermission: (params) => {
+          permissions.push(params);
+          const reject = params.options.find((o) => o.kind === "reject_once")!;
+          return { outcome: { outcome: "selected", optionId: reject.optionId } };
+        },
+      },
+    );
+    await expect(paseo.client.prompt(paseo.sessionId, "sim:subagent-plan")).resolves.toMatchObject({ stopReason: "end_turn" });
+    const paseoChild = childOf(paseo.client, paseo.sessionId);
+    expect(permissions).toHaveLength(1);
+    expect(permissions[0]!.sessionId).toBe(paseoChild);
+    expect(answersFor(await t.sim().readCallLog(), "respondPermission", paseo.sessionId).map((a) => a.optionId)).toEqual(["deny-plan"]);
+    expect(paseo.client.text(paseoChild)).toBe("Plan rejected.");
+    paseo.client.expectValid();
   });
 });
