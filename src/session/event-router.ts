@@ -86,9 +86,9 @@ export class EventRouter {
   private readonly topLevelHandlers: TopLevelHandlers = {
     snapshot: (event) => this.snapshot(event.snapshot),
     "state.updated": (event) => this.stateUpdated(event.notification),
-    // a subagent's permission is asked under its child session (./subagents.ts); questions stay on the parent
+    // a subagent's permission, question or plan approval is asked under its child session (./subagents.ts)
     "permission.request": (event) => this.deps.broker.handlePermission(event.request, this.interactionContext(event.request, true)),
-    "userInput.request": (event) => this.deps.broker.handleUserInput(event.request, this.interactionContext(event.request)),
+    "userInput.request": (event) => this.deps.broker.handleUserInput(event.request, this.interactionContext(event.request, true)),
     "providerRuntimeHeaders.request": (event) =>
       this.deps.broker.handleProviderHeaders(event.request, this.interactionContext(event.request)),
     "userInput.response": () => {}, // echo of an answered request

@@ -4,15 +4,17 @@
  * `compaction_update` and the Markdown plan of an approved ExitPlanMode call → `plan_update`.
  * Other part types without an ACP equivalent are skipped (docs/zcode-host.md §7.2). The history
  * arrives in pieces (SessionEngine.replay); each text, tool input and tool output is bounded
- * (bounded-content.ts, docs/history.md).
+ * (bounded-content.ts, docs/history.md). For a client with `clientCapabilities.subagents`, a
+ * subagent's work replays as a child session, as live (HistoryReplay, docs/acp.md §2.12).
  */
-import type { SessionUpdate, ToolCallContent, ToolCallStatus } from "@agentclientprotocol/sdk";
+import type { SessionUpdate, ToolCallContent, ToolCallStatus, ToolCallUpdate } from "@agentclientprotocol/sdk";
 import type { SnapshotMessage, SnapshotPart } from "../protocol/native-types.js";
 import type { Logger } from "../log/logger.js";
 import { resultText, textContent, toolDiffs, toolKind, toolLocations, toolTitle } from "./tool-presentation.js";
 import { boundStrings, boundText } from "./bounded-content.js";
 import { markdownPlanUpdate } from "./snapshot-updates.js";
 import { compactionUpdate, type ClientSurface } from "./stream-translator.js";
+import { Subagents, type ParentEnd, type SubagentOrigin } from "./subagents.js";
 
 const NO_SURFACE: ClientSurface = { compaction: false, planOps: false };
 
@@ -80,29 +82,117 @@ function toolPart(part: SnapshotPart, cwd: string, logger: Logger): SessionUpdat
   return update;
 }
 
-export function replayMessages(
-  messages: readonly SnapshotMessage[],
-  cwd: string,
-  logger: Logger,
-  surface: ClientSurface = NO_SURFACE,
-): SessionUpdate[] {
-  const updates: SessionUpdate[] = [];
-  for (const message of messages) {
+/** one replayed update: on the loaded session, or under `target` (a subagent's child session) */
+export interface Replayed {
+  update: SessionUpdate;
+  target?: string;
+}
+
+/** parent tool calls remembered to title the children they started (announcement) */
+const PARENT_TOOLS_KEPT = 256;
+
+/** the subagent a replayed tool part belongs to (GUESS, docs/history.md: `metadata` as the live event's origin) */
+function partOrigin(part: SnapshotPart): SubagentOrigin | undefined {
+  const meta = rec((part as { metadata?: unknown }).metadata);
+  const childSessionId = str(meta.childSessionId);
+  if (meta.source !== "subagent" || !childSessionId) return undefined;
+  const parentToolCallId = str(meta.parentToolCallId);
+  const agentType = str(meta.agentType);
+  return { childSessionId, parentToolCallId: parentToolCallId || undefined, agentType: agentType || undefined };
+}
+
+/** how a parent tool part's final state ends the child it started */
+function partEnd(part: SnapshotPart): ParentEnd | undefined {
+  const state = rec(part.state);
+  if (state.status === "completed") {
+    const output = boundStrings(state.output);
+    const text = resultText(output) ?? resultText({ content: output });
+    return { stopReason: "end_turn", reason: undefined, summary: text ? boundText(text) : undefined };
+  }
+  if (state.status !== "error") return undefined;
+  const error = str(state.error) ?? str(rec(state.error).message);
+  // the V4 history says "cancelled" for a cancelled row (src/native/v4-read/history.ts)
+  return {
+    stopReason: error === "cancelled" ? "cancelled" : "error",
+    reason: error ? boundText(error) : "The subagent failed.",
+    summary: undefined,
+  };
+}
+
+/**
+ * One `session/load` replay, fed piece by piece (the history arrives in pieces). For a client
+ * with `clientCapabilities.subagents` a subagent's tool parts go out as live ones do
+ * (./subagents.ts, the same tracker in replay mode): the child announced with `subagent_update`
+ * on the parent, its tools under its own session id, then its summary and its end; a child
+ * beyond the bound of tracked children stays flattened. Without the capability: as before.
+ */
+export class HistoryReplay {
+  private out: Replayed[] = [];
+  private readonly subagents: Subagents | undefined;
+  private readonly parentTools = new Map<string, Partial<ToolCallUpdate>>();
+
+  constructor(
+    private readonly cwd: string,
+    private readonly logger: Logger,
+    private readonly surface: ClientSurface = NO_SURFACE,
+    subagentsOf?: string,
+  ) {
+    if (subagentsOf !== undefined) {
+      this.subagents = new Subagents(
+        {
+          parentSessionId: subagentsOf,
+          cwd,
+          logger: logger.child("subagents"),
+          post: (update, target) => this.out.push(target === undefined ? { update } : { update, target }),
+          describeParentTool: (toolCallId) => this.parentTools.get(toolCallId),
+        },
+        true,
+      );
+    }
+  }
+
+  /** the updates of one piece of the history, in order */
+  piece(messages: readonly SnapshotMessage[]): Replayed[] {
+    for (const message of messages) this.message(message);
+    return this.take();
+  }
+
+  /** the end of the history: children still open end with it */
+  finish(): Replayed[] {
+    this.subagents?.endAll("end_turn");
+    return this.take();
+  }
+
+  private take(): Replayed[] {
+    const out = this.out;
+    this.out = [];
+    return out;
+  }
+
+  private push(update: SessionUpdate): void {
+    this.out.push({ update });
+  }
+
+  private message(message: SnapshotMessage): void {
     const role = message.info.role;
     const messageId = message.info.messageId;
     const withId = <T extends SessionUpdate>(u: T): T => (messageId ? { ...u, messageId } : u);
+    // a user message starts a new turn: the children of the last one ended with it
+    if (role === "user") this.subagents?.endAll("end_turn");
     for (const part of message.parts) {
+      // the parent's own words: children whose Agent call had ended are done (their work came before)
+      if (part.type !== "tool") this.subagents?.settle();
       switch (part.type) {
         case "text": {
           const text = boundText(str(part.text) ?? "");
           if (!text) break;
           const sessionUpdate = role === "user" ? "user_message_chunk" : "agent_message_chunk";
-          updates.push(withId({ sessionUpdate, content: { type: "text", text } }));
+          this.push(withId({ sessionUpdate, content: { type: "text", text } }));
           break;
         }
         case "reasoning": {
           const text = boundText(str(part.text) ?? "");
-          if (text && role !== "user") updates.push(withId({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text } }));
+          if (text && role !== "user") this.push(withId({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text } }));
           break;
         }
         case "file": {
@@ -115,22 +205,18 @@ export function replayMessages(
             name: str(part.filename) ?? uri,
             ...(str(part.mime) ? { mimeType: str(part.mime) } : {}),
           };
-          updates.push(withId({ sessionUpdate: role === "user" ? "user_message_chunk" : "agent_message_chunk", content: link }));
+          this.push(withId({ sessionUpdate: role === "user" ? "user_message_chunk" : "agent_message_chunk", content: link }));
           break;
         }
-        case "tool": {
-          const update = toolPart(part, cwd, logger);
-          if (update) updates.push(update);
-          const plan = update && surface.planOps ? markdownPlan(part, (update as { toolCallId: string }).toolCallId) : undefined;
-          if (plan) updates.push(plan);
+        case "tool":
+          this.tool(part);
           break;
-        }
         case "compaction": {
-          if (!surface.compaction) break;
+          if (!this.surface.compaction) break;
           try {
-            updates.push(compactionUpdate(part));
+            this.push(compactionUpdate(part));
           } catch {
-            logger.warn("replay: compaction part without an id skipped");
+            this.logger.warn("replay: compaction part without an id skipped");
           }
           break;
         }
@@ -140,5 +226,37 @@ export function replayMessages(
       }
     }
   }
-  return updates;
+
+  private tool(part: SnapshotPart): void {
+    const update = toolPart(part, this.cwd, this.logger);
+    if (!update) return;
+    const toolCallId = (update as { toolCallId: string }).toolCallId;
+    const subagents = this.subagents;
+    const origin = subagents ? partOrigin(part) : undefined;
+    if (subagents && origin) {
+      if (subagents.replayTool(origin, update)) return;
+      // the bound of tracked children: the ones whose Agent call ended make room, then once more
+      subagents.settle();
+      if (subagents.replayTool(origin, update)) return;
+    }
+    this.push(update);
+    const plan = this.surface.planOps ? markdownPlan(part, toolCallId) : undefined;
+    if (plan) this.push(plan);
+    if (!subagents || origin) return;
+    const described = update as Partial<ToolCallUpdate>;
+    this.parentTools.set(toolCallId, { title: described.title, rawInput: described.rawInput });
+    if (this.parentTools.size > PARENT_TOOLS_KEPT) this.parentTools.delete(this.parentTools.keys().next().value!);
+    const end = partEnd(part);
+    if (end) subagents.parentEnded(toolCallId, end);
+  }
+}
+
+/** The replay of messages to a client without subagents (one piece; tests). */
+export function replayMessages(
+  messages: readonly SnapshotMessage[],
+  cwd: string,
+  logger: Logger,
+  surface: ClientSurface = NO_SURFACE,
+): SessionUpdate[] {
+  return new HistoryReplay(cwd, logger, surface).piece(messages).map((r) => r.update);
 }

@@ -14,7 +14,7 @@ import type { SessionSnapshot } from "../protocol/native-types.js";
 import { BridgeError, describeError, isBridgeError } from "../util/errors.js";
 import type { ActiveTurn, TurnResult } from "./active-turn.js";
 import { promptUsage, withContextComposition } from "./prompt-usage.js";
-import { replayMessages } from "./history-replay.js";
+import { HistoryReplay } from "./history-replay.js";
 import { clientSurface } from "./stream-translator.js";
 import { SnapshotState, type ApplyOptions } from "./snapshot-state.js";
 import type { SteeringOutcome, IdleBehavior } from "./steering.js";
@@ -329,12 +329,18 @@ export class SessionEngine {
    */
   private async replayHistory(): Promise<void> {
     this.publish();
+    // a subagents-capable client gets a subagent's work as a child session, as live (adr/0027)
+    const replay = new HistoryReplay(
+      this.workspacePath,
+      this.logger,
+      clientSurface(this.deps.client.capabilities),
+      this.deps.client.subagents === true ? this.sessionId : undefined,
+    );
     for await (const messages of this.deps.native.readHistory(this.where)) {
-      for (const update of replayMessages(messages, this.workspacePath, this.logger, clientSurface(this.deps.client.capabilities))) {
-        this.post(update);
-      }
+      for (const { update, target } of replay.piece(messages)) this.post(update, target);
       await this.updates.drain();
     }
+    for (const { update, target } of replay.finish()) this.post(update, target);
     for (const update of this.state.metadata()) this.post(update);
     const commands = this.state.commands();
     if (commands) this.post(commands);
@@ -631,7 +637,7 @@ export class SessionEngine {
   }
 
   /** Queue a session/update nobody waits for (no promise is made per update; update-coalescer.ts). */
-  private post(update: SessionUpdate): void {
-    this.updates.post(update);
+  private post(update: SessionUpdate, target?: string): void {
+    this.updates.post(update, target);
   }
 }

@@ -12,6 +12,9 @@
  * summary as its message and a last `subagent_update` with state `idle` and the stop reason. The
  * child is forgotten then (evicted); late events of an ended child are dropped.
  *
+ * Its permission requests and questions are asked under its child session (event-router.ts).
+ * `session/load` replays a child through the same tracker (replay mode, history-replay.ts).
+ *
  * Bounded: at most MAX_CHILDREN children are tracked per parent session at a time; the work of a
  * child beyond that stays flattened into the parent turn (as for a client without the capability).
  * At most ENDED_KEPT ended child ids are remembered to drop their late events.
@@ -61,7 +64,8 @@ interface Child {
   ending?: ParentEnd;
 }
 
-interface ParentEnd {
+/** how a parent tool call (the Agent call that started a child) ended */
+export interface ParentEnd {
   stopReason: ChildStopReason;
   reason: string | undefined;
   summary: string | undefined;
@@ -105,7 +109,15 @@ export class Subagents {
   private readonly endedParents = new Map<string, ParentEnd>();
   private overflowLogged = false;
 
-  constructor(private readonly parent: SubagentParent) {}
+  /**
+   * `replay`: the instance replays a `session/load` history (history-replay.ts): a child whose
+   * Agent call ended before its first part ends at the caller's `settle()`, not on the next tick
+   * (the history arrives in pieces; its next piece may hold more of the child's work).
+   */
+  constructor(
+    private readonly parent: SubagentParent,
+    private readonly replay = false,
+  ) {}
 
   /** children tracked now (diagnostics, tests) */
   get size(): number {
@@ -134,6 +146,26 @@ export class Subagents {
     return true;
   }
 
+  /**
+   * A replayed tool call of a subagent (history-replay.ts): under its child session (announced
+   * first when new), true; false when the child cannot be tracked, or was ended already (the caller
+   * flattens it: a replay loses no part of the history).
+   */
+  replayTool(origin: SubagentOrigin, update: SessionUpdate): boolean {
+    if (this.ended.has(origin.childSessionId)) return false;
+    const child = this.child(origin);
+    if (!child) return false;
+    this.parent.post(update, child.sessionId);
+    return true;
+  }
+
+  /** Replay: end every child whose Agent call had already ended (the parent's own work goes on). */
+  settle(): void {
+    for (const [id, child] of [...this.children]) {
+      if (child.ending) this.end(id, child.ending.stopReason, child.ending.reason, child.ending.summary);
+    }
+  }
+
   /** After the parent's own tool event: an Agent call that finished ends the child it started. */
   parentToolUpdated(payload: ToolUpdatedPayload, turnCancelled: boolean): void {
     if ((payload.kind !== "result" && payload.kind !== "error") || !payload.toolCallId) return;
@@ -146,12 +178,20 @@ export class Subagents {
             reason: payload.error?.message ?? "The subagent failed.",
             summary: undefined,
           };
-    const childSessionId = this.byParentTool.get(payload.toolCallId);
+    this.parentEnded(payload.toolCallId, how);
+  }
+
+  /**
+   * A parent tool call ended (live: its event; replay: its part's final state): the child it
+   * started ends, or, not seen yet, ends as soon as it has been shown (its work may come after).
+   */
+  parentEnded(toolCallId: string, how: ParentEnd): void {
+    const childSessionId = this.byParentTool.get(toolCallId);
     if (childSessionId) {
       this.end(childSessionId, how.stopReason, how.reason, how.summary);
       return;
     }
-    this.endedParents.set(payload.toolCallId, how);
+    this.endedParents.set(toolCallId, how);
     if (this.endedParents.size > ENDED_KEPT) this.endedParents.delete(this.endedParents.keys().next().value!);
   }
 
@@ -243,9 +283,12 @@ export class Subagents {
       // its parent already ended: the rest of the batch that carried both is its work, then it ends
       this.endedParents.delete(child.parentToolCallId);
       child.ending = ending;
-      setImmediate(() => {
-        if (this.children.get(child.sessionId) === child) this.end(child.sessionId, ending.stopReason, ending.reason, ending.summary);
-      });
+      // a replay ends it at its caller's settle()
+      if (!this.replay) {
+        setImmediate(() => {
+          if (this.children.get(child.sessionId) === child) this.end(child.sessionId, ending.stopReason, ending.reason, ending.summary);
+        });
+      }
     }
     return child;
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Any } from "./support/host-harness.js";
-import { answerPermission, promptToEnd, sessionRig, WS } from "./support/session-helpers.js";
+import { answerPermission, nextUserInput, promptToEnd, sessionRig, WS } from "./support/session-helpers.js";
 import { expectIncreasingSeq, streamingKinds, terminals, toolKinds } from "./support/envelopes.js";
 
 describe("tool scenarios (docs/zcode-host.md §5.5, §5.6, §12.2 #3-5)", () => {
@@ -110,6 +110,78 @@ describe("tool scenarios (docs/zcode-host.md §5.5, §5.6, §12.2 #3-5)", () => 
     const child = turn.filter((e) => e.type === "tool.updated" && e.payload.source === "subagent");
     expect(child.at(-1).payload).toMatchObject({ kind: "result", childSessionId: request.origin.childSessionId });
     expect(terminal.payload.resultType).toBe("success");
+  });
+
+  it("subagent-question: the child AskUserQuestion asks with a subagent origin naming the child session; the answer reaches the Agent result", async () => {
+    const rig = await sessionRig();
+    await rig.prompt("sim:subagent-question");
+    const request = await nextUserInput(rig);
+    expect(request).toMatchObject({
+      toolName: "AskUserQuestion",
+      origin: {
+        kind: "subagent",
+        childSessionId: expect.any(String),
+        parentSessionId: rig.sessionId,
+        parentToolCallId: expect.any(String),
+      },
+    });
+    expect(request.questions).toHaveLength(1);
+    const content = { answer_0: "node" };
+    expect(await rig.conn.task.respondElicitation({ taskId: rig.sessionId, requestId: request.requestId, action: "accept", content })).toBe(
+      true,
+    );
+    const terminal = await rig.events.terminal(1);
+    const turn = rig.events.ofTurn(terminal.turnId);
+    const agent = turn.filter((e) => e.type === "tool.updated" && e.payload.toolName === "Agent").map((e) => e.payload);
+    expect(agent[0].toolCallId).toBe(request.origin.parentToolCallId);
+    expect(agent.at(-1)).toMatchObject({ kind: "result", result: { content: "Runner: node" } });
+    const child = turn.filter((e) => e.type === "tool.updated" && e.payload.source === "subagent");
+    expect(child.map((e) => e.payload.kind)).toEqual(["scheduled", "started", "result"]);
+    expect(child[0].payload).toMatchObject({ toolCallId: request.toolCallId, childSessionId: request.origin.childSessionId });
+    expect(terminal.payload.resultType).toBe("success");
+  });
+
+  it("subagent-plan: the child ExitPlanMode asks for approval with a subagent origin; the decision reaches the Agent result", async () => {
+    const rig = await sessionRig();
+    await rig.prompt("sim:subagent-plan");
+    const { request, accepted } = await answerPermission(rig, "allow-plan");
+    expect(accepted).toBe(true);
+    expect(request).toMatchObject({
+      toolName: "ExitPlanMode",
+      input: { plan: expect.stringContaining("Sub-agent plan") },
+      origin: {
+        kind: "subagent",
+        childSessionId: expect.any(String),
+        parentSessionId: rig.sessionId,
+        parentToolCallId: expect.any(String),
+      },
+    });
+    const terminal = await rig.events.terminal(1);
+    const turn = rig.events.ofTurn(terminal.turnId);
+    const agent = turn.filter((e) => e.type === "tool.updated" && e.payload.toolName === "Agent").map((e) => e.payload);
+    expect(agent.at(-1)).toMatchObject({
+      kind: "result",
+      toolCallId: request.origin.parentToolCallId,
+      result: { content: "Plan approved." },
+    });
+    expect(terminal.payload.resultType).toBe("success");
+  });
+
+  it("subagent: the stored history has the Agent part first and the child's tool part naming its sub-agent in metadata", async () => {
+    const rig = await sessionRig();
+    const { turn } = await promptToEnd(rig, "sim:subagent");
+    const child = turn.find((e) => e.type === "tool.updated" && e.payload.source === "subagent").payload;
+    const snapshot = await rig.conn.agent.readSession({ workspacePath: WS, sessionId: rig.sessionId });
+    const tools = snapshot.messages.flatMap((m: Any) => m.parts).filter((p: Any) => p.type === "tool");
+    expect(tools.map((p: Any) => p.tool)).toEqual(["Agent", "Read"]);
+    expect(tools[0].state).toMatchObject({ status: "completed", output: "Found 3 test files" });
+    expect(tools[1].metadata).toEqual({
+      source: "subagent",
+      parentToolCallId: tools[0].callId,
+      childSessionId: child.childSessionId,
+      agentId: "agent_1",
+      agentType: "explore",
+    });
   });
 
   it("subagent-stoppable: runs until stopSubagent names its Agent call (3.18.2), then the child fails cancelled and the turn ends", async () => {

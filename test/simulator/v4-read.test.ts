@@ -457,6 +457,32 @@ describe("V4 conversation read on the simulated 3.12.3", () => {
     ]);
   });
 
+  it("a stored sub-agent's rows after a host restart: its tool row names the parent, the subagent row the child session", async () => {
+    const rig = await v4Rig();
+    await rig.reader.subscribe(rig.sessionId);
+    await v4Command(rig, "sendText", { text: "sim:subagent" });
+    const before = await rig.reader.idleAfter(1);
+    const live = (kind: string) => before.rows.window.filter((r: Any) => r.kind === kind);
+    await rig.host.dispose();
+    const host = startHost(rig.install);
+    const conn = await host.connect();
+    await conn.agent.initialize({ workspacePath: WS });
+    await handshake({ conn } as unknown as SessionRig);
+    const reader = new FrameReader(conn);
+    await reader.subscribe(rig.sessionId, { base: { logEpoch: before.logEpoch, seq: before.seq } });
+    const pick = (r: Any) => ({
+      toolName: r.toolName,
+      parentToolCallId: r.parentToolCallId,
+      childSessionId: r.childSessionId,
+      status: r.status,
+    });
+    // as the live rows had them: the Agent row, its subagent row (childSessionId), the child's Read naming its parent
+    expect(rowsOf(reader, "subagent").map(pick)).toEqual(live("subagent").map(pick));
+    expect(rowsOf(reader, "toolCall").map(pick)).toEqual(live("toolCall").map(pick));
+    expect(rowsOf(reader, "toolCall").map((r) => r.toolName)).toEqual(["Agent", "Read"]);
+    expect(rowsOf(reader, "subagent")[0]).toMatchObject({ childSessionId: expect.any(String), summaryText: "Found 3 test files" });
+  });
+
   it("a stored session after a host restart: subscribe cold-resumes it, rows rebuilt from the stored messages, a new logEpoch", async () => {
     const rig = await v4Rig();
     await rig.reader.subscribe(rig.sessionId);

@@ -7,6 +7,7 @@
  * and done again (three attempts); a cursor that does not advance is a protocol error. The pages
  * are then handed out oldest first, each as the legacy snapshot messages `history-replay.ts`
  * reads (one message per row; the bootstrap has bounded every row, and cut a page to its frame).
+ * A sub-agent's tool row keeps its subagent in the part's `metadata` (subagentMetadata).
  */
 import type { HostClient } from "../../host/types.js";
 import type { SnapshotMessage } from "../../protocol/native-types.js";
@@ -85,8 +86,9 @@ export async function* rowsHistory(host: HostClient, ref: SessionRef): AsyncGene
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     const pages = await readAll(host, ref);
     if (!pages) continue;
+    const children: SubagentsSeen = new Map();
     for (const page of pages.reverse()) {
-      const messages = rowsToMessages(page);
+      const messages = rowsToMessages(page, children);
       if (messages.length > 0) yield messages;
     }
     return;
@@ -97,8 +99,33 @@ export async function* rowsHistory(host: HostClient, ref: SessionRef): AsyncGene
   );
 }
 
+/** the child session each `subagent` row names, by its parent tool call (kept across the pages of one read) */
+export type SubagentsSeen = Map<string, { childSessionId: string; agentType: string | undefined }>;
+/** `subagent` rows remembered per read (a child's tool rows follow its own soon after) */
+const SUBAGENTS_KEPT = 256;
+
+const nonEmpty = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
+
+/**
+ * A sub-agent's tool row as a legacy tool part names its subagent in `metadata` (as the live
+ * event's origin: `source: "subagent"`, `parentToolCallId`, and `childSessionId` / `agentType`
+ * once the parent's `subagent` row named them); history-replay.ts reads it for a client with
+ * subagents, and no other client sees it.
+ */
+function subagentMetadata(row: Row, children: SubagentsSeen): Record<string, unknown> | undefined {
+  const parentToolCallId = nonEmpty(row.parentToolCallId);
+  if (!parentToolCallId) return undefined;
+  const child = children.get(parentToolCallId);
+  return {
+    source: "subagent",
+    parentToolCallId,
+    ...(child ? { childSessionId: child.childSessionId } : {}),
+    ...(child?.agentType ? { agentType: child.agentType } : {}),
+  };
+}
+
 /** rows (oldest first) → legacy snapshot messages; rows without a history equivalent are skipped */
-export function rowsToMessages(rows: readonly Row[]): SnapshotMessage[] {
+export function rowsToMessages(rows: readonly Row[], children: SubagentsSeen = new Map()): SnapshotMessage[] {
   const messages: SnapshotMessage[] = [];
   for (const row of rows) {
     const messageId =
@@ -134,7 +161,20 @@ export function rowsToMessages(rows: readonly Row[]): SnapshotMessage[] {
         }
         const part: Record<string, unknown> = { type: "tool", callId: row.toolCallId, state };
         if (typeof row.toolName === "string") part.tool = row.toolName;
+        const metadata = subagentMetadata(row, children);
+        if (metadata) part.metadata = metadata;
         messages.push({ info: { role: "assistant", messageId }, parts: [part as SnapshotMessage["parts"][number]] });
+        break;
+      }
+      case "subagent": {
+        // names the child session of its parent tool call (GUESS: when ZCode fills `childSessionId`)
+        const parentToolCallId = nonEmpty(row.parentToolCallId);
+        const childSessionId = nonEmpty(row.childSessionId);
+        if (parentToolCallId && childSessionId) {
+          children.delete(parentToolCallId);
+          children.set(parentToolCallId, { childSessionId, agentType: nonEmpty(row.subagentType) });
+          if (children.size > SUBAGENTS_KEPT) children.delete(children.keys().next().value!);
+        }
         break;
       }
       case "timelineMarker":

@@ -56,7 +56,7 @@ export function startPlanPermission(req: NativePermissionRequest, ctx: Interacti
       return;
     }
     const result = await askForm(ctx, pending, {
-      sessionId: ctx.sessionId,
+      sessionId: ctx.clientSessionId ?? ctx.sessionId,
       toolCallId: call.toolCallId,
       mode: "form",
       message: `${planTitle(req.reason)}\n\n${plan}`,

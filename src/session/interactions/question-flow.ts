@@ -117,7 +117,7 @@ export async function askQuestionsForm(
   message: string,
 ): Promise<void> {
   const params: CreateElicitationRequest = {
-    sessionId: ctx.sessionId,
+    sessionId: ctx.clientSessionId ?? ctx.sessionId,
     mode: "form",
     message,
     requestedSchema: questionSchema(questions),
