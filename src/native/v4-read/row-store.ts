@@ -413,11 +413,10 @@ export class RowStore {
         const row = asRow(delta.row);
         if (!row) throw new MalformedFrameError(`a ${op} delta without a valid row`);
         const key = rowKey(row.rowId);
+        if (this.forgotten(row.rowId)) throw new EvictedRowError(row.rowId, "changed");
         if (this.evicted.has(key)) this.readmit(key, row);
-        else if (op === "row.upserted" && !this.rows.has(key)) {
-          if (this.forgotten(row.rowId)) throw new EvictedRowError(row.rowId, "changed");
-          return;
-        } else this.set(key, row);
+        else if (op === "row.upserted" && !this.rows.has(key)) return;
+        else this.set(key, row);
         touch(touched.rows, key);
         return;
       }

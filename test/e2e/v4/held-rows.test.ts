@@ -20,7 +20,10 @@ type V4Rows = { heldRows: number; peakHeldRows: number; heldBytes: number; peakH
 const v4Rows = async (client: AcpTestClient): Promise<V4Rows> =>
   ((await client.agent.request("_zcode/diagnostics" as never, {} as never)) as { v4Rows: V4Rows }).v4Rows;
 
-/** what one prompt's turn told (its tool calls and answer; the first turn also has the opening and title updates), with the ids that differ from turn to turn replaced by their order of appearance */
+/**
+ * what one prompt's turn told (its tool calls and answer; the first turn also has the opening and
+ * title updates, left out), with the ids that differ from turn to turn replaced by their order of appearance
+ */
 const TURN_UPDATES = new Set(["tool_call", "tool_call_update", "agent_message_chunk", "agent_thought_chunk", "plan"]);
 function shape(updates: any[]): unknown[] {
   const ids = new Map<string, string>();
