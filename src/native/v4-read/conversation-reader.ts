@@ -247,10 +247,15 @@ export class ConversationReader {
 export async function openConversation(ref: SessionRef, sink: HostEventSink, options: ReaderOptions): Promise<HostSubscription> {
   const { host } = options;
   const reader = new ConversationReader(ref, sink, options);
-  const listener = await host.subscribe(
-    { event: "onDynamicConversationFrame", workspacePath: ref.workspacePath },
-    { onEvent: (frame) => reader.physical(frame), onEnd: (error) => reader.end(error) },
-  );
+  const listener = await host
+    .subscribe(
+      { event: "onDynamicConversationFrame", workspacePath: ref.workspacePath },
+      { onEvent: (frame) => reader.physical(frame), onEnd: (error) => reader.end(error) },
+    )
+    .catch((error: unknown) => {
+      reader.stop(); // its row store leaves the diagnostics
+      throw error;
+    });
   let subscriptionId: string;
   try {
     const answer = await host.call<unknown>(
