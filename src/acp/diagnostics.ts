@@ -8,6 +8,11 @@
  * any host of this process, whichever read path carried it (the legacy event stream or ZCode's V4
  * conversation frames), next to `host.frameLimitBytes`, the channel's limit: docs/history.md says
  * what keeps the first far under the second whatever the history.
+ *
+ * `v4Rows` counts the rows the V4 read path holds (docs/zcode-host.md §16.5): `heldRows` /
+ * `heldBytes` over every live subscription of this process now, `peakHeldRows` / `peakHeldBytes`
+ * the most one subscription held after any frame since the process started, `evictedRows` how many
+ * finished rows it let go of, and the bounds `maxHeldRows` / `maxHeldBytes` the peaks stay under.
  */
 import type * as acp from "@agentclientprotocol/sdk";
 import type * as acpV2 from "@agentclientprotocol/sdk/experimental/v2";

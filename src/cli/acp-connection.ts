@@ -28,6 +28,7 @@ import { DEFAULT_TIMEOUTS_MS } from "../host/timeouts.js";
 import { CurrentLineApi } from "../native/current-line-api.js";
 import { registerDiagnostics, registerDiagnosticsV2 } from "../acp/diagnostics.js";
 import type { Logger } from "../log/logger.js";
+import { heldRowsDiagnostics } from "../native/v4-read/row-store.js";
 import { compileSessionValidators } from "../protocol/event-validation.js";
 import { createInteractionBroker } from "../session/interactions/index.js";
 import { describeError } from "../util/errors.js";
@@ -111,11 +112,17 @@ export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
     // loaded only for a v2 client: v1's start-up does not pay for it
     const { createZcodeAgentV2 } = await import("../acp/v2/agent-v2.js");
     const v2 = createZcodeAgentV2(agentOptions);
-    if (config.diagnostics) registerDiagnosticsV2(v2.app, { sessions: () => v2.diagnostics(), host: () => host.diagnostics() });
+    if (config.diagnostics)
+      registerDiagnosticsV2(v2.app, {
+        sessions: () => v2.diagnostics(),
+        host: () => host.diagnostics(),
+        v4Rows: heldRowsDiagnostics,
+      });
     agent = v2;
   } else {
     const v1 = createZcodeAgent(agentOptions);
-    if (config.diagnostics) registerDiagnostics(v1.app, { sessions: () => v1.diagnostics(), host: () => host.diagnostics() });
+    if (config.diagnostics)
+      registerDiagnostics(v1.app, { sessions: () => v1.diagnostics(), host: () => host.diagnostics(), v4Rows: heldRowsDiagnostics });
     agent = { ...v1, connect: (stream) => v1.app.connect(stream) };
   }
 

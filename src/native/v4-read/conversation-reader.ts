@@ -21,7 +21,7 @@ import { BridgeError, describeError, isBridgeError } from "../../util/errors.js"
 import type { SessionRef } from "../native-api.js";
 import { FrameAssembler, ASSEMBLY_LIMITS, type DeliveryKind } from "./frame-assembler.js";
 import { ConversationProjection } from "./projection.js";
-import { MalformedFrameError, RowStore, UnknownDeltaError, type Touched } from "./row-store.js";
+import { EvictedRowError, HeldRowsError, MalformedFrameError, RowStore, UnknownDeltaError, type Touched } from "./row-store.js";
 
 /** frames held while the subscribe call has not named its subscription yet */
 const EARLY_FRAMES_KEPT = 1024;
@@ -65,6 +65,11 @@ export class ConversationReader {
     this.assembler = new FrameAssembler(options.now);
     this.projection = new ConversationProjection(ref, options.logger, options.startSeq, options.now);
     this.topic = `conversation/${ref.sessionId}`;
+  }
+
+  /** the held rows and their bytes, for tests */
+  get held(): { rows: number; bytes: number; remembered: number } {
+    return { rows: this.store.rows.size, bytes: this.store.heldBytes, remembered: this.store.remembered };
   }
 
   /** the held position, for tests and diagnostics */
@@ -118,6 +123,7 @@ export class ConversationReader {
   /** the subscription is being disposed: nothing more is delivered */
   stop(): void {
     this.ended = true;
+    this.store.dispose();
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
   }
@@ -141,7 +147,9 @@ export class ConversationReader {
         }
         const baseline = !this.store.held;
         this.store.replace(snapshot);
-        return this.emit(this.projection.snapshot(this.store, baseline));
+        const events = this.projection.snapshot(this.store, baseline);
+        this.projection.forget(this.store.evict());
+        return this.emit(events);
       }
       if (payload.kind === "deltas") {
         if (!Array.isArray(payload.deltas)) return bad("a deltas frame without deltas");
@@ -154,7 +162,10 @@ export class ConversationReader {
         const touched: Touched = { rows: [], removed: [], zone: false };
         for (const delta of payload.deltas) this.store.apply(delta, touched);
         this.store.seq = toSeq;
-        return this.emit(this.projection.changed(this.store, touched));
+        const events = this.projection.changed(this.store, touched);
+        // the frame is said: the oldest finished rows past the bound go (row-store.ts "Bound")
+        this.projection.forget(this.store.evict());
+        return this.emit(events);
       }
       throw new UnknownDeltaError(`payload ${String(payload.kind)}`);
     } catch (error) {
@@ -164,6 +175,9 @@ export class ConversationReader {
         );
       }
       if (error instanceof MalformedFrameError) return bad(error.message);
+      if (error instanceof EvictedRowError || error instanceof HeldRowsError) {
+        return this.fatal(protocolError(`${error.message} Load the session again.`));
+      }
       throw error;
     }
   }
@@ -233,10 +247,15 @@ export class ConversationReader {
 export async function openConversation(ref: SessionRef, sink: HostEventSink, options: ReaderOptions): Promise<HostSubscription> {
   const { host } = options;
   const reader = new ConversationReader(ref, sink, options);
-  const listener = await host.subscribe(
-    { event: "onDynamicConversationFrame", workspacePath: ref.workspacePath },
-    { onEvent: (frame) => reader.physical(frame), onEnd: (error) => reader.end(error) },
-  );
+  const listener = await host
+    .subscribe(
+      { event: "onDynamicConversationFrame", workspacePath: ref.workspacePath },
+      { onEvent: (frame) => reader.physical(frame), onEnd: (error) => reader.end(error) },
+    )
+    .catch((error: unknown) => {
+      reader.stop(); // its row store leaves the diagnostics
+      throw error;
+    });
   let subscriptionId: string;
   try {
     const answer = await host.call<unknown>(

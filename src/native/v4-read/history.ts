@@ -1,19 +1,30 @@
 /**
  * A session's history through `conversationRowsRangeV4` (zcode-v4.md §3.5, docs/history.md): pages
  * of at most 200 rows (after a page the bootstrap cut to its frame, twice the rows that page
- * held), newest page first, each `beforeRowId` = the first rowId of the previous
- * page, until `hasMore` is false. Every page must be of the same conversation state
- * (`atLogEpoch`, `atRevision`, `atSeq`): when they change meanwhile the whole read is discarded
- * and done again (three attempts); a cursor that does not advance is a protocol error. The pages
- * are then handed out oldest first, each as the legacy snapshot messages `history-replay.ts`
- * reads (one message per row; the bootstrap has bounded every row, and cut a page to its frame).
- * A sub-agent's tool row keeps its subagent in the part's `metadata` (subagentMetadata).
+ * held), newest page first, each `beforeRowId` = the first rowId of the previous page, until
+ * `hasMore` is false. Every page must be of the same conversation state (`atLogEpoch`,
+ * `atRevision`, `atSeq`): when they change meanwhile the whole read is discarded and done again
+ * (three attempts); a cursor that does not advance is a protocol error.
+ *
+ * The history goes out oldest first, but ZCode pages newest first. So that a long history is not
+ * held whole (bounded memory: at most two pages), the read is done twice: the first pass keeps of
+ * each page only where it starts (its `beforeRowId`, limit, first row, row count and a CRC-32 of
+ * its rows) and the newest page itself; the second pass reads the older pages again, oldest first,
+ * hands each out as it comes and the newest page last. A page read again must be the same rows
+ * (same count, first row and CRC-32; appends since only touch the newest page, which is not read
+ * again): a differing one before anything went out starts the read over (within the three
+ * attempts), after that it ends the replay with HOST_CALL_FAILED (the client has part of the
+ * history; loading again once the session is idle gives all of it). Each page goes out as the legacy
+ * snapshot messages `history-replay.ts` reads (one message per row; the bootstrap has bounded every
+ * row, and cut a page to its frame). A sub-agent's tool row keeps its subagent in the part's
+ * `metadata` (subagentMetadata; the child sessions named so far are kept across the pages).
  */
 import type { HostClient } from "../../host/types.js";
 import type { SnapshotMessage } from "../../protocol/native-types.js";
 import { BridgeError } from "../../util/errors.js";
 import type { SessionRef } from "../native-api.js";
 import { MESSAGE_STRING_BYTES } from "./bounded-text.js";
+import { crc32Hex } from "./crc32.js";
 import { compactionPart, toolResult } from "./projection.js";
 import { asRow, type Row } from "./row-store.js";
 
@@ -41,6 +52,17 @@ interface Page {
   rows: Row[];
   at: string;
   hasMore: boolean;
+  /** the CRC-32 of the page's rows as they came (the bootstrap bounds them the same way each time) */
+  crc: string;
+}
+
+/** where one page of the first pass starts, and what it held */
+interface PageMark {
+  before: string | number | undefined;
+  limit: number;
+  first: string;
+  count: number;
+  crc: string;
 }
 
 async function readPage(host: HostClient, ref: SessionRef, beforeRowId: string | number | undefined, limit: number): Promise<Page> {
@@ -55,24 +77,35 @@ async function readPage(host: HostClient, ref: SessionRef, beforeRowId: string |
     const row = asRow(item);
     if (row) rows.push(row);
   }
-  return { rows, at: JSON.stringify([raw.atLogEpoch ?? null, raw.atRevision ?? null, raw.atSeq ?? null]), hasMore: raw.hasMore };
+  return {
+    rows,
+    at: JSON.stringify([raw.atLogEpoch ?? null, raw.atRevision ?? null, raw.atSeq ?? null]),
+    hasMore: raw.hasMore,
+    crc: crc32Hex(Buffer.from(JSON.stringify(raw.rows), "utf8")),
+  };
 }
 
-/** all pages of one consistent read, newest first; undefined when the conversation changed meanwhile */
-async function readAll(host: HostClient, ref: SessionRef): Promise<Row[][] | undefined> {
-  const pages: Row[][] = [];
+/**
+ * The first pass: every page of one consistent read, newest first, kept as its mark; the newest
+ * page whole. Undefined when the conversation changed meanwhile.
+ */
+async function readMarks(host: HostClient, ref: SessionRef): Promise<{ marks: PageMark[]; newest: Row[] } | undefined> {
+  const marks: PageMark[] = [];
+  let newest: Row[] = [];
   let at: string | undefined;
   let before: string | number | undefined;
   let limit = ROWS_PAGE_LIMIT;
   for (let n = 0; n < MAX_PAGES; n++) {
-    const page = await readPage(host, ref, before, limit);
+    const asked = limit;
+    const page = await readPage(host, ref, before, asked);
     // a page the bootstrap cut to its frame (rows of several MB) says how many such rows fit: the
     // next one asks for twice that, not for 200 rows of which most would be read and left out again
     limit = page.rows.length < limit ? Math.min(ROWS_PAGE_LIMIT, Math.max(1, page.rows.length * 2)) : limit;
     if (at !== undefined && page.at !== at) return undefined;
     at = page.at;
-    pages.push(page.rows);
-    if (!page.hasMore) return pages;
+    if (n === 0) newest = page.rows;
+    marks.push({ before, limit: asked, first: String(page.rows[0]?.rowId ?? ""), count: page.rows.length, crc: page.crc });
+    if (!page.hasMore) return { marks, newest };
     const first = page.rows[0]?.rowId;
     if (first === undefined || (before !== undefined && String(first) === String(before))) {
       throw protocolError("ZCode's history pages did not advance (the same rows again).", { beforeRowId: before });
@@ -82,16 +115,50 @@ async function readAll(host: HostClient, ref: SessionRef): Promise<Row[][] | und
   throw protocolError(`ZCode's history has more than ${MAX_PAGES} pages.`);
 }
 
+/** the history changed between the two passes (see the header); `started`: part of it went out */
+class ChangedError extends Error {
+  constructor(readonly started: boolean) {
+    super("the history changed between its two reads");
+  }
+}
+
+async function* replayPages(host: HostClient, ref: SessionRef, marks: PageMark[], newest: Row[]): AsyncGenerator<SnapshotMessage[]> {
+  let started = false;
+  const children: SubagentsSeen = new Map();
+  for (let index = marks.length - 1; index >= 0; index--) {
+    let rows: Row[];
+    if (index === 0) rows = newest;
+    else {
+      const mark = marks[index]!;
+      const page = await readPage(host, ref, mark.before, mark.limit);
+      if (page.crc !== mark.crc || page.rows.length !== mark.count || String(page.rows[0]?.rowId ?? "") !== mark.first) {
+        throw new ChangedError(started);
+      }
+      rows = page.rows;
+    }
+    const messages = rowsToMessages(rows, children);
+    if (messages.length === 0) continue;
+    started = true;
+    yield messages;
+  }
+}
+
 export async function* rowsHistory(host: HostClient, ref: SessionRef): AsyncGenerator<SnapshotMessage[]> {
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-    const pages = await readAll(host, ref);
-    if (!pages) continue;
-    const children: SubagentsSeen = new Map();
-    for (const page of pages.reverse()) {
-      const messages = rowsToMessages(page, children);
-      if (messages.length > 0) yield messages;
+    const read = await readMarks(host, ref);
+    if (!read) continue;
+    try {
+      yield* replayPages(host, ref, read.marks, read.newest);
+      return;
+    } catch (error) {
+      if (!(error instanceof ChangedError)) throw error;
+      if (error.started) {
+        throw new BridgeError(
+          "HOST_CALL_FAILED",
+          "ZCode's conversation changed while its history was replayed (older rows differ from the first read). Load the session again once it is idle.",
+        );
+      }
     }
-    return;
   }
   throw new BridgeError(
     "HOST_CALL_FAILED",

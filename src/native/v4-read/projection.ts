@@ -101,9 +101,20 @@ export class ConversationProjection {
       out.push(...this.interactions(store));
       return out;
     }
-    for (const key of [...this.seen.keys()]) if (!store.rows.has(key)) this.seen.delete(key);
+    // what was said of a row the store let go of and remembers is kept (row-store.ts "Bound")
+    for (const key of [...this.seen.keys()]) if (!store.rows.has(key) && !store.wasEvicted(key)) this.seen.delete(key);
     out.push(...this.changed(store, { rows: [...store.rows.keys()], removed: [], zone: false }, false));
     return out;
+  }
+
+  /** the store forgot these let-go rows entirely: what was said of them goes too (bounded as the store is) */
+  forget(keys: readonly RowKey[]): void {
+    for (const key of keys) this.seen.delete(key);
+  }
+
+  /** how many rows the projection remembers what it said of (held and remembered let-go rows) */
+  get remembered(): number {
+    return this.seen.size;
   }
 
   /** Number the session events in the order they go out (the session layer checks that order). */
@@ -526,7 +537,7 @@ function turnOf(store: RowStore, item: Record<string, unknown>, toolCallId: stri
   if (tool) return str(tool.turnId);
   const anchor = item.anchorRowId;
   if (anchor === undefined || anchor === null || (typeof anchor !== "string" && typeof anchor !== "number")) return undefined;
-  const anchored = store.rows.get(rowKey(anchor));
+  const anchored = store.lookup(rowKey(anchor));
   return anchored ? str(anchored.turnId) : undefined;
 }
 

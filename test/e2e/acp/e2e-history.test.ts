@@ -111,6 +111,17 @@ describe("e2e: a long session and oversized events", () => {
       // the history came in pages of ZCode's rows (the bootstrap cut each page to a frame), never whole
       const pages = forSession(await t.calls("conversationRowsRangeV4"), sessionId);
       expect(pages.length).toBeGreaterThan(2);
+      // page by page: the oldest page went out to the client before the newer ones were read again
+      // (the bridge reads the pages twice and holds at most two: docs/zcode-host.md §16.8)
+      const firstReplayed = second.transcript.lines.find(
+        (l) => l.from === "agent" && l.message?.params?.update?.sessionUpdate === "user_message_chunk",
+      )!;
+      expect(pages.at(-1)!.t).toBeGreaterThan(firstReplayed.at);
+      const befores = pages.map((p) => (p.params as { beforeRowId?: number }).beforeRowId);
+      // the first pass newest first, the second the older pages again oldest first (the newest one was kept)
+      const firstPass = befores.slice(0, (befores.length + 1) / 2);
+      expect(new Set(firstPass).size).toBe(firstPass.length);
+      expect(befores.slice(firstPass.length)).toEqual(firstPass.slice(1).reverse());
       await expect(second.prompt(sessionId, "continue after load")).resolves.toMatchObject({ stopReason: "end_turn" });
       expect(await largestFrame(second)).toBeLessThan(FRAME_BOUND);
       second.expectValid();

@@ -29,24 +29,74 @@ function pagedHost(total: number, at: () => Record<string, unknown> = () => ({ a
 }
 
 describe("V4 history from rows pages", () => {
-  it("pages back 200 rows at a time with beforeRowId and hands the history out oldest first", async () => {
+  it("pages back 200 rows at a time with beforeRowId, then reads the older pages again oldest first and hands each out as it comes", async () => {
     const host = pagedHost(450);
-    const texts = await collect(host);
-    expect(texts).toHaveLength(450);
-    expect(texts[0]).toBe("m1");
-    expect(texts.at(-1)).toBe("m450");
+    const calls = () => host.callsOf("conversationRowsRangeV4").length;
+    const pieces: Array<{ first: string; count: number; callsSoFar: number }> = [];
+    for await (const piece of rowsHistory(host, REF)) {
+      pieces.push({ first: String(piece[0]!.parts[0]!.text), count: piece.length, callsSoFar: calls() });
+    }
+    // oldest first, one page per piece; each older page read again just before it goes out (never all held)
+    expect(pieces).toEqual([
+      { first: "m1", count: 50, callsSoFar: 4 },
+      { first: "m51", count: 200, callsSoFar: 5 },
+      { first: "m251", count: 200, callsSoFar: 5 },
+    ]);
     expect(host.callsOf("conversationRowsRangeV4")).toEqual([
       { workspacePath: "/w", sessionId: "S1", limit: 200 },
       { workspacePath: "/w", sessionId: "S1", limit: 200, beforeRowId: 251 },
       { workspacePath: "/w", sessionId: "S1", limit: 200, beforeRowId: 51 },
+      { workspacePath: "/w", sessionId: "S1", limit: 200, beforeRowId: 51 },
+      { workspacePath: "/w", sessionId: "S1", limit: 200, beforeRowId: 251 },
     ]);
+  });
+
+  it("a history of one page is read once", async () => {
+    const host = pagedHost(120);
+    expect(await collect(host)).toHaveLength(120);
+    expect(host.callsOf("conversationRowsRangeV4")).toHaveLength(1);
+  });
+
+  it("an older page that differs on its second read starts over before anything went out, and fails closed after", async () => {
+    // the oldest page (rows 1..50) differs on its second read only, once: the read starts over
+    let changed = 0;
+    const host = new StubHost();
+    host.handlers.set("conversationRowsRangeV4", (params) => {
+      const before = typeof params.beforeRowId === "number" ? params.beforeRowId : 451;
+      const first = Math.max(1, before - (params.limit as number));
+      const page = rows(first, before - 1);
+      const reads = host.callsOf("conversationRowsRangeV4").filter((c) => c.beforeRowId === 51).length;
+      if (before === 51 && reads === 2 && changed++ === 0) page[0]!.text = "edited";
+      return { rows: page, hasMore: first > 1, atSeq: 9, atRevision: 9, atLogEpoch: "E" };
+    });
+    const texts = await collect(host);
+    expect(texts).toHaveLength(450);
+    expect(texts[0]).toBe("m1");
+    expect(host.callsOf("conversationRowsRangeV4")).toHaveLength(4 + 5);
+    // the middle page differs on its second read, after the oldest went out: HOST_CALL_FAILED, not a repeat
+    const late = new StubHost();
+    late.handlers.set("conversationRowsRangeV4", (params) => {
+      const before = typeof params.beforeRowId === "number" ? params.beforeRowId : 451;
+      const first = Math.max(1, before - (params.limit as number));
+      const page = rows(first, before - 1);
+      if (before === 251 && late.callsOf("conversationRowsRangeV4").filter((c) => c.beforeRowId === 251).length > 1) page.pop();
+      return { rows: page, hasMore: first > 1, atSeq: 9, atRevision: 9, atLogEpoch: "E" };
+    });
+    const seen: string[] = [];
+    await expect(
+      (async () => {
+        for await (const piece of rowsHistory(late, REF)) for (const m of piece) seen.push(String(m.parts[0]!.text));
+      })(),
+    ).rejects.toMatchObject({ code: "HOST_CALL_FAILED" });
+    expect(seen).toEqual(Array.from({ length: 50 }, (_, i) => `m${i + 1}`));
   });
 
   it("reads again when the conversation changed between pages, and gives up after three attempts", async () => {
     let n = 0;
     const host = pagedHost(300, () => ({ atSeq: n++ < 1 ? 1 : 2, atRevision: 1, atLogEpoch: "E" }));
     expect(await collect(host)).toHaveLength(300);
-    expect(host.callsOf("conversationRowsRangeV4")).toHaveLength(4);
+    // two pages read, read again (the first pass changed), the older one a third time to go out
+    expect(host.callsOf("conversationRowsRangeV4")).toHaveLength(5);
     const changing = pagedHost(300, () => ({ atSeq: n++, atRevision: 1, atLogEpoch: "E" }));
     await expect(collect(changing)).rejects.toMatchObject({ code: "HOST_CALL_FAILED" });
     expect(changing.callsOf("conversationRowsRangeV4")).toHaveLength(6);

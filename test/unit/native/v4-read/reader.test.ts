@@ -1,5 +1,6 @@
 import { describe, expect, it, beforeEach } from "vitest";
 import { openConversation } from "../../../../src/native/v4-read/conversation-reader.js";
+import { heldRowsDiagnostics, MAX_HELD_ROWS } from "../../../../src/native/v4-read/row-store.js";
 import { silentLogger } from "../../../../src/log/logger.js";
 import type { BridgeError } from "../../../../src/util/errors.js";
 import { complete, deltas, fragments, logical, resetRows, row, SESSION, snapshot, snapshotPayload } from "./frames.js";
@@ -145,6 +146,44 @@ describe("V4 conversation reader: subscription and sequencing", () => {
     other.frame(complete(1, logical(0, 10, snapshotPayload(base)), "initial"));
     other.frame(complete(2, logical(10, 11, deltas({ op: "pluginUi.updated", ui: {} }, { op: "workflowRun.removed", id: "w" }))));
     expect(o.ends).toEqual([]);
+  });
+
+  it("past its bound the reader lets go of finished rows, still applies an upsert of one, and ends on a delta to one", async () => {
+    const host = new StubHost();
+    const r = await open(host);
+    host.frame(complete(1, logical(0, 10, snapshotPayload(base)), "initial"));
+    const rows = Array.from({ length: MAX_HELD_ROWS + 100 }, (_, i) =>
+      row("assistantText", { turnId: `T${i}`, text: `a${i}`, state: "complete", assistantResponseId: `m${i}` }),
+    );
+    const ended = rows.map((text) => row("turnHeader", { turnId: text.turnId, state: "completedSuccess" }));
+    host.frame(
+      complete(
+        2,
+        logical(
+          10,
+          11,
+          deltas(
+            ...rows
+              .map((item, i) => [item, ended[i]])
+              .flat()
+              .map((item) => ({ op: "row.appended", row: item })),
+          ),
+        ),
+      ),
+    );
+    expect(r.ends).toEqual([]);
+    expect(heldRowsDiagnostics().peakHeldRows).toBeLessThanOrEqual(MAX_HELD_ROWS);
+    const first = rows[0]!;
+    const said = r.events.length;
+    host.frame(complete(3, logical(11, 12, deltas({ op: "row.upserted", row: { ...first, text: "a0 and more" } }))));
+    expect(r.inner().slice(-1)).toEqual([["model.streaming", { kind: "text_delta", delta: " and more", assistantMessageId: "m0" }]]);
+    expect(r.events.length).toBe(said + 1);
+    host.frame(complete(4, logical(12, 13, deltas({ op: "row.delta", rowId: rows[1]!.rowId, path: "text", append: "x" }))));
+    expect(r.ends).toHaveLength(1);
+    expect(r.ends[0]).toMatchObject({ code: "NATIVE_PROTOCOL_ERROR" });
+    expect(r.ends[0]!.message).toMatch(/no longer holds[\s\S]*Load the session again/);
+    await Promise.resolve();
+    expect(host.callsOf("unsubscribeConversationV4")).toHaveLength(1);
   });
 
   it("resyncs on the bootstrap's fault frame, and ends with its code when the fault answered a resync", async () => {
