@@ -44,7 +44,21 @@ export async function stampOf(path: string): Promise<FileStamp> {
   };
 }
 
-function sameStamps(a: readonly FileStamp[], b: readonly FileStamp[]): boolean {
+/** the stamp of a path that does not exist (ENOENT, or a file where a directory was expected): all fields "absent" */
+const ABSENT = "absent";
+
+/** A path's stamp, or an "absent" stamp when nothing is there (any other failure rejects). */
+export async function stampOrAbsent(path: string): Promise<FileStamp> {
+  try {
+    return await stampOf(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
+    return { path, size: ABSENT, mtimeNs: ABSENT, ctimeNs: ABSENT, ino: ABSENT, dev: ABSENT };
+  }
+}
+
+export function sameStamps(a: readonly FileStamp[], b: readonly FileStamp[]): boolean {
   return (
     a.length === b.length &&
     a.every((s, i) => {
@@ -56,7 +70,7 @@ function sameStamps(a: readonly FileStamp[], b: readonly FileStamp[]): boolean {
   );
 }
 
-function isStamp(value: unknown): value is FileStamp {
+export function isStamp(value: unknown): value is FileStamp {
   if (typeof value !== "object" || value === null) return false;
   const v = value as Record<string, unknown>;
   return ["path", "size", "mtimeNs", "ctimeNs", "ino", "dev"].every((k) => typeof v[k] === "string");
