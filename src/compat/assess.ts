@@ -150,7 +150,15 @@ export async function assessInstall(options: AssessOptions): Promise<Assessment>
       return resolved;
     });
     if (install === undefined) return;
-    for (const path of [root!, install.rootReal, install.executable, install.resourcesDir, install.archive.path, install.cli, install.bundleMeta])
+    for (const path of [
+      root!,
+      install.rootReal,
+      install.executable,
+      install.resourcesDir,
+      install.archive.path,
+      install.cli,
+      install.bundleMeta,
+    ])
       inputs.add(path);
     if (install.infoPlist !== undefined) inputs.add(install.infoPlist);
     if (install.builtinProviderConfig !== undefined) inputs.add(install.builtinProviderConfig);
