@@ -10,9 +10,10 @@
  *   dir, read path). Inputs: `Assessment.inputs`, each with its stamp (path, size, mtime, ctime,
  *   inode, device: src/install/fingerprint-cache.ts), "absent" where nothing is. Any difference is
  *   a miss, and `initialize` waits for the assessment as before.
- * - Written only from a supported assessment that a second one confirmed: the inputs stamped
- *   between the two and after the second are the same, so the second read exactly the stamped
- *   bytes (a file changed during the first cannot be cached with the first's verdict).
+ * - Written only from a supported assessment that a next one confirmed: the same offer from the
+ *   same inputs (sorted paths), stamped between the two and again after the next with no
+ *   difference, so the next one read exactly the stamped bytes (a file changed during the first
+ *   cannot be cached with the first's verdict). At most two confirming assessments per start.
  * - One small file in the cache dir, written atomically; read bounded and checked field by field.
  *   A missing, unreadable or malformed file is a miss, never an error.
  */
@@ -31,6 +32,8 @@ export const INITIALIZE_OFFER_FILE = "initialize-offer.json";
 const OFFER_VERSION = 1;
 /** bound of the file read (an offer of a few hundred inputs is ~100 KiB) */
 const MAX_OFFER_BYTES = 256 * 1024;
+/** how many confirming assessments may run before the offer is given up for this start */
+const CONFIRMATIONS = 2;
 /** bound of the inputs kept (an assessment reads a few dozen) */
 const MAX_INPUTS = 512;
 
@@ -115,12 +118,22 @@ export async function cacheOffer(
   if (first.inputs.length === 0 || first.inputs.length > MAX_INPUTS) return false;
   let temp: string | undefined;
   try {
-    const before = await stampsOf(first.inputs);
-    const second = await confirm();
-    if (second === undefined || !sameCalls(first.calls, second.calls)) return false;
-    if (second.inputs.length !== first.inputs.length || second.inputs.some((p, i) => p !== first.inputs[i])) return false;
-    const after = await stampsOf(second.inputs);
-    if (!sameStamps(before, after)) return false;
+    // the first start of a release pins its RPC module on first use: the next assessment reads the
+    // pin instead of every candidate, so its inputs differ once; one more assessment then agrees
+    let current = first;
+    let after: FileStamp[] | undefined;
+    for (let attempt = 0; attempt < CONFIRMATIONS && after === undefined; attempt++) {
+      const before = await stampsOf(current.inputs);
+      const next = await confirm();
+      if (next === undefined || !sameCalls(first.calls, next.calls)) return false;
+      if (next.inputs.length === current.inputs.length && next.inputs.every((p, i) => p === current.inputs[i])) {
+        const now = await stampsOf(next.inputs);
+        if (!sameStamps(before, now)) return false;
+        after = now;
+      }
+      current = next;
+    }
+    if (after === undefined) return false;
     const text = `${JSON.stringify({ version: OFFER_VERSION, key: location.key, inputs: after, calls: first.calls })}\n`;
     if (text.length > MAX_OFFER_BYTES) return false;
     temp = `${location.file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;

@@ -74,7 +74,7 @@ export async function assessInstall(options: AssessOptions): Promise<Assessment>
   const report: Assessment = { supported: false, message: "", steps: steps.steps, diagnostics: {}, systemPlatform: `${platform}-${arch}` };
   const finish = (): Assessment => {
     report.supported = steps.failure === undefined;
-    if (report.supported) report.inputs = [...inputs];
+    if (report.supported) report.inputs = [...inputs].sort();
     if (steps.failure !== undefined) {
       report.failedStep = steps.failure.step;
       report.message = steps.failure.message;

@@ -53,13 +53,37 @@ describe("the cached initialize offer", () => {
   it("is not written when the confirming assessment differs, reads other paths, or an input moved meanwhile", async () => {
     expect(await cacheOffer(location, facts(), async () => undefined)).toBe(false);
     expect(await cacheOffer(location, facts(), async () => facts([a, b], NO_SESSION_CALLS))).toBe(false);
-    expect(await cacheOffer(location, facts(), async () => facts([a]))).toBe(false);
+    // other paths at every confirmation: given up after two
+    let flip = false;
+    let confirmations = 0;
+    const unsettled = async () => {
+      confirmations++;
+      flip = !flip;
+      return flip ? facts([a]) : facts();
+    };
+    expect(await cacheOffer(location, facts(), unsettled)).toBe(false);
+    expect(confirmations).toBe(2);
     const moved = await cacheOffer(location, facts(), async () => {
       await writeFile(b, "changed while it was read");
       return facts();
     });
     expect(moved).toBe(false);
     expect(await readCachedOffer(location)).toBeUndefined();
+  });
+
+  it("is written once the inputs settle (a first start pins the RPC module: the next assessment reads the pin)", async () => {
+    const pin = join(dir, "pin.json");
+    let confirmations = 0;
+    const pinned = async () => {
+      confirmations++;
+      await writeFile(pin, "{}");
+      return facts([a, b, pin]);
+    };
+    // the pin is written by the first confirmation only when it is missing; later ones read it
+    const once = async () => (confirmations === 0 ? pinned() : (confirmations++, facts([a, b, pin])));
+    expect(await cacheOffer(location, facts(), once)).toBe(true);
+    expect(confirmations).toBe(2);
+    expect(await readCachedOffer(location)).toEqual(DELETE_TITLE);
   });
 
   it("ignores a malformed cache file (a miss, never an error)", async () => {
