@@ -18,11 +18,12 @@
  *   A missing, unreadable or malformed file is a miss, never an error.
  */
 import { randomBytes } from "node:crypto";
-import { mkdir, open, rename, unlink, writeFile } from "node:fs/promises";
+import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
+import { mkdir, rename, unlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { installRootCandidates } from "../install/discover.js";
-import { isStamp, sameStamps, stampOrAbsent, type FileStamp } from "../install/fingerprint-cache.js";
+import { isStamp, sameStamps, stampOrAbsentSync, type FileStamp } from "../install/fingerprint-cache.js";
 import { isInstallPlatform } from "../install/layout.js";
 import type { SessionCalls } from "../native/session-calls.js";
 import type { Config } from "./config.js";
@@ -67,30 +68,33 @@ const isCalls = (value: unknown): value is SessionCalls => {
   return Object.keys(v).length === 3 && typeof v.delete === "boolean" && typeof v.setTitle === "boolean" && typeof v.fork === "boolean";
 };
 
-async function readBounded(file: string): Promise<string | undefined> {
-  const handle = await open(file, "r");
+/** the file's text, when it is at most MAX_OFFER_BYTES (synchronous, like the stamps: one small file) */
+function readBounded(file: string): string | undefined {
+  const fd = openSync(file, "r");
   try {
-    const { size } = await handle.stat();
-    if (size > MAX_OFFER_BYTES) return undefined;
-    return await handle.readFile("utf8");
+    if (fstatSync(fd).size > MAX_OFFER_BYTES) return undefined;
+    return readFileSync(fd, "utf8");
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
-const stampsOf = (paths: readonly string[]): Promise<FileStamp[]> => Promise.all(paths.map(stampOrAbsent));
+const stampsOf = (paths: readonly string[]): FileStamp[] => paths.map(stampOrAbsentSync);
 
-/** The cached offer when its key matches and every input is as it was stamped; undefined otherwise (never rejects). */
-export async function readCachedOffer(location: OfferLocation): Promise<SessionCalls | undefined> {
+/**
+ * The cached offer when its key matches and every input is as it was stamped; undefined otherwise
+ * (never throws). Synchronous: one small file and a few dozen stats, well under a millisecond.
+ */
+export function readCachedOffer(location: OfferLocation): SessionCalls | undefined {
   try {
-    const text = await readBounded(location.file);
+    const text = readBounded(location.file);
     if (text === undefined) return undefined;
     const data = JSON.parse(text) as Record<string, unknown>;
     if (typeof data !== "object" || data === null || data.version !== OFFER_VERSION || data.key !== location.key) return undefined;
     const { inputs, calls } = data;
     if (!isCalls(calls) || !Array.isArray(inputs) || inputs.length === 0 || inputs.length > MAX_INPUTS || !inputs.every(isStamp))
       return undefined;
-    const now = await stampsOf(inputs.map((s) => s.path));
+    const now = stampsOf(inputs.map((s) => s.path));
     return sameStamps(inputs, now) ? { delete: calls.delete, setTitle: calls.setTitle, fork: calls.fork } : undefined;
   } catch {
     return undefined;
@@ -123,11 +127,11 @@ export async function cacheOffer(
     let current = first;
     let after: FileStamp[] | undefined;
     for (let attempt = 0; attempt < CONFIRMATIONS && after === undefined; attempt++) {
-      const before = await stampsOf(current.inputs);
+      const before = stampsOf(current.inputs);
       const next = await confirm();
       if (next === undefined || !sameCalls(first.calls, next.calls)) return false;
       if (next.inputs.length === current.inputs.length && next.inputs.every((p, i) => p === current.inputs[i])) {
-        const now = await stampsOf(next.inputs);
+        const now = stampsOf(next.inputs);
         if (!sameStamps(before, now)) return false;
         after = now;
       }

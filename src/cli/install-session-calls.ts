@@ -93,7 +93,7 @@ export class InstallSessionCalls {
 
   /** Starts reading the cached offer (while the client's first line is awaited); `get` uses it. */
   prefetch(): void {
-    if (this.cache !== undefined) this.cacheRead ??= readCachedOffer(this.cache.location);
+    if (this.cache !== undefined) this.cacheRead ??= Promise.resolve(readCachedOffer(this.cache.location));
   }
 
   private async fromCacheOr(prepare: () => Promise<void>): Promise<SessionCalls> {

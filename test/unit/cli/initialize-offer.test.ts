@@ -29,25 +29,25 @@ const facts = (inputs = [a, b], calls = DELETE_TITLE) => ({ calls, inputs });
 
 describe("the cached initialize offer", () => {
   it("is read back while nothing changed, under its key only", async () => {
-    expect(await readCachedOffer(location)).toBeUndefined();
+    expect(readCachedOffer(location)).toBeUndefined();
     expect(await cacheOffer(location, facts(), async () => facts())).toBe(true);
-    expect(await readCachedOffer(location)).toEqual(DELETE_TITLE);
-    expect(await readCachedOffer({ ...location, key: "key-2" })).toBeUndefined();
+    expect(readCachedOffer(location)).toEqual(DELETE_TITLE);
+    expect(readCachedOffer({ ...location, key: "key-2" })).toBeUndefined();
   });
 
   it("is a miss once an input changed, disappeared, or a path that was absent appeared", async () => {
     const absent = join(dir, "local");
     expect(await cacheOffer(location, facts([a, absent]), async () => facts([a, absent]))).toBe(true);
-    expect(await readCachedOffer(location)).toEqual(DELETE_TITLE);
+    expect(readCachedOffer(location)).toEqual(DELETE_TITLE);
     await mkdir(absent);
-    expect(await readCachedOffer(location)).toBeUndefined();
+    expect(readCachedOffer(location)).toBeUndefined();
     await rm(absent, { recursive: true });
-    expect(await readCachedOffer(location)).toEqual(DELETE_TITLE);
+    expect(readCachedOffer(location)).toEqual(DELETE_TITLE);
     await writeFile(a, "ONE");
-    expect(await readCachedOffer(location)).toBeUndefined();
+    expect(readCachedOffer(location)).toBeUndefined();
     expect(await cacheOffer(location, facts(), async () => facts())).toBe(true);
     await rm(b);
-    expect(await readCachedOffer(location)).toBeUndefined();
+    expect(readCachedOffer(location)).toBeUndefined();
   });
 
   it("is not written when the confirming assessment differs, reads other paths, or an input moved meanwhile", async () => {
@@ -68,7 +68,7 @@ describe("the cached initialize offer", () => {
       return facts();
     });
     expect(moved).toBe(false);
-    expect(await readCachedOffer(location)).toBeUndefined();
+    expect(readCachedOffer(location)).toBeUndefined();
   });
 
   it("is written once the inputs settle (a first start pins the RPC module: the next assessment reads the pin)", async () => {
@@ -83,7 +83,7 @@ describe("the cached initialize offer", () => {
     const once = async () => (confirmations === 0 ? pinned() : (confirmations++, facts([a, b, pin])));
     expect(await cacheOffer(location, facts(), once)).toBe(true);
     expect(confirmations).toBe(2);
-    expect(await readCachedOffer(location)).toEqual(DELETE_TITLE);
+    expect(readCachedOffer(location)).toEqual(DELETE_TITLE);
   });
 
   it("ignores a malformed cache file (a miss, never an error)", async () => {
@@ -99,10 +99,10 @@ describe("the cached initialize offer", () => {
       "null",
     ]) {
       await writeFile(location.file, bad);
-      expect(await readCachedOffer(location)).toBeUndefined();
+      expect(readCachedOffer(location)).toBeUndefined();
     }
     await writeFile(location.file, " ".repeat(300 * 1024));
-    expect(await readCachedOffer(location)).toBeUndefined();
+    expect(readCachedOffer(location)).toBeUndefined();
   });
 });
 
@@ -117,7 +117,7 @@ describe("initialize's session calls with the cached offer", () => {
     const assessment = supported(["sendConversationCommandV4"], [a, b]);
     expect(await first.get(async () => void (prepared++, first.observe(assessment)))).toEqual(DELETE_TITLE);
     await first.remember(assessment, async () => assessment);
-    expect(await readCachedOffer(location)).toEqual(DELETE_TITLE);
+    expect(readCachedOffer(location)).toEqual(DELETE_TITLE);
 
     let hit: unknown;
     const next = new InstallSessionCalls(60_000, () => undefined, { location, onHit: (calls) => (hit = calls) });
@@ -145,10 +145,10 @@ describe("initialize's session calls with the cached offer", () => {
   it("caches nothing from an unsupported assessment or one without inputs", async () => {
     const calls = new InstallSessionCalls(60_000, () => undefined, { location });
     await calls.remember({ ...supported(["sendConversationCommandV4"], [a]), supported: false }, async () => supported([], [a]));
-    expect(await readCachedOffer(location)).toBeUndefined();
+    expect(readCachedOffer(location)).toBeUndefined();
     const noInputs = new InstallSessionCalls(60_000, () => undefined, { location });
     const without = { ...supported(["sendConversationCommandV4"], [a]), inputs: undefined } as unknown as Assessment;
     await noInputs.remember(without, async () => without);
-    expect(await readCachedOffer(location)).toBeUndefined();
+    expect(readCachedOffer(location)).toBeUndefined();
   });
 });
