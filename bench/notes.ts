@@ -28,7 +28,9 @@ function startupNote(figures: Figures): string | undefined {
     `- **Start-up** (Node ${figures.startupNode ?? "?"}). \`initialize\` is answered before the ACP SDK loads, ` +
       `with the bytes the SDK would write (adr/0013-early-initialize-and-warm-up.md): ` +
       `${fmt(figures.initializeRatio, 2)}× a bare Node script that answers it (target ${t.initialize}×). ` +
-      "Right after it the host modules load and the install is assessed; " +
+      "The session management calls it advertises come from the cached offer of the unchanged install " +
+      "(adr/0026-session-management-and-install-dependent-initialize.md, amendment); the first start after a change waits for the assessment. " +
+      "Right after the answer the host modules load and the install is assessed; " +
       "with `session/new` already waiting the host starts before the SDK is loaded, which then loads while the host process starts. " +
       `The CLI is one bundle with on-demand chunks, its validators precompiled, ` +
       `and on Node ≥ 22 its compiled modules cached (adr/0012-bundled-cli.md). ` +

@@ -4,7 +4,9 @@
  * (adr/0013-early-initialize-and-warm-up.md):
  *
  *   1. read the client's first line; if it is a well-formed `initialize`, answer it at once
- *      (src/cli/early-initialize.ts) — before the ACP SDK and zod are loaded;
+ *      (src/cli/early-initialize.ts) — before the ACP SDK and zod are loaded, with the session
+ *      management calls of the cached offer when the install is unchanged (./initialize-offer.ts),
+ *      else after the warm-up's assessment;
  *   2. warm up: load the host modules and assess the install (no launch); if a session request
  *      (session/new, load, resume) is already waiting in the input, start the host now;
  *   3. load the SDK connection (acp-connection.ts) and hand it every byte of stdin; with a host
@@ -25,6 +27,7 @@ import { StopRequests } from "./stop-requests.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { ReleaseAdvisories } from "./release-advisories.js";
 import { InstallSessionCalls, SESSION_CALLS_WAIT_MS } from "./install-session-calls.js";
+import { offerLocation } from "./initialize-offer.js";
 
 /** a warm-up assessment older than this is done again at the launch */
 const PREPARED_ASSESSMENT_MAX_AGE_MS = 10_000;
@@ -40,6 +43,8 @@ export function createLazyHost(
   sessionCalls?: InstallSessionCalls,
 ): LazyHostClient {
   let assess: (() => Promise<Assessment>) | undefined;
+  /** a second assessment, seen by nobody else: it confirms the offer before it is cached */
+  let confirm: (() => Promise<Assessment>) | undefined;
   let prepared: { assessment: Promise<Assessment>; at: number } | undefined;
   return new LazyHostClient(
     async () => {
@@ -50,6 +55,7 @@ export function createLazyHost(
       ]);
       // the bridge's use records a first-use RPC module pin (adr/0020); `check` only reports it
       const options = { ...installOptionsFrom(config, env), logger, recordFirstUse: true };
+      confirm = () => assessInstall(options);
       assess = () =>
         assessInstall(options).then((assessment) => {
           advisories?.observe(assessment);
@@ -73,6 +79,12 @@ export function createLazyHost(
         const assessment = assess!();
         assessment.catch(() => undefined); // reported by the launch that uses it
         prepared = { assessment, at: performance.now() };
+        // what initialize advertised is cached for the next start, once a second assessment confirms it
+        if (sessionCalls && confirm)
+          void assessment.then(
+            (first) => sessionCalls.remember(first, confirm!),
+            () => undefined,
+          );
         return assessment;
       },
     },
@@ -85,6 +97,26 @@ export async function runAcpCommand(config: Config, env: NodeJS.ProcessEnv = pro
   const stop = new StopRequests(logger);
   logger.info("zcode-acp starting", { version: PACKAGE_VERSION, pid: process.pid });
   for (const warning of config.warnings) logger.warn(warning.message, warning.fields);
+  const offerAt = offerLocation(config, env);
+  const sessionCalls = new InstallSessionCalls(
+    SESSION_CALLS_WAIT_MS,
+    () =>
+      logger.warn("the install was not assessed in time for initialize: session/delete and session/set_title are not advertised", {
+        waitedMs: SESSION_CALLS_WAIT_MS,
+      }),
+    offerAt && {
+      location: offerAt,
+      onHit: (calls) => logger.debug("initialize offer read from the cache (the install is unchanged)", { ...calls }),
+      onCached: (calls) => logger.debug("initialize offer cached for the next start", { ...calls }),
+      onStale: (advertised, offered) =>
+        logger.error("initialize advertised more than the install offers (a stale cached offer; it is dropped)", {
+          advertised,
+          offered,
+        }),
+    },
+  );
+  // the cached offer is read while the first line is awaited
+  sessionCalls.prefetch();
   const input = new EarlyInput(process.stdin);
   const first = await Promise.race([input.firstLine(), stop.requested.then(() => undefined)]);
   if (first === undefined) {
@@ -98,11 +130,6 @@ export async function runAcpCommand(config: Config, env: NodeJS.ProcessEnv = pro
   const protocol = config.protocolV2 && first.line && requestsProtocolV2(first.line) ? 2 : 1;
   const early = first.line && protocol === 1 ? earlyInitialize(first.line) : undefined;
   const advisories = new ReleaseAdvisories(logger.child("release"));
-  const sessionCalls = new InstallSessionCalls(SESSION_CALLS_WAIT_MS, () =>
-    logger.warn("the install was not assessed in time for initialize: session/delete and session/set_title are not advertised", {
-      waitedMs: SESSION_CALLS_WAIT_MS,
-    }),
-  );
   const host = createLazyHost(config, env, logger, advisories, sessionCalls);
   // stopping never waits for a host start (adr/0019): a stop ends a start in progress at once,
   // even before the ACP connection is loaded; a second signal SIGKILLs the host and exits
@@ -110,8 +137,9 @@ export async function runAcpCommand(config: Config, env: NodeJS.ProcessEnv = pro
   void stop.requested.then(() => host.refuseStarts()).catch(() => undefined);
   let sessionWaiting = false;
   if (early) {
-    // the answer advertises what the install offers of session management: the warm-up
-    // assessment (no launch) comes first, bounded (./install-session-calls.ts)
+    // the answer advertises what the install offers of session management: the cached offer of
+    // an unchanged install, else the warm-up assessment (no launch) first, bounded
+    // (./install-session-calls.ts, ./initialize-offer.ts)
     early.answer = initializeAnswerLine(early.id, early.clientCapabilities, await sessionCalls.get(() => host.prepare()));
     process.stdout.write(early.answer);
     logger.debug("initialize answered before the SDK loaded", { id: early.id });

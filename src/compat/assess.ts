@@ -12,7 +12,9 @@ import type { Assessment } from "./types.js";
 import { silentLogger, type Logger } from "../log/logger.js";
 import { loadManifests, type LoadedManifest } from "../manifest/load-manifests.js";
 import { isInstallPlatform, INSTALL_PLATFORMS } from "../install/layout.js";
-import { discoverInstallRoot } from "../install/discover.js";
+import { discoverInstallRoot, installRootCandidates } from "../install/discover.js";
+import { firstUsePinFile } from "./first-use-pins.js";
+import type { AppArchive } from "../install/app-archive.js";
 import { resolveInstall, installPaths } from "../install/resolve-install.js";
 import { readBundleMetadata } from "../install/bundle-metadata.js";
 import { readAppVersionFromArchive, readAppVersionFromPlist } from "../install/app-version.js";
@@ -72,6 +74,7 @@ export async function assessInstall(options: AssessOptions): Promise<Assessment>
   const report: Assessment = { supported: false, message: "", steps: steps.steps, diagnostics: {}, systemPlatform: `${platform}-${arch}` };
   const finish = (): Assessment => {
     report.supported = steps.failure === undefined;
+    if (report.supported) report.inputs = [...inputs].sort();
     if (steps.failure !== undefined) {
       report.failedStep = steps.failure.step;
       report.message = steps.failure.message;
@@ -95,6 +98,9 @@ export async function assessInstall(options: AssessOptions): Promise<Assessment>
     options.manifestPath,
     options.localManifestDir !== undefined ? { localDir: options.localManifestDir } : {},
   );
+  // every path the verdict is read from (Assessment.inputs), kept on a supported verdict
+  const inputs = new Set<string>(set.inputs);
+  if (options.installRoot === undefined) for (const candidate of installRootCandidates(platform, env)) inputs.add(candidate);
   const root = options.installRoot ?? (await discoverInstallRoot(platform, env));
   if (root === undefined) {
     steps.fail(
@@ -139,10 +145,23 @@ export async function assessInstall(options: AssessOptions): Promise<Assessment>
     let appRead: Awaited<ReturnType<typeof resolveLineLayout>>;
     const install = await steps.run("layout", async () => {
       const resolved = await resolveInstall(platform as "darwin" | "linux" | "win32", root!);
+      resolved.archive = recordingMembers(resolved.archive, inputs);
       appRead = await resolveLineLayout(resolved, set.manifests);
       return resolved;
     });
     if (install === undefined) return;
+    for (const path of [
+      root!,
+      install.rootReal,
+      install.executable,
+      install.resourcesDir,
+      install.archive.path,
+      install.cli,
+      install.bundleMeta,
+    ])
+      inputs.add(path);
+    if (install.infoPlist !== undefined) inputs.add(install.infoPlist);
+    if (install.builtinProviderConfig !== undefined) inputs.add(install.builtinProviderConfig);
     steps.record(
       "layout",
       "pass",
@@ -249,6 +268,7 @@ export async function assessInstall(options: AssessOptions): Promise<Assessment>
     });
     if (selected === undefined) return;
     const { manifest, file } = selected.selected;
+    if (options.pinDir !== undefined) inputs.add(firstUsePinFile(options.pinDir, manifest.artifact.id));
     report.manifest = manifest;
     report.manifestFile = file;
     report.manifestTrust = manifest.trust === "local" ? "local" : "pinned";
@@ -316,4 +336,24 @@ export async function assessInstall(options: AssessOptions): Promise<Assessment>
       `(release line ${manifest.protocol.id}, RPC module found ${describeFound(artifacts.rpc.path, artifacts.rpc.exports)}); ` +
       `zcode-acp can use it. Pinned: ${describePinning(report.pinning)}.${note}`;
   }
+}
+
+/**
+ * The archive, recording every member it is asked for in `inputs`: the path asked for (a member
+ * of an app.asar directory, or of app.asar.unpacked/ beside a packed archive) and the file the
+ * member was found in (a packed member's is the archive, whose header says where members are).
+ */
+function recordingMembers(archive: AppArchive, inputs: Set<string>): AppArchive {
+  return {
+    kind: archive.kind,
+    path: archive.path,
+    locate: async (member) => {
+      // asked before it is located: a member that is not there yet is an input too
+      if (archive.kind === "directory") inputs.add(`${archive.path}/${member}`);
+      const location = await archive.locate(member);
+      inputs.add(location.file);
+      if (archive.kind === "asar" && location.file !== archive.path) inputs.add(`${archive.path}.unpacked/${member}`);
+      return location;
+    },
+  };
 }

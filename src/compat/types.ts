@@ -90,6 +90,13 @@ export interface Assessment {
   hostPaths?: HostPaths;
   /** where the CLI version came from: never from running an unpinned CLI (src/install/cli-version.ts) */
   cliVersionFrom?: CliVersionSource;
+  /**
+   * a supported assessment only: every path its verdict was read from (the manifest set, the
+   * default roots tried, the layout's files and directories, every archive member located, the
+   * first-use pin). The same bytes at every one of them give the same verdict; a path that does
+   * not exist is one too (something appearing there can change the verdict).
+   */
+  inputs?: string[];
   diagnostics: {
     appBuild?: string;
     metadataSha256?: string;

@@ -8,6 +8,7 @@
  * src/cli/locations.ts); without one the cache lives in memory only.
  */
 import { randomBytes } from "node:crypto";
+import { statSync, type BigIntStats } from "node:fs";
 import { mkdir, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { describeError } from "../util/errors.js";
@@ -33,7 +34,10 @@ const MAX_ENTRIES = 256;
 const MAX_CACHE_BYTES = 4 * 1024 * 1024;
 
 export async function stampOf(path: string): Promise<FileStamp> {
-  const info = await stat(path, { bigint: true });
+  return stampFrom(path, await stat(path, { bigint: true }));
+}
+
+function stampFrom(path: string, info: BigIntStats): FileStamp {
   return {
     path,
     size: info.size.toString(),
@@ -44,7 +48,21 @@ export async function stampOf(path: string): Promise<FileStamp> {
   };
 }
 
-function sameStamps(a: readonly FileStamp[], b: readonly FileStamp[]): boolean {
+/** the stamp of a path that does not exist (ENOENT, or a file where a directory was expected): all fields "absent" */
+const ABSENT = "absent";
+
+/**
+ * A path's stamp, or an "absent" stamp when nothing is there (any other failure throws).
+ * Synchronous: a few dozen stats cost well under a millisecond, less than as many round trips
+ * through libuv's thread pool (the cached initialize offer reads them before answering).
+ */
+export function stampOrAbsentSync(path: string): FileStamp {
+  const info = statSync(path, { bigint: true, throwIfNoEntry: false });
+  if (info === undefined) return { path, size: ABSENT, mtimeNs: ABSENT, ctimeNs: ABSENT, ino: ABSENT, dev: ABSENT };
+  return stampFrom(path, info);
+}
+
+export function sameStamps(a: readonly FileStamp[], b: readonly FileStamp[]): boolean {
   return (
     a.length === b.length &&
     a.every((s, i) => {
@@ -56,7 +74,7 @@ function sameStamps(a: readonly FileStamp[], b: readonly FileStamp[]): boolean {
   );
 }
 
-function isStamp(value: unknown): value is FileStamp {
+export function isStamp(value: unknown): value is FileStamp {
   if (typeof value !== "object" || value === null) return false;
   const v = value as Record<string, unknown>;
   return ["path", "size", "mtimeNs", "ctimeNs", "ino", "dev"].every((k) => typeof v[k] === "string");

@@ -25,6 +25,12 @@ export interface ManifestSet {
   manifests: LoadedManifest[];
   /** local manifests left out, and why (a local manifest never replaces a pinned release) */
   ignored: Array<{ file: string; reason: string }>;
+  /**
+   * every path the set was read from: the directories listed (the local store even when it does
+   * not exist yet) and every file read, left out or not. A set read again from the same bytes is
+   * the same set (the cached `initialize` offer of src/cli/initialize-offer.ts relies on it).
+   */
+  inputs: string[];
 }
 
 const MAX_MANIFEST_BYTES = 1024 * 1024;
@@ -164,12 +170,13 @@ export async function loadManifests(override?: string, options: { localDir?: str
     }
     seen.set(manifest.artifact.id, file);
   }
-  if (override !== undefined || options.localDir === undefined) return { source, manifests, ignored: [] };
-  return withLocalManifests(manifests, options.localDir);
+  const inputs = isDirectory ? [target, ...files] : [target];
+  if (override !== undefined || options.localDir === undefined) return { source, manifests, ignored: [], inputs };
+  return withLocalManifests(manifests, options.localDir, inputs);
 }
 
 /** Pinned manifests plus the user's local ones; pinned wins a version, a local file must say trust "local". */
-async function withLocalManifests(pinned: LoadedManifest[], localDir: string): Promise<ManifestSet> {
+async function withLocalManifests(pinned: LoadedManifest[], localDir: string, pinnedInputs: string[]): Promise<ManifestSet> {
   let files: string[] = [];
   try {
     if ((await stat(localDir)).isDirectory()) files = await jsonFilesOf(localDir);
@@ -208,5 +215,5 @@ async function withLocalManifests(pinned: LoadedManifest[], localDir: string): P
     }
     manifests.push(loaded);
   }
-  return { source: "built-in", manifests, ignored };
+  return { source: "built-in", manifests, ignored, inputs: [...pinnedInputs, localDir, ...files] };
 }

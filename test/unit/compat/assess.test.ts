@@ -7,6 +7,7 @@ import { assessInstall, type AssessOptions } from "../../../src/compat/assess.js
 import { formatAssessment } from "../../../src/compat/format-assessment.js";
 import type { Assessment, Manifest, StepId } from "../../../src/compat/types.js";
 import { silentLogger } from "../../../src/log/logger.js";
+import { loadManifests } from "../../../src/manifest/load-manifests.js";
 import { createSimulatedInstall } from "../../../fixtures/sim-install.js";
 import { editMember, flipOneByte, patchMetadata, writeManifest } from "../../support/tamper.js";
 import { pinnedManifest } from "../../support/verified-releases.js";
@@ -81,6 +82,33 @@ describe.each(forms)("assessment of a simulated install ($form)", ({ packed }) =
     expect(report.cliIntegrity).toBe("verified");
     expect(report.message).toMatch(/^ZCode 3\.11\.2 \(CLI 0\.16\.5\) at .* is verified/);
     expect(report.paths).toMatchObject({ platform: "linux", appArchiveIsDirectory: true });
+  });
+
+  it("a supported verdict names every path it was read from (the cached initialize offer is keyed by them)", async () => {
+    const dir = join(work, "manifests");
+    await mkdir(dir);
+    const manifestFile = await writeManifest(dir, "sim.json", sim.manifest);
+    const pins = join(work, "config", "pins");
+    const report = await assess({ manifestPath: dir, pinDir: pins, recordFirstUse: true });
+    if (packed) return expect(report.inputs).toBeUndefined(); // an unsupported verdict names none
+    expect(report.supported).toBe(true);
+    const paths = report.paths!;
+    const inputs = new Set(report.inputs);
+    // the manifest directory (a file added there changes the set) and its file
+    expect(inputs.has(dir)).toBe(true);
+    expect(inputs.has(manifestFile)).toBe(true);
+    // the built-in set and the local store, which does not exist yet
+    const local = join(work, "config", "manifests");
+    const set = await loadManifests(undefined, { localDir: local });
+    expect(set.inputs).toContain(local);
+    expect(set.inputs.filter((p) => /\/manifests\/zcode-[^/]+\.json$/.test(p)).length).toBe(set.manifests.length);
+    for (const path of [sim.root, paths.executable, paths.resourcesDir, paths.appArchive, paths.cli, paths.bundleMeta])
+      expect(inputs.has(path)).toBe(true);
+    // every archive member it located: the app's package.json, the host entry, the RPC module and the entry's other imports
+    expect(inputs.has(join(paths.appArchive, "package.json"))).toBe(true);
+    expect(inputs.has(paths.hostIndex)).toBe(true);
+    expect(inputs.has(paths.rpcModule)).toBe(true);
+    expect([...inputs].some((p) => p.startsWith(join(pins, sim.manifest.artifact.id)))).toBe(true);
   });
 
   it("host index with one byte changed → host-artifacts fails with the differing hash", async () => {
