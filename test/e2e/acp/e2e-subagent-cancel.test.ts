@@ -17,7 +17,7 @@ const t = e2e({ release });
 describe(`e2e: cancelling one subagent (ZCode ${release})`, () => {
   it("session/cancel on the child stops that subagent only; the parent turn ends end_turn", async () => {
     const client = await t.start();
-    await client.initialize({ subagents: {} } as Record<string, unknown>);
+    await client.initialize({ subagents: {} });
     const { sessionId } = await client.newSession(await t.workspace());
     const prompt = client.prompt(sessionId, "sim:subagent-stoppable");
     const announce = await client.waitForUpdate(sessionId, (u) => u.sessionUpdate === "subagent_update");
@@ -51,7 +51,7 @@ describe(`e2e: cancelling one subagent (ZCode ${release})`, () => {
         return { outcome: { outcome: "selected", optionId: allow.optionId } };
       },
     });
-    await client.initialize({ subagents: {} } as Record<string, unknown>);
+    await client.initialize({ subagents: {} });
     const { sessionId } = await client.newSession(await t.workspace());
     const prompt = client.prompt(sessionId, "sim:subagent-permission");
     const announce = await client.waitForUpdate(sessionId, (u) => u.sessionUpdate === "subagent_update");

@@ -16,7 +16,7 @@ const t = e2e();
 async function session(subagents: boolean, options: Parameters<typeof t.start>[0] = {}) {
   const client = await t.start(options);
   // the unstable capability (SDK 2.4.0's stable parser strips it: the agent reads the raw params)
-  await client.initialize(subagents ? ({ subagents: {} } as Record<string, unknown>) : {});
+  await client.initialize(subagents ? { subagents: {} } : {});
   const ws = await t.workspace();
   const { sessionId } = await client.newSession(ws);
   return { client, sessionId, ws };
