@@ -15,7 +15,8 @@ import { promptRefusal } from "./sign-in.js";
 import { historyPieces, parseHistoryHandle } from "./history-read.js";
 import { V4Input } from "./v4-input.js";
 import { openConversation } from "../v4-read/conversation-reader.js";
-import { HeaderTurnOrder, UNROUTED_HEADERS_MESSAGE } from "../zcode-task-v3/provider-headers.js";
+import { UNROUTED_HEADERS_MESSAGE } from "../zcode-task-v3/provider-headers.js";
+import { joinHeaderRequests } from "./header-joined.js";
 import { rowsHistory } from "../v4-read/history.js";
 import { readContextComposition } from "./context-composition.js";
 
@@ -478,84 +479,49 @@ export abstract class TaskLineApi implements NativeApi {
    */
   protected async subscribeV4(params: SessionRef, sink: HostEventSink): Promise<HostSubscription> {
     await this.requireV4Read("subscribeConversationV4");
-    const state: { ended: boolean; incarnation?: number; legacy?: HostSubscription; conversation?: HostSubscription } = { ended: false };
-    const finish = (): void => {
-      const held = order.end();
-      if (held.length === 0) return;
-      if (state.incarnation !== this.host.incarnation) {
-        this.logger.warn("provider header requests held at a host exit: not answered", { count: held.length });
-        return;
-      }
-      for (const event of held) {
-        const request = isRecord(event) && isRecord(event.request) ? event.request : {};
-        if (typeof request.requestId !== "string" || request.requestId === "") continue;
-        void this.declineProviderHeaders({ ...ref(params), requestId: request.requestId, message: UNROUTED_HEADERS_MESSAGE }).catch(
-          (error: unknown) => this.logger.warn("provider headers: answering host failed", { error: describeError(error) }),
-        );
-      }
-    };
-    const once: HostEventSink = {
-      onEvent: (event) => {
-        if (state.ended) return;
-        const result = sink.onEvent(event);
-        order.shown(event);
-        return result;
-      },
-      onEnd: (error) => {
-        if (state.ended) return;
-        state.ended = true;
-        finish();
-        sink.onEnd(error);
-        void state.legacy?.dispose();
-        void state.conversation?.dispose();
-      },
-    };
-    const order = new HeaderTurnOrder((event) => once.onEvent(event));
     const seen = new Set<string>();
-    state.legacy = await this.host.subscribe(
-      { ...ref(params), deliveryKind: "desktop-continuous", includeSnapshot: false },
+    return joinHeaderRequests(
+      this.host,
+      this.logger,
       {
-        onEvent: (event) => {
-          if (!isRecord(event) || event.type !== "providerRuntimeHeaders.request") return;
-          const requestId = isRecord(event.request) && typeof event.request.requestId === "string" ? event.request.requestId : undefined;
-          if (requestId !== undefined) {
-            if (seen.has(requestId)) return;
-            seen.add(requestId);
-            if (seen.size > HEADER_REQUESTS_KEPT) seen.delete(seen.values().next().value!);
-          }
-          return order.request(this.normaliseEvent(event, params));
+        attach: async (deliver, end) => {
+          const legacy = await this.host.subscribe(
+            { ...ref(params), deliveryKind: "desktop-continuous", includeSnapshot: false },
+            {
+              onEvent: (event) => {
+                if (!isRecord(event) || event.type !== "providerRuntimeHeaders.request") return;
+                const requestId =
+                  isRecord(event.request) && typeof event.request.requestId === "string" ? event.request.requestId : undefined;
+                if (requestId !== undefined) {
+                  if (seen.has(requestId)) return;
+                  seen.add(requestId);
+                  if (seen.size > HEADER_REQUESTS_KEPT) seen.delete(seen.values().next().value!);
+                }
+                return deliver(this.normaliseEvent(event, params));
+              },
+              onEnd: (error) =>
+                end(
+                  error ??
+                    new BridgeError(
+                      "HOST_CALL_FAILED",
+                      "ZCode ended the session's event stream (its provider header requests); the session is read again at its next use.",
+                    ),
+                ),
+            },
+          );
+          return () => legacy.dispose();
         },
-        onEnd: (error) =>
-          once.onEnd(
-            error ??
-              new BridgeError(
-                "HOST_CALL_FAILED",
-                "ZCode ended the session's event stream (its provider header requests); the session is read again at its next use.",
-              ),
-          ),
+        declineHeld: (event) => {
+          const request = isRecord(event) && isRecord(event.request) ? event.request : {};
+          if (typeof request.requestId !== "string" || request.requestId === "") return;
+          void this.declineProviderHeaders({ ...ref(params), requestId: request.requestId, message: UNROUTED_HEADERS_MESSAGE }).catch(
+            (error: unknown) => this.logger.warn("provider headers: answering host failed", { error: describeError(error) }),
+          );
+        },
       },
+      (joined) => this.openV4(params, joined),
+      sink,
     );
-    state.incarnation = state.legacy.incarnation;
-    let conversation: HostSubscription;
-    try {
-      conversation = await this.openV4(params, once);
-    } catch (error) {
-      state.ended = true;
-      finish();
-      await state.legacy.dispose().catch(() => undefined);
-      throw error;
-    }
-    state.conversation = conversation;
-    if (state.ended) void conversation.dispose();
-    return {
-      id: conversation.id,
-      incarnation: conversation.incarnation,
-      dispose: async () => {
-        state.ended = true;
-        finish();
-        await Promise.all([state.legacy?.dispose(), conversation.dispose()]);
-      },
-    };
   }
 
   /** the V4 conversation subscription of a session (src/native/v4-read/) */
