@@ -61,7 +61,15 @@ for (const release of ["3.11.2", "3.12.3"] as const) {
       const queuedEvent = turn.find((e) => e.type === "turn.steerQueued");
       const drainedEvent = turn.find((e) => e.type === "turn.steerDrained");
       const id = guide.envelope.commandId;
-      expect(queuedEvent.payload).toEqual({ pendingInputId: id, targetTurnId: terminal.turnId, queueLength: 1, delivery: "guide" });
+      expect(queuedEvent.payload).toEqual({
+        pendingInputId: id,
+        input: "prefer tabs",
+        inputPreview: "prefer tabs",
+        inputSize: 11,
+        targetTurnId: terminal.turnId,
+        queueLength: 1,
+        delivery: "guide",
+      });
       expect(drainedEvent.payload).toEqual({
         pendingInputIds: [id],
         queryIds: [id],

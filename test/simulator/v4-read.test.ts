@@ -258,7 +258,8 @@ describe("V4 conversation read on the simulated 3.12.3", () => {
     await rig.reader.subscribe(rig.sessionId);
     await v4Command(rig, "sendText", { text: "sim:stream-until-cancel interval=10 max=500" });
     const work = await rig.reader.waitFor((r) => r.held?.control.activeWorks[0], "an active work");
-    expect(work).toMatchObject({ kind: "foreground", foregroundExecutionId: "runtime_command_1" });
+    expect(work).toMatchObject({ kind: "primaryTurn", foregroundExecutionId: "runtime_command_1" });
+    expect(rig.reader.held.control.stopTargetKind).toBe("assistant");
     await v4Command(rig, "stop", { expectedForegroundExecutionId: work.foregroundExecutionId });
     const held = await rig.reader.idleAfter(1);
     expect(held.control.phase).toBe("completedInterrupted");
