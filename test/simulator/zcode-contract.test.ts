@@ -22,7 +22,16 @@ import {
   type Violation,
 } from "../support/zcode-schemas/index.js";
 import type { Any } from "./support/host-harness.js";
-import { newInstall, onCleanup, startHost, WS } from "./support/session-helpers.js";
+import {
+  answerPermission,
+  newInstall,
+  nextUserInput,
+  onCleanup,
+  promptToEnd,
+  sessionRig,
+  startHost,
+  WS,
+} from "./support/session-helpers.js";
 import { handshake, CLIENT } from "./support/v4-helpers.js";
 import { FrameReader, v4Command } from "./support/v4-read-helpers.js";
 
@@ -220,14 +229,33 @@ afterAll(() => {
   expect(stale, "KNOWN entries that match nothing any more: delete them").toEqual([]);
 });
 
+/** A fresh emit-log path (removed after the test). */
+async function emitLogPath(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "zcode-contract-"));
+  onCleanup(() => rm(dir, { recursive: true, force: true }));
+  return join(dir, "emit.jsonl");
+}
+
+/** Check an emit log: no refusal but the KNOWN ones (reported), every expected kind of record seen. */
+async function expectConforms(emitLog: string, label: string, kinds: string[]): Promise<void> {
+  const report = await checkEmitLog(emitLog);
+  expect(report.full, "the emit log reached its bound: the check is incomplete").toBe(false);
+  for (const kind of kinds) expect(report.byKind[kind] ?? 0, kind).toBeGreaterThan(0);
+  const { refused, owned, used } = split(report.violations);
+  for (const k of used) usedAnywhere.add(k);
+  if (owned.length > 0) {
+    // reported, not failed: another branch owns these (KNOWN)
+    console.info(`[zcode-contract ${label}] known violations owned by another branch:\n  ${summary(owned).join("\n  ")}`);
+  }
+  expect(summary(refused), `first: ${refused[0] ? formatViolation(refused[0]) : ""}`).toEqual([]);
+}
+
 describe.each(FLAVOURS)("simulated ZCode %s sends only what ZCode's strict schemas accept", (release) => {
-  it("every driven scenario, its acks, frames and legacy events", async () => {
+  it("every scenario driven through V4: its acks, frames, row pages and legacy events", async () => {
     const names = Object.keys(registry.SCENARIOS as Record<string, unknown>);
     const driven = names.filter((name) => !(name in NOT_DRIVEN));
     expect(Object.keys(NOT_DRIVEN).filter((name) => !names.includes(name))).toEqual([]);
-    const dir = await mkdtemp(join(tmpdir(), "zcode-contract-"));
-    onCleanup(() => rm(dir, { recursive: true, force: true }));
-    const emitLog = join(dir, "emit.jsonl");
+    const emitLog = await emitLogPath();
     const install = await newInstall(release);
     const host = startHost(install, { env: { ZCODE_SIM_EMIT_LOG: emitLog } });
     const conn = await host.connect();
@@ -236,22 +264,46 @@ describe.each(FLAVOURS)("simulated ZCode %s sends only what ZCode's strict schem
     const reader = new FrameReader(conn);
     for (const name of driven) await driveScenario(conn, reader, name);
     reader.dispose();
-
-    const report = await checkEmitLog(emitLog);
-    expect(report.full, "the emit log reached its bound: the check is incomplete").toBe(false);
-    // every kind of record was seen (legacy events are fired on every line: ZCode's V4 projection is built from them)
-    for (const kind of ["legacy-event", "legacy-state-updated", "v4-frame", "v4-ack", "v4-rows-range", "v4-subscribe-ack"]) {
-      expect(report.byKind[kind] ?? 0, kind).toBeGreaterThan(0);
-    }
-    const { refused, owned, used } = split(report.violations);
-    for (const k of used) usedAnywhere.add(k);
-    if (owned.length > 0) {
-      // reported, not failed: another branch owns these (KNOWN)
-      console.info(`[zcode-contract ${release}] known violations owned by another branch:\n  ${summary(owned).join("\n  ")}`);
-    }
-    expect(summary(refused), `first: ${refused[0] ? formatViolation(refused[0]) : ""}`).toEqual([]);
+    // legacy events are fired on every line: ZCode's V4 projection is built from them
+    const kinds = ["legacy-event", "legacy-state-updated", "v4-frame", "v4-ack", "v4-rows-range", "v4-subscribe-ack"];
+    await expectConforms(emitLog, release, kinds);
     flavoursChecked += 1;
   }, 180_000);
+});
+
+describe.each(["3.11.2", "3.14.4"] as SimRelease[])("simulated ZCode %s on the legacy input path", (release) => {
+  it("sendPrompt, zcode-task answers and stopGeneration send only what ZCode's strict schemas accept", async () => {
+    const emitLog = await emitLogPath();
+    const rig = await sessionRig({ release, env: { ZCODE_SIM_EMIT_LOG: emitLog } });
+    const taskId = rig.sessionId;
+    for (const name of [
+      "plain",
+      "reasoning",
+      "tool-bash",
+      "tool-batch",
+      "usage",
+      "todos",
+      "limit",
+      "turn-failed",
+      "subagent",
+      "mode-plan",
+    ]) {
+      await promptToEnd(rig, `sim:${name}`);
+    }
+    const permitted = promptToEnd(rig, "sim:permission");
+    await answerPermission(rig, "allow_once");
+    await permitted;
+    const asked = promptToEnd(rig, "sim:questions");
+    const question = await nextUserInput(rig);
+    await rig.conn.task.respondElicitation({ taskId, requestId: question.requestId, action: "decline" });
+    await asked;
+    const after = Math.max(...rig.events.sessionEvents().map((e: Any) => e.seq as number));
+    const stopped = promptToEnd(rig, "sim:stream-until-cancel interval=5 max=2000");
+    await rig.events.waitForSessionEvent("model.streaming", 5000, after);
+    await rig.conn.task.stopGeneration({ taskId });
+    expect((await stopped).terminal.payload.resultType).toBe("cancelled");
+    await expectConforms(emitLog, `${release} legacy`, ["legacy-event", "legacy-state-updated"]);
+  }, 60_000);
 });
 
 describe("the contract check itself", () => {
@@ -288,6 +340,25 @@ describe("the contract check itself", () => {
     };
     const paths = checkRecord("v4-frame", frame).map((v) => v.path);
     expect(paths).toContain("payload.deltas.0.row.marker");
+  });
+
+  it("checks the subagent directory (session/subagents) with ZCode's status sets", () => {
+    const item = {
+      childSessionId: "sess_subagent_agent_1",
+      agentId: "a1",
+      toolCallId: "call_1",
+      subagentType: "explore",
+      title: "Explore",
+    };
+    const directory = {
+      revision: 3,
+      childSessionIds: ["sess_subagent_agent_1"],
+      running: [],
+      ended: { total: 1, items: [{ ...item, status: "success" }] },
+    };
+    expect(checkRecord("subagent-directory", directory)).toEqual([]);
+    const wrong = { ...directory, ended: { total: 1, items: [{ ...item, status: "completed" }] } };
+    expect(checkRecord("subagent-directory", wrong).map((v) => v.path)).toEqual(["ended.items.0.status"]);
   });
 
   it("accepts a well-formed ack and refuses an ack whose result is not ZCode's", () => {
