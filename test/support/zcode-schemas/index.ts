@@ -7,7 +7,7 @@
 import { readFile } from "node:fs/promises";
 import type { z } from "zod";
 import { sessionEvent, stateUpdatedNotification, subagentsResult } from "./legacy.js";
-import { commandAck, conversationFrame, rowsRange, subscribeAck } from "./v4.js";
+import { commandAck, conversationFrame, rowsRange, subscribeAck, wireFrame } from "./v4.js";
 
 export * as legacy from "./legacy.js";
 export * as v4 from "./v4.js";
@@ -17,6 +17,7 @@ export const EMIT_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   "legacy-event": sessionEvent,
   "legacy-state-updated": stateUpdatedNotification,
   "v4-frame": conversationFrame,
+  "v4-wire": wireFrame,
   "v4-ack": commandAck,
   "v4-rows-range": rowsRange,
   "v4-subscribe-ack": subscribeAck,
@@ -42,6 +43,7 @@ function labelOf(kind: string, value: unknown): string {
   const v = value as Record<string, unknown> | undefined;
   if (kind === "legacy-event") return String(v?.type);
   if (kind === "v4-frame") return String((v?.payload as Record<string, unknown> | undefined)?.kind);
+  if (kind === "v4-wire") return String(v?.kind);
   if (kind === "v4-ack") return String(v?.status);
   return kind;
 }
@@ -98,6 +100,8 @@ export function isKnown(v: Violation, known: readonly KnownViolation[]): KnownVi
 export interface EmitLogReport {
   records: number;
   byKind: Record<string, number>;
+  /** records by `kind label` (`v4-wire fragment`, `legacy-event turn.steerQueued`) */
+  byLabel: Record<string, number>;
   violations: Violation[];
   /** true when the simulator's bound was reached (the record is short) */
   full: boolean;
@@ -111,7 +115,7 @@ export async function checkEmitLog(file: string): Promise<EmitLogReport> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
-  const report: EmitLogReport = { records: 0, byKind: {}, violations: [], full: false };
+  const report: EmitLogReport = { records: 0, byKind: {}, byLabel: {}, violations: [], full: false };
   for (const line of text.split("\n")) {
     if (line === "") continue;
     const { kind, value } = JSON.parse(line) as { kind: string; value: unknown };
@@ -121,6 +125,8 @@ export async function checkEmitLog(file: string): Promise<EmitLogReport> {
     }
     report.records += 1;
     report.byKind[kind] = (report.byKind[kind] ?? 0) + 1;
+    const label = `${kind} ${labelOf(kind, value)}`;
+    report.byLabel[label] = (report.byLabel[label] ?? 0) + 1;
     report.violations.push(...checkRecord(kind, value));
   }
   return report;

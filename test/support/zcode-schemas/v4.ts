@@ -4,7 +4,8 @@
  *
  * Source: `jimpablo/ZCode@aac47556` (ZCode 3.15.1, Apache-2.0), `packages/shared/src/zcode-protocol-v4/`:
  * `rows.ts` (read_file id 70781229886), `snapshot.ts` (id 70859857478), `delta.ts` (id 70725614984),
- * `transport.ts` (id 70184318669: frame envelope, subscribe ack), `command.ts` (id 70324444891: ack and
+ * `transport.ts` (id 70184318669: logical frame, subscribe ack), `wire.ts` (physical envelope; the J copy is
+ * not in the index, this follows stored copy id 70084440970), `command.ts` (id 70324444891: ack and
  * result), `input-intent.ts` (id 70662258368: queue items), `toolDisplay.ts` (id 70781198643),
  * `core.ts` (timestamps, streamable paths), `session-config.ts` (the config key; the J copy is not
  * in the index, this follows the nearest stored copy, id 68646811432). Transcribed shapes, not copied code.
@@ -623,6 +624,51 @@ export const conversationFrame = z
   .superRefine((frame, context) => {
     if (!frame.topic.startsWith("conversation/") || frame.topic.length === "conversation/".length) {
       context.addIssue({ code: "custom", message: "invalid conversation topic", path: ["topic"] });
+    }
+  });
+
+// ── wire.ts: the physical envelope of a logical frame (complete, or one of its fragments) ──
+
+const wireHead = {
+  wireVersion: z.literal(3),
+  deliveryKind: z.enum(["initial", "online", "recovery"]),
+  logicalFrameId: z.string().min(1),
+  logicalFrameOrdinal: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+  topic: z.string().min(1),
+  subscriptionId: z.string().min(1),
+};
+/**
+ * `createTopicWireFrameSchema` (wire.ts, stored copy id 70084440970). A complete envelope's
+ * `frame` is checked here only for the topic and subscription it must repeat (the emit log records
+ * the logical frame itself as `v4-frame`).
+ */
+export const wireFrame = z
+  .discriminatedUnion("kind", [
+    z.strictObject({ ...wireHead, kind: z.literal("complete"), frame: z.looseObject({ topic: z.unknown(), subscriptionId: z.unknown() }) }),
+    z.strictObject({
+      ...wireHead,
+      kind: z.literal("fragment"),
+      fragmentIndex: z.number().int().nonnegative(),
+      fragmentCount: z.number().int().positive(),
+      logicalBytes: z.number().int().positive(),
+      checksum: z.strictObject({ algorithm: z.literal("crc32"), value: z.string().regex(/^[0-9a-f]{8}$/u) }),
+      dataBase64: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/u),
+    }),
+  ])
+  .superRefine((wire, context) => {
+    if (wire.kind === "fragment") {
+      if (wire.fragmentIndex >= wire.fragmentCount) {
+        context.addIssue({ code: "custom", message: "fragmentIndex must be below fragmentCount", path: ["fragmentIndex"] });
+      }
+      if (wire.fragmentCount > wire.logicalBytes) {
+        context.addIssue({ code: "custom", message: "fragmentCount cannot exceed logicalBytes", path: ["fragmentCount"] });
+      }
+      return;
+    }
+    if (wire.frame.topic !== wire.topic)
+      context.addIssue({ code: "custom", message: "the logical frame's topic differs", path: ["topic"] });
+    if (wire.frame.subscriptionId !== wire.subscriptionId) {
+      context.addIssue({ code: "custom", message: "the logical frame's subscriptionId differs", path: ["subscriptionId"] });
     }
   });
 
