@@ -167,7 +167,8 @@ export class ConversationReader {
     if (this.early.length >= EARLY_FRAMES_KEPT || this.earlyBytes + bytes > EARLY_BYTES_KEPT) {
       return this.fatal(
         protocolError(
-          `ZCode sent more frames of this conversation before its subscribe answer than zcode-acp holds (${EARLY_FRAMES_KEPT} frames, ${EARLY_BYTES_KEPT} bytes).`,
+          "ZCode sent more frames of this conversation before its subscribe answer than zcode-acp holds " +
+            `(${EARLY_FRAMES_KEPT} frames, ${EARLY_BYTES_KEPT} bytes).`,
         ),
       );
     }
@@ -280,7 +281,8 @@ export class ConversationReader {
       this.fatal(
         new BridgeError(
           "HOST_TIMEOUT",
-          `ZCode did not send the recovery frame of a conversation resync within ${RECOVERY_WAIT_MS / 1000} s; the session's events are read again at its next use.`,
+          `ZCode did not send the recovery frame of a conversation resync within ${RECOVERY_WAIT_MS / 1000} s; ` +
+            "the session's events are read again at its next use.",
           { details: { sessionId: this.ref.sessionId, reason } },
         ),
       );

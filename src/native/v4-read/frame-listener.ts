@@ -56,7 +56,10 @@ const listeners = new WeakMap<HostClient, Map<string, WorkspaceFrames>>();
 /** Attach a reader to its workspace's frame listener (opened if it is the first). */
 export async function attachFrames(host: HostClient, workspacePath: string, route: FrameRoute, logger: Logger): Promise<FrameAttachment> {
   let byWorkspace = listeners.get(host);
-  if (!byWorkspace) listeners.set(host, (byWorkspace = new Map()));
+  if (!byWorkspace) {
+    byWorkspace = new Map<string, WorkspaceFrames>();
+    listeners.set(host, byWorkspace);
+  }
   let frames = byWorkspace.get(workspacePath);
   if (!frames || frames.stale()) {
     frames?.retire();

@@ -132,7 +132,8 @@ export class ConversationProjection {
       const stub = store.lookup(key);
       store.settleOutside(key, state);
       this.logger.debug("V4 turn ended by an idle snapshot (its header is outside the window)", { turnId, phase: control.phase });
-      this.header(store, { ...(stub ?? { rowId: key, kind: "turnHeader" }), turnId, state } as Row, seen, turnId, [], ends);
+      const header: Row = { ...(stub ?? { rowId: key, kind: "turnHeader" }), turnId, state };
+      this.header(store, header, seen, turnId, [], ends);
     }
     return ends;
   }
