@@ -10,6 +10,7 @@
  *   npx tsx bench/run.ts --only startup --node /path/to/node22   start-up with another Node
  *   npx tsx bench/run.ts --only npx       `npx zcode-acp` vs a global install of the packed tarball (not in the default run)
  *   npx tsx bench/run.ts --only history   turn time and bridge RSS against a 30 × 3 MB history (not in the default run)
+ *   npx tsx bench/run.ts --only fanout    V4: bytes the bridge reads per frame with 1, 5, 20 sessions of one workspace (not in the default run)
  */
 import { fileURLToPath } from "node:url";
 import { createBenchInstall } from "./lib/bench-install.js";
@@ -34,6 +35,7 @@ import { runStartup, startupRatios } from "./startup.js";
 import { runStream, type StreamPlan } from "./stream.js";
 import { explain } from "./notes.js";
 import { historySection, runHistory, type HistoryPlan } from "./history.js";
+import { fanoutSection, runFanout, type FanoutPlan } from "./fanout.js";
 
 const RESULTS = fileURLToPath(new URL("./results.md", import.meta.url));
 const args = process.argv.slice(2);
@@ -54,6 +56,7 @@ const STREAM: StreamPlan = {
 const MEMORY: MemoryPlan = { events: 25_600, bytes: 4_096, rate: 2_560, slow: { readMs: 100, pauseMs: 100 } };
 const STARTUP_ROUNDS = 9;
 const HISTORY: HistoryPlan = { turns: 30, mb: 3, smallMb: 0.01, window: 5 };
+const FANOUT: FanoutPlan = { sessions: [1, 5, 20], deltas: 3_000, bytes: 64, rate: 2_000 };
 const nodeArg = args.indexOf("--node");
 /** another node binary for the start-up part (the CLI and its baselines), e.g. a Node 22 or 24 */
 const node = nodeArg >= 0 ? args[nodeArg + 1] : undefined;
@@ -109,6 +112,12 @@ async function main(): Promise<void> {
     if (parts.has("history")) {
       log(`history: ${HISTORY.turns} turns × ${HISTORY.mb} MB, then a load; the same with ${HISTORY.smallMb} MB`);
       sections.push(["history", historySection(await runHistory(install, HISTORY))]);
+    }
+    if (parts.has("fanout")) {
+      log(`fanout: ${FANOUT.sessions.join(", ")} sessions of one workspace on the simulated 4.0.0`);
+      const v4Install = await createBenchInstall("4.0.0");
+      const runs = await runFanout(v4Install, FANOUT).finally(() => v4Install.cleanup());
+      sections.push(["fanout", fanoutSection(FANOUT, runs)]);
     }
     if (parts.has("memory")) {
       log("memory: 100 MiB turn, slow client");

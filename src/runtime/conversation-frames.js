@@ -36,7 +36,9 @@ const FRAGMENT_BYTES = 768 * 1024;
 /** the largest logical frame sent on (the bridge's assembler takes ZCode's 16 MiB) */
 export const MAX_SENT_LOGICAL_BYTES = 12 * 1024 * 1024;
 /**
- * ZCode's fragments reassembled here, per listener. ZCode's own clients take 16 MiB per logical
+ * ZCode's fragments reassembled here, per listener: one per workspace (the bridge shares it among
+ * the workspace's subscriptions, src/native/v4-read/frame-listener.ts), so each frame is staged and
+ * bounded once however many sessions are open. ZCode's own clients take 16 MiB per logical
  * frame; a host may send more (a row holding a 20 MB tool input several times over), which is
  * exactly what is bounded here, so the Electron side takes up to 256 MiB before it refuses.
  */
@@ -49,7 +51,7 @@ export const STAGING_LIMITS = Object.freeze({
 });
 /** rows whose streamed fields are tracked per ZCode subscription (oldest forgotten first) */
 const MAX_TRACKED_ROWS = 1024;
-/** ZCode subscriptions tracked per listener (a workspace's listener sees all of its sessions) */
+/** ZCode subscriptions tracked per listener (a workspace's listener sees all of its sessions: ≤ 32 attached, their sub-agents') */
 const MAX_STREAMS = 64;
 const FAULT_KIND = "zcodeAcpFault";
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;

@@ -1,16 +1,21 @@
 /**
- * One session's V4 conversation subscription (zcode-v4.md §3.1–§3.5, §9.3): the frame listener is
- * registered first (frames may precede the ack), then `subscribeConversationV4`; frames of other
- * subscriptions or topics are dropped, early ones replayed once the ack names the subscription.
+ * One session's V4 conversation subscription (zcode-v4.md §3.1–§3.5, §9.3): the workspace's frame
+ * listener is joined first (./frame-listener.ts: one per workspace, frames may precede the ack),
+ * then `subscribeConversationV4`; the listener hands this reader the frames of its subscription
+ * and, before the ack names it, those of its topic (held, bounded in frames and bytes, replayed
+ * once the ack names the subscription; other subscriptions' early frames are dropped then).
  * Each physical frame goes through the assembler (./frame-assembler.ts); each logical frame is
  * sequenced against the held position:
  *
  * - a snapshot (`fromSeq 0`, `snapshot.seq == toSeq`) replaces the held state: the first one is the
  *   baseline, a later `online` one (ZCode's answer to a slow subscriber) a replacement, unless its
- *   `logEpoch` differs or its seq went back (then a resync);
+ *   `logEpoch` differs or its seq went back (then a resync). Rows that left with its window stay
+ *   known (./row-store.ts `replace`), so a long turn's end is still said;
  * - deltas must start where the held state ends (`fromSeq == seq`, `toSeq >= fromSeq`), else resync;
- * - an assembly fault or timeout is a resync; while a resync runs only its `recovery` frame counts,
- *   and a broken recovery ends the subscription.
+ * - an assembly fault or timeout is a resync; while a resync runs only its `recovery` frame counts:
+ *   a recovery frame that cannot be used ends the subscription, a fault that may have been the
+ *   recovery's (a timeout, an unattributed fault) asks again once, and the whole wait is bounded
+ *   (RECOVERY_WAIT_MS): the reader never waits deaf.
  *
  * A delta of an unknown kind ends the subscription with NATIVE_PROTOCOL_ERROR (./row-store.ts). The
  * projection (./projection.ts) turns each applied frame into the session model's events.
@@ -20,11 +25,24 @@ import type { Logger } from "../../log/logger.js";
 import { BridgeError, describeError, isBridgeError } from "../../util/errors.js";
 import type { SessionRef } from "../native-api.js";
 import { FrameAssembler, ASSEMBLY_LIMITS, type DeliveryKind } from "./frame-assembler.js";
+import { attachFrames } from "./frame-listener.js";
 import { ConversationProjection } from "./projection.js";
 import { EvictedRowError, HeldRowsError, MalformedFrameError, RowStore, UnknownDeltaError, type Touched } from "./row-store.js";
 
-/** frames held while the subscribe call has not named its subscription yet */
-const EARLY_FRAMES_KEPT = 1024;
+/**
+ * frames of its topic held while the subscribe call has not named its subscription yet, and their
+ * bytes (ZCode's facade stages pre-ack frames within the same 1024 frames / 32 MiB, zcode-v4.md §3.2)
+ */
+export const EARLY_FRAMES_KEPT = 1024;
+export const EARLY_BYTES_KEPT = 32 * 1024 * 1024;
+/**
+ * How long a resync waits for its recovery frame: the resync call's own bound (30 s), then a
+ * recovery snapshot of up to 12 MiB in fragments (each assembly has 30 s), with room for the
+ * channel's backpressure pauses. Past it the subscription ends (HOST_TIMEOUT).
+ */
+export const RECOVERY_WAIT_MS = 120_000;
+/** resyncs asked for one recovery: the first, and once more after a fault that may have been its frame */
+const RECOVERY_ASKS = 2;
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 const isCount = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
@@ -47,13 +65,21 @@ function protocolError(message: string, details?: Record<string, unknown>): Brid
 export class ConversationReader {
   private subscriptionId: string | undefined;
   private early: unknown[] | undefined = [];
+  private earlyBytes = 0;
+  /** the listener lost frames before the subscribe answer: a resync follows the bind */
+  private lostEarly = false;
   private readonly assembler: FrameAssembler;
   private readonly store = new RowStore();
   private readonly projection: ConversationProjection;
   private awaitingRecovery = false;
+  /** resyncs asked for the awaited recovery */
+  private recoveryAsks = 0;
+  /** the awaited recovery is a fresh snapshot (no base) */
+  private recoveryForced = false;
+  private recoveryTimer: ReturnType<typeof setTimeout> | undefined;
   private ended = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
-  private readonly topic: string;
+  readonly topic: string;
   /** called once when the reader ends on its own (a fatal fault): releases the subscription */
   onFatal: (() => void) | undefined;
 
@@ -82,25 +108,43 @@ export class ConversationReader {
     this.subscriptionId = subscriptionId;
     const early = this.early ?? [];
     this.early = undefined;
+    this.earlyBytes = 0;
     for (const frame of early) void this.physical(frame);
+    if (this.lostEarly) this.lost();
+  }
+
+  /** the workspace's listener was replaced after it lost frames (./frame-listener.ts): resynchronise */
+  lost(): void {
+    if (this.ended) return;
+    if (this.subscriptionId === undefined) {
+      this.lostEarly = true;
+      return;
+    }
+    this.lostEarly = false;
+    const reason = "the frame listener lost frames (channel overflow)";
+    // the awaited recovery itself may be lost: it is asked again (once)
+    if (this.awaitingRecovery) this.askAgain(reason);
+    else this.resync(reason, !this.store.held);
+  }
+
+  /** the reader ended (a fatal fault, its listener's end, or its release) */
+  get done(): boolean {
+    return this.ended;
   }
 
   /** one physical wire frame from onDynamicConversationFrame */
   physical(raw: unknown): void | Promise<void> {
     if (this.ended) return;
-    if (this.subscriptionId === undefined) {
-      if (this.early && this.early.length < EARLY_FRAMES_KEPT) this.early.push(raw);
-      else this.fatal(protocolError("ZCode sent more conversation frames before its subscribe answer than zcode-acp holds."));
-      return;
-    }
+    if (this.subscriptionId === undefined) return this.hold(raw);
     if (!isRecord(raw) || raw.subscriptionId !== this.subscriptionId) return; // another subscription's frame
     if (typeof raw.topic === "string" && raw.topic !== this.topic) return;
     const result = this.assembler.push(raw);
     this.armTimer();
     if (result.kind === "none") return;
     if (result.kind === "fault") {
+      if (!this.awaitingRecovery) return this.fault(result.reason);
       // a resync's own answer that cannot be used ends the subscription (it would only be asked again)
-      if (this.awaitingRecovery && result.deliveryKind === "recovery") {
+      if (result.deliveryKind === "recovery" && result.timeout !== true) {
         return this.fatal(
           new BridgeError(
             result.code === "FRAME_TOO_LARGE" ? "FRAME_TOO_LARGE" : "NATIVE_PROTOCOL_ERROR",
@@ -108,9 +152,28 @@ export class ConversationReader {
           ),
         );
       }
-      return this.fault(result.reason);
+      // a live frame's fault while the recovery is awaited changes nothing (only the recovery counts)
+      if (result.deliveryKind === "initial" || result.deliveryKind === "online") return;
+      // it may have been the recovery's (a timeout, a fault of no known frame): ask once more, then end
+      return this.askAgain(result.reason);
     }
     return this.logical(result.deliveryKind, result.frame);
+  }
+
+  /** a frame of its topic before the subscribe answer (bounded in frames and bytes) */
+  private hold(raw: unknown): void {
+    if (!this.early) return;
+    const bytes = frameBytes(raw);
+    if (this.early.length >= EARLY_FRAMES_KEPT || this.earlyBytes + bytes > EARLY_BYTES_KEPT) {
+      return this.fatal(
+        protocolError(
+          "ZCode sent more frames of this conversation before its subscribe answer than zcode-acp holds " +
+            `(${EARLY_FRAMES_KEPT} frames, ${EARLY_BYTES_KEPT} bytes).`,
+        ),
+      );
+    }
+    this.early.push(raw);
+    this.earlyBytes += bytes;
   }
 
   /** the frame listener ended (host exit, channel failure) */
@@ -123,15 +186,21 @@ export class ConversationReader {
   /** the subscription is being disposed: nothing more is delivered */
   stop(): void {
     this.ended = true;
+    this.early = undefined;
     this.store.dispose();
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    this.clearRecoveryTimer();
   }
 
   private logical(deliveryKind: DeliveryKind, frame: unknown): void | Promise<void> {
     if (this.awaitingRecovery && deliveryKind !== "recovery") return;
     const recovery = deliveryKind === "recovery";
-    if (recovery) this.awaitingRecovery = false;
+    if (recovery) {
+      this.awaitingRecovery = false;
+      this.recoveryAsks = 0;
+      this.clearRecoveryTimer();
+    }
     const bad = (reason: string): void =>
       recovery ? this.fatal(protocolError(`ZCode's recovery frame is unusable: ${reason}.`)) : this.fault(reason);
     if (!isRecord(frame) || !isCount(frame.fromSeq) || !isCount(frame.toSeq) || frame.toSeq < frame.fromSeq || !isRecord(frame.payload)) {
@@ -202,7 +271,40 @@ export class ConversationReader {
   private resync(reason: string, forceSnapshot: boolean): void {
     if (this.ended || this.awaitingRecovery || this.subscriptionId === undefined) return;
     this.awaitingRecovery = true;
+    this.recoveryAsks = 0;
+    this.recoveryForced = forceSnapshot;
+    this.clearRecoveryTimer();
+    // the whole wait for the recovery is bounded: past it the subscription ends, never deaf
+    this.recoveryTimer = setTimeout(() => {
+      this.recoveryTimer = undefined;
+      if (!this.awaitingRecovery) return;
+      this.fatal(
+        new BridgeError(
+          "HOST_TIMEOUT",
+          `ZCode did not send the recovery frame of a conversation resync within ${RECOVERY_WAIT_MS / 1000} s; ` +
+            "the session's events are read again at its next use.",
+          { details: { sessionId: this.ref.sessionId, reason } },
+        ),
+      );
+    }, RECOVERY_WAIT_MS);
+    this.recoveryTimer.unref?.();
+    this.ask(reason);
+  }
+
+  /** a fault that may have been the awaited recovery's: the resync is asked once more, then the subscription ends */
+  private askAgain(reason: string): void {
+    if (this.recoveryAsks >= RECOVERY_ASKS) {
+      return this.fatal(protocolError(`ZCode's recovery frame did not arrive usable after ${RECOVERY_ASKS} resyncs: ${reason}.`));
+    }
+    this.options.logger.warn("V4 conversation fault while a recovery was awaited: asking again", { sessionId: this.ref.sessionId, reason });
+    this.ask(reason);
+  }
+
+  private ask(reason: string): void {
+    if (this.subscriptionId === undefined) return;
+    this.recoveryAsks++;
     this.assembler.reset();
+    const forceSnapshot = this.recoveryForced;
     this.options.logger.info("V4 conversation resync", { sessionId: this.ref.sessionId, reason, forceSnapshot });
     const base = this.store.held && !forceSnapshot ? { logEpoch: this.store.logEpoch, seq: this.store.seq } : null;
     const params: Record<string, unknown> = { workspacePath: this.ref.workspacePath, subscriptionId: this.subscriptionId, base };
@@ -214,6 +316,11 @@ export class ConversationReader {
           : new BridgeError("HOST_CALL_FAILED", `ZCode refused to resynchronise the conversation: ${describeError(error)}`),
       );
     });
+  }
+
+  private clearRecoveryTimer(): void {
+    if (this.recoveryTimer) clearTimeout(this.recoveryTimer);
+    this.recoveryTimer = undefined;
   }
 
   private fatal(error: BridgeError): void {
@@ -241,21 +348,19 @@ export class ConversationReader {
 }
 
 /**
- * Open a reader: the frame listener first, then `subscribeConversationV4`; the returned
- * subscription unsubscribes in ZCode (`unsubscribeConversationV4`) and drops the listener.
+ * Open a reader: the workspace's frame listener first (./frame-listener.ts, shared by the
+ * workspace's readers), then `subscribeConversationV4`; the returned subscription unsubscribes in
+ * ZCode (`unsubscribeConversationV4`) and leaves the listener (the last reader disposes it). A
+ * second subscription of the same workspace (another session, a sub-agent's child conversation)
+ * costs no second listener: each frame still crosses the channel once.
  */
 export async function openConversation(ref: SessionRef, sink: HostEventSink, options: ReaderOptions): Promise<HostSubscription> {
   const { host } = options;
   const reader = new ConversationReader(ref, sink, options);
-  const listener = await host
-    .subscribe(
-      { event: "onDynamicConversationFrame", workspacePath: ref.workspacePath },
-      { onEvent: (frame) => reader.physical(frame), onEnd: (error) => reader.end(error) },
-    )
-    .catch((error: unknown) => {
-      reader.stop(); // its row store leaves the diagnostics
-      throw error;
-    });
+  const listener = await attachFrames(host, ref.workspacePath, reader, options.logger).catch((error: unknown) => {
+    reader.stop(); // its row store leaves the diagnostics
+    throw error;
+  });
   let subscriptionId: string;
   try {
     const answer = await host.call<unknown>(
@@ -271,7 +376,7 @@ export async function openConversation(ref: SessionRef, sink: HostEventSink, opt
     subscriptionId = ack.subscriptionId;
   } catch (error) {
     reader.stop();
-    await listener.dispose().catch(() => undefined);
+    await listener.detach().catch(() => undefined);
     throw error;
   }
   let released = false;
@@ -287,9 +392,21 @@ export async function openConversation(ref: SessionRef, sink: HostEventSink, opt
         { timeout: "unsubscribeConversation" },
       )
       .catch((error: unknown) => options.logger.debug("V4 unsubscribe failed", { subscriptionId, error: describeError(error) }));
-    await listener.dispose();
+    await listener.detach();
   };
   reader.onFatal = () => void release();
+  // ended before the answer (too many early frames, its listener's end): nothing of it outlives this
+  if (reader.done) await release();
+  listener.bind(subscriptionId);
   reader.bind(subscriptionId);
   return { id: listener.id, incarnation: listener.incarnation, dispose: release };
+}
+
+/** the bytes an early frame holds (its JSON; a fragment's is mostly its base64) */
+function frameBytes(raw: unknown): number {
+  try {
+    return Buffer.byteLength(JSON.stringify(raw) ?? "", "utf8");
+  } catch {
+    return 0;
+  }
 }

@@ -31,7 +31,11 @@ const DELIVERY_KINDS = new Set<string>(["initial", "online", "recovery"]);
 export type AssemblyResult =
   | { kind: "frame"; deliveryKind: DeliveryKind; ordinal: number; subscriptionId: string; frame: unknown }
   | { kind: "none" }
-  | { kind: "fault"; reason: string; deliveryKind?: DeliveryKind; code?: string };
+  /**
+   * `deliveryKind`: that of the frame the fault is about, when it is known (a resync's answer that
+   * cannot be used ends the subscription); `timeout`: an assembly did not complete in time
+   */
+  | { kind: "fault"; reason: string; deliveryKind?: DeliveryKind; code?: string; timeout?: true };
 
 interface Assembly {
   ordinal: number;
@@ -62,16 +66,27 @@ export class FrameAssembler {
     return this.assemblies.size;
   }
 
-  /** drop assemblies older than the timeout; a fault if any was dropped */
+  /**
+   * drop assemblies older than the timeout; a fault if any was dropped (of delivery kind `recovery`
+   * when one of them was a resync's answer, with `timeout` set)
+   */
   expire(): AssemblyResult {
     const limit = this.now() - ASSEMBLY_LIMITS.timeoutMs;
     let expired = 0;
+    let recovery = false;
     for (const [id, assembly] of this.assemblies) {
       if (assembly.startedAt > limit) continue;
+      if (assembly.deliveryKind === "recovery") recovery = true;
       this.drop(id);
       expired++;
     }
-    return expired > 0 ? { kind: "fault", reason: `${expired} fragmented frame(s) did not complete within 30 s` } : { kind: "none" };
+    if (expired === 0) return { kind: "none" };
+    return {
+      kind: "fault",
+      reason: `${expired} fragmented frame(s) did not complete within 30 s`,
+      timeout: true,
+      ...(recovery ? { deliveryKind: "recovery" as const } : {}),
+    };
   }
 
   /** forget everything half-assembled (after a resync request: only the recovery counts) */
@@ -124,7 +139,7 @@ export class FrameAssembler {
       overtaken = true;
     }
     this.lastOrdinal = ordinal;
-    if (overtaken && deliveryKind !== "recovery") return fault(`frame ${ordinal} overtook an unfinished fragmented frame`);
+    if (overtaken && deliveryKind !== "recovery") return fault(`frame ${ordinal} overtook an unfinished fragmented frame`, deliveryKind);
     return { kind: "frame", deliveryKind, ordinal, subscriptionId, frame };
   }
 
@@ -164,12 +179,12 @@ export class FrameAssembler {
       assembly.checksum !== checksum.value.toLowerCase()
     ) {
       this.drop(id);
-      return fault(`the fragments of ${id} disagree about their frame`);
+      return fault(`the fragments of ${id} disagree about their frame`, deliveryKind);
     }
     if (assembly.parts.has(index)) return { kind: "none" }; // a repeated fragment
     if (assembly.staged + data.length > logicalBytes) {
       this.drop(id);
-      return fault(`the fragments of ${id} exceed their ${logicalBytes} bytes`);
+      return fault(`the fragments of ${id} exceed their ${logicalBytes} bytes`, deliveryKind);
     }
     if (this.staged + data.length > ASSEMBLY_LIMITS.maxStagedBytes) return this.overflow("more than 32 MiB of fragments staged");
     assembly.parts.set(index, data);
@@ -178,19 +193,19 @@ export class FrameAssembler {
     if (assembly.parts.size < count) return { kind: "none" };
     this.drop(id);
     const bytes = Buffer.concat([...Array(count).keys()].map((i) => assembly.parts.get(i)!));
-    if (bytes.length !== logicalBytes) return fault(`frame ${id} has ${bytes.length} bytes, not ${logicalBytes}`);
-    if (crc32Hex(bytes) !== assembly.checksum) return fault(`frame ${id} fails its crc32 checksum`);
+    if (bytes.length !== logicalBytes) return fault(`frame ${id} has ${bytes.length} bytes, not ${logicalBytes}`, assembly.deliveryKind);
+    if (crc32Hex(bytes) !== assembly.checksum) return fault(`frame ${id} fails its crc32 checksum`, assembly.deliveryKind);
     let text: string;
     try {
       text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
     } catch {
-      return fault(`frame ${id} is not UTF-8`);
+      return fault(`frame ${id} is not UTF-8`, assembly.deliveryKind);
     }
     let frame: unknown;
     try {
       frame = JSON.parse(text);
     } catch {
-      return fault(`frame ${id} is not JSON`);
+      return fault(`frame ${id} is not JSON`, assembly.deliveryKind);
     }
     if (ordinal <= this.lastOrdinal) return { kind: "none" };
     return this.deliver(ordinal, assembly.deliveryKind, assembly.subscriptionId, frame);
@@ -209,6 +224,6 @@ export class FrameAssembler {
   }
 }
 
-function fault(reason: string): AssemblyResult {
-  return { kind: "fault", reason };
+function fault(reason: string, deliveryKind?: DeliveryKind): AssemblyResult {
+  return deliveryKind === undefined ? { kind: "fault", reason } : { kind: "fault", reason, deliveryKind };
 }

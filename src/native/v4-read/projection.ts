@@ -37,6 +37,12 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 const str = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
 
 const TERMINAL_HEADER = new Set(["completedSuccess", "completedInterrupted", "failed"]);
+/** a snapshot's idle `control.phase` (zcode-v4.md §3.6) → the state of a turn header it ended */
+const PHASE_END: Record<string, string> = {
+  completedSuccess: "completedSuccess",
+  completedInterrupted: "completedInterrupted",
+  error: "failed",
+};
 const BACKGROUND_ORIGINS = new Set(["backgroundResult", "goalContinuation"]);
 const IGNORED_KINDS = new Set(["subagent", "artifact", "hookInvocation", "timelineMarker"]);
 const TODO_STATUS: Record<string, string> = { pending: "pending", inProgress: "in_progress", completed: "completed" };
@@ -101,10 +107,35 @@ export class ConversationProjection {
       out.push(...this.interactions(store));
       return out;
     }
-    // what was said of a row the store let go of and remembers is kept (row-store.ts "Bound")
+    // what was said of a row the store let go of and remembers is kept (row-store.ts "Bound"), a row
+    // that left with the snapshot's window included (RowStore.replace)
     for (const key of [...this.seen.keys()]) if (!store.rows.has(key) && !store.wasEvicted(key)) this.seen.delete(key);
-    out.push(...this.changed(store, { rows: [...store.rows.keys()], removed: [], zone: false }, false));
+    out.push(...this.changed(store, { rows: [...store.rows.keys()], removed: [], zone: false }, false, this.idleEnds(store)));
     return out;
+  }
+
+  /**
+   * The safety net of a snapshot whose window no longer holds a started turn's header: when its A
+   * zone says the session is idle (`control.phase` a terminal one, no `activeWorks`, nothing
+   * stoppable), that turn has ended as the phase says — its header's terminal upsert was folded
+   * into the snapshot, outside its window. A phase the bridge does not know ends nothing.
+   */
+  private idleEnds(store: RowStore): unknown[] {
+    const control = isRecord(store.zone.control) ? store.zone.control : {};
+    const state = typeof control.phase === "string" ? PHASE_END[control.phase] : undefined;
+    const busy = control.canStop === true || (Array.isArray(control.activeWorks) && control.activeWorks.length > 0);
+    if (state === undefined || busy) return [];
+    const ends: unknown[] = [];
+    for (const { key, turnId } of store.runningOutside()) {
+      const seen = this.seen.get(key);
+      if (!seen?.started || seen.ended) continue;
+      const stub = store.lookup(key);
+      store.settleOutside(key, state);
+      this.logger.debug("V4 turn ended by an idle snapshot (its header is outside the window)", { turnId, phase: control.phase });
+      const header: Row = { ...(stub ?? { rowId: key, kind: "turnHeader" }), turnId, state };
+      this.header(store, header, seen, turnId, [], ends);
+    }
+    return ends;
   }
 
   /** the store forgot these let-go rows entirely: what was said of them goes too (bounded as the store is) */
@@ -135,7 +166,7 @@ export class ConversationProjection {
    * the last turn (a queued input's turn starting in the frame its predecessor ends comes after
    * that end).
    */
-  changed(store: RowStore, touched: Touched, zoneEvents = true): unknown[] {
+  changed(store: RowStore, touched: Touched, zoneEvents = true, lastEnds: readonly unknown[] = []): unknown[] {
     for (const key of touched.removed) this.seen.delete(key);
     const turns = new Map<string, { starts: unknown[]; body: unknown[]; ends: unknown[] }>();
     for (const key of touched.rows) {
@@ -154,7 +185,7 @@ export class ConversationProjection {
       out.push(...turn.starts, ...turn.body);
       if (index < groups.length - 1) out.push(...turn.ends);
     });
-    out.push(...zone, ...this.interactions(store), ...(groups.at(-1)?.ends ?? []));
+    out.push(...zone, ...this.interactions(store), ...(groups.at(-1)?.ends ?? []), ...lastEnds);
     return this.numbered(out);
   }
 

@@ -103,6 +103,14 @@ interface Evicted {
   ordinal: number;
   /** the row's kind and the fields the indexes and lookups use (turnId, toolCallId, …), no content */
   stub: Row;
+  /** its bytes (counted in the store's bytes while it is remembered) */
+  size: number;
+  /**
+   * a `row.delta` of it is a no-op, not a fault: the row left with a snapshot window (ZCode's own
+   * reducer holds only the window; the row's next whole upsert brings it back), or it was let go
+   * unfinished because its turn had ended (output after a turn's end is never said)
+   */
+  deltasIgnored: boolean;
 }
 
 /** process-wide counts for `_zcode/diagnostics` (numbers only) */
@@ -180,6 +188,8 @@ export class RowStore {
   /** numeric row ids: the lowest ever held, the highest forgotten */
   private lowestRowId: number | undefined;
   private forgottenThrough: number | undefined;
+  /** rows a snapshot's replacement forgot (past the memory's bound): the next `evict` returns them */
+  private readonly forgottenByReplace: RowKey[] = [];
 
   constructor(
     private readonly bounds: { rows: number; bytes: number; remembered: number } = {
@@ -196,9 +206,16 @@ export class RowStore {
     stores.delete(this);
   }
 
-  /** the bytes of the held rows (their JSON, with the appends since) */
+  /** the bytes of the held rows (their JSON, with the appends since) and of the remembered rows' fields */
   get heldBytes(): number {
     return this.bytes;
+  }
+
+  /** the part of `heldBytes` the remembered let-go rows' fields take */
+  get rememberedBytes(): number {
+    let bytes = 0;
+    for (const record of this.evicted.values()) bytes += record.size;
+    return bytes;
   }
 
   /** how many let-go rows are remembered */
@@ -292,10 +309,16 @@ export class RowStore {
   private readmit(key: RowKey, row: Row): void {
     const record = this.evicted.get(key);
     if (!record) return;
-    this.unindex(key, record.stub);
-    this.evicted.delete(key);
+    this.unremember(key, record);
     this.ordinals.set(key, record.ordinal);
     this.set(key, row);
+  }
+
+  /** a remembered let-go row leaves the memory (taken back, removed, or forgotten) */
+  private unremember(key: RowKey, record: Evicted): void {
+    this.unindex(key, record.stub);
+    this.evicted.delete(key);
+    this.bytes -= record.size;
   }
 
   /** a numeric row id that was held once, let go of and forgotten since */
@@ -317,7 +340,7 @@ export class RowStore {
    * HeldRowsError when the unfinished rows alone are over MAX_UNFINISHED_ROWS.
    */
   evict(): RowKey[] {
-    const forgotten: RowKey[] = [];
+    const forgotten: RowKey[] = this.forgottenByReplace.splice(0);
     if (this.rows.size > this.bounds.rows || this.bytes > this.bounds.bytes) {
       // down to 7/8 of the bound, so that a session at its bound does not scan on every frame
       const rowsGoal = this.bounds.rows - Math.floor(this.bounds.rows / 8);
@@ -328,8 +351,9 @@ export class RowStore {
           if (!over()) break;
           if (!finished(row, this.endedTurnIds)) continue;
           const turnId = typeof row.turnId === "string" ? row.turnId : undefined;
-          if (endedOnly && turnId !== undefined && !this.endedTurnIds.has(turnId)) continue;
-          forgotten.push(...this.letGo(key, row));
+          const turnEnded = turnId !== undefined && this.endedTurnIds.has(turnId);
+          if (endedOnly && turnId !== undefined && !turnEnded) continue;
+          forgotten.push(...this.letGo(key, row, !finishedAlone(row, turnEnded)));
         }
         if (!over()) break;
       }
@@ -345,18 +369,28 @@ export class RowStore {
     return forgotten;
   }
 
-  private letGo(key: RowKey, row: Row): RowKey[] {
+  private letGo(key: RowKey, row: Row, deltasIgnored: boolean): RowKey[] {
     const ordinal = this.ordinals.get(key) ?? this.nextOrdinal++;
     this.delete(key);
-    const stub = stubOf(row);
-    this.evicted.set(key, { ordinal, stub });
-    this.index(key, stub);
+    this.remember(key, row, ordinal, deltasIgnored);
     evictedTotal++;
+    return this.trimRemembered();
+  }
+
+  private remember(key: RowKey, row: Row, ordinal: number, deltasIgnored: boolean): void {
+    const stub = stubOf(row);
+    const size = rowBytes(stub);
+    this.evicted.set(key, { ordinal, stub, size, deltasIgnored });
+    this.bytes += size;
+    this.index(key, stub);
+  }
+
+  /** past EVICTED_ROWS_REMEMBERED, the oldest remembered rows are forgotten entirely; returns their keys */
+  private trimRemembered(): RowKey[] {
     const forgotten: RowKey[] = [];
     for (const [old, record] of this.evicted) {
       if (this.evicted.size <= this.bounds.remembered) break;
-      this.unindex(old, record.stub);
-      this.evicted.delete(old);
+      this.unremember(old, record);
       const id = record.stub.rowId;
       if (typeof id === "number") this.forgottenThrough = Math.max(this.forgottenThrough ?? id, id);
       forgotten.push(old);
@@ -369,11 +403,20 @@ export class RowStore {
   }
 
   /**
-   * replace everything with a snapshot (`snapshot.seq` is the new position); the remembered let-go
-   * rows stay remembered, unless the window brings them back (whole), and a forgotten one in the
-   * window is left out (it was said)
+   * Replace the held state with a snapshot (`snapshot.seq` is the new position). ZCode's wire
+   * snapshot carries only its last rows (zcode-v4.md §3.5 `snapshotTailWindowRows`, 60), so a held
+   * row missing from the window is not gone:
+   * - a row held before the window's first held row (or every held row, when the window holds none
+   *   of them) lies before the window: it is remembered as a let-go row (its later `row.upserted`
+   *   takes it back, a `row.delta` of it does nothing, as ZCode's reducer does for a row outside its
+   *   window). A long running turn's header and its unfinished tools stay known, so the turn's end
+   *   and the tools' results are still said;
+   * - a held row after the window's first held row that the window lacks was removed in ZCode.
+   * The remembered let-go rows stay remembered unless the window brings them back (whole); a
+   * forgotten one in the window is left out (it was said). Returns the keys of the rows that left
+   * with the window (`outsideWindow`).
    */
-  replace(snapshot: Record<string, unknown>): void {
+  replace(snapshot: Record<string, unknown>): RowKey[] {
     const { rows, logEpoch, seq, revision, ...zone } = snapshot;
     if ((typeof logEpoch !== "string" && typeof logEpoch !== "number") || typeof seq !== "number") {
       throw new MalformedFrameError("a V4 snapshot without logEpoch and seq");
@@ -383,7 +426,25 @@ export class RowStore {
     this.revision = typeof revision === "number" ? revision : 0;
     this.zone = zone;
     const window = (isRecord(rows) && Array.isArray(rows.window) ? rows.window : []).flatMap((item) => asRow(item) ?? []);
+    const inWindow = new Set(window.map((row) => rowKey(row.rowId)));
     const lost = new Set(window.filter((row) => this.forgotten(row.rowId)).map((row) => rowKey(row.rowId)));
+    // the first window row the store knows (held or remembered): what precedes it lies before the window
+    let firstKnown: number | undefined;
+    for (const row of window) {
+      const key = rowKey(row.rowId);
+      firstKnown = this.ordinals.get(key) ?? this.evicted.get(key)?.ordinal;
+      if (firstKnown !== undefined) break;
+    }
+    const outside: Array<[RowKey, Row, number]> = [];
+    for (const [key, row] of this.rows) {
+      if (inWindow.has(key)) continue;
+      const ordinal = this.ordinals.get(key) ?? this.nextOrdinal++;
+      if (firstKnown === undefined || ordinal < firstKnown) outside.push([key, row, ordinal]);
+    }
+    // remembered rows after the window's start that the window lacks were removed too
+    if (firstKnown !== undefined) {
+      for (const [key, record] of [...this.evicted]) if (record.ordinal > firstKnown && !inWindow.has(key)) this.unremember(key, record);
+    }
     this.rows.clear();
     this.ordinals.clear();
     this.sizes.clear();
@@ -393,13 +454,44 @@ export class RowStore {
     this.toolsById.clear();
     this.toolsByInteraction.clear();
     this.subagentsByParent.clear();
-    for (const [key, record] of this.evicted) this.index(key, record.stub);
+    for (const [key, record] of this.evicted) {
+      this.index(key, record.stub);
+      this.bytes += record.size;
+    }
+    for (const [key, row, ordinal] of outside) this.remember(key, row, ordinal, true);
+    // kept in row order (the memory forgets its oldest first)
+    const remembered = [...this.evicted].sort((a, b) => a[1].ordinal - b[1].ordinal);
+    this.evicted.clear();
+    for (const [key, record] of remembered) this.evicted.set(key, record);
+    this.forgottenByReplace.push(...this.trimRemembered());
     for (const row of window) {
       const key = rowKey(row.rowId);
       if (lost.has(key)) continue;
-      if (this.evicted.has(key)) this.readmit(key, row);
-      else this.set(key, row);
+      // a remembered row the window brings back takes the window's order (all window rows are new here)
+      const record = this.evicted.get(key);
+      if (record) this.unremember(key, record);
+      this.set(key, row);
     }
+    return outside.map(([key]) => key).filter((key) => this.evicted.has(key));
+  }
+
+  /**
+   * The turns whose header left with a snapshot window still running (remembered, not held): a
+   * snapshot whose A zone says the session is idle tells how they ended (`settleOutside`).
+   */
+  runningOutside(): Array<{ key: RowKey; turnId: string }> {
+    const out: Array<{ key: RowKey; turnId: string }> = [];
+    for (const [key, turnId] of this.runningHeaders) if (!this.rows.has(key) && this.evicted.has(key)) out.push({ key, turnId });
+    return out;
+  }
+
+  /** a remembered running header ended in this state (ZCode's A zone said so): its turn has ended */
+  settleOutside(key: RowKey, state: string): void {
+    const record = this.evicted.get(key);
+    if (!record || this.rows.has(key)) return;
+    this.unindex(key, record.stub);
+    record.stub = { ...record.stub, state };
+    this.index(key, record.stub);
   }
 
   /** apply one delta; throws UnknownDeltaError / MalformedFrameError (the reader then stops trusting the store: it ends or resyncs) */
@@ -436,8 +528,7 @@ export class RowStore {
         }
         for (const [key, record] of [...this.evicted]) {
           if (record.ordinal < at) continue;
-          this.unindex(key, record.stub);
-          this.evicted.delete(key);
+          this.unremember(key, record);
           touched.removed.push(key);
         }
         return;
@@ -451,7 +542,9 @@ export class RowStore {
         const key = rowKey(rowId);
         const row = this.rows.get(key);
         if (!row) {
-          if (this.evicted.has(key) || this.forgotten(rowId)) throw new EvictedRowError(rowId, `appended to ${String(path)} of`);
+          const record = this.evicted.get(key);
+          if (record?.deltasIgnored) return; // a row outside the window, or one of an ended turn (see Evicted)
+          if (record || this.forgotten(rowId)) throw new EvictedRowError(rowId, `appended to ${String(path)} of`);
           return; // a row outside the window
         }
         const next: Row = { ...row };
@@ -490,9 +583,19 @@ function rowBytes(row: Row): number {
   return Buffer.byteLength(JSON.stringify(row), "utf8");
 }
 
-/** a row the projection has said all of: nothing more can grow in it by `row.delta` */
+/**
+ * a row the projection has said all of: nothing more can grow in it by `row.delta`, or its turn
+ * has ended (a tool left `running` or a text left `streaming` under a terminal header says nothing
+ * more: the projection ignores a finished turn's late output; let go, its deltas are no-ops)
+ */
 function finished(row: Row, endedTurns: ReadonlySet<string>): boolean {
   const turnEnded = typeof row.turnId === "string" && endedTurns.has(row.turnId);
+  if (turnEnded && row.kind !== "timelineMarker") return true;
+  return finishedAlone(row, turnEnded);
+}
+
+/** finished by its own state (`turnEnded`: for a timeline marker, which has no end of its own) */
+function finishedAlone(row: Row, turnEnded = false): boolean {
   switch (row.kind) {
     case "turnHeader":
       return typeof row.state === "string" && TERMINAL_HEADER.has(row.state);
@@ -513,7 +616,16 @@ function finished(row: Row, endedTurns: ReadonlySet<string>): boolean {
 /** what is remembered of a let-go row: its kind, turn and the fields the indexes and lookups read */
 function stubOf(row: Row): Row {
   const stub: Row = { rowId: row.rowId, kind: row.kind };
-  for (const field of ["turnId", "state", "status", "toolCallId", "approvalInteractionId", "parentToolCallId", "childSessionId"]) {
+  for (const field of [
+    "turnId",
+    "state",
+    "status",
+    "toolCallId",
+    "approvalInteractionId",
+    "parentToolCallId",
+    "childSessionId",
+    "sourceCommandId",
+  ]) {
     if (typeof row[field] === "string") stub[field] = row[field];
   }
   return stub;

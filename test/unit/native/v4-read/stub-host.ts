@@ -11,6 +11,10 @@ export class StubHost implements HostClient {
   listener: HostEventSink | undefined;
   listenerTarget: HostEventTarget | undefined;
   listenerDisposed = false;
+  /** every listener opened (in order), and whether it is still open */
+  readonly listeners: Array<{ target: HostEventTarget; sink: HostEventSink; open: boolean }> = [];
+  /** frames handed to a listener (one per listener a frame reaches) */
+  deliveries = 0;
   /** frames sent from inside subscribeConversationV4, before its answer */
   early: unknown[] = [];
 
@@ -28,8 +32,22 @@ export class StubHost implements HostClient {
     return this.calls.filter((c) => c.method === method).map((c) => c.params);
   }
 
+  /** a frame of the workspace: every open listener gets it, as ZCode's workspace-wide event does */
   frame(frame: unknown): void {
-    void this.listener?.onEvent(structuredClone(frame));
+    for (const listener of [...this.listeners]) {
+      if (!listener.open) continue;
+      this.deliveries++;
+      void listener.sink.onEvent(structuredClone(frame));
+    }
+  }
+
+  /** the host ends every open listener (a host exit, a channel overflow) */
+  endListeners(error: BridgeError | null): void {
+    for (const listener of [...this.listeners]) {
+      if (!listener.open) continue;
+      listener.open = false;
+      listener.sink.onEnd(error);
+    }
   }
 
   async call<T = unknown>(_service: ServiceName, method: string, params: Record<string, unknown>): Promise<T> {
@@ -53,10 +71,13 @@ export class StubHost implements HostClient {
   async subscribe(target: HostEventTarget, sink: HostEventSink): Promise<HostSubscription> {
     this.listenerTarget = target;
     this.listener = sink;
+    const entry = { target, sink, open: true };
+    this.listeners.push(entry);
     return {
-      id: "route-1",
+      id: `route-${this.listeners.length}`,
       incarnation: this.incarnation,
       dispose: async () => {
+        entry.open = false;
         this.listenerDisposed = true;
       },
     };
