@@ -212,7 +212,8 @@ export class Subagents {
     }
     if (!child.advertised && this.cancellable(child)) {
       child.advertised = true;
-      this.parent.post(subagentUpdate({ sessionUpdate: "subagent_update", sessionId: child.sessionId, state: { state: "running" }, capabilities: { cancel: {} } }));
+      // a patch: only what changed (the unstable schema keeps omitted fields)
+      this.parent.post(subagentUpdate({ sessionUpdate: "subagent_update", sessionId: child.sessionId, capabilities: { cancel: {} } }));
     }
   }
 
