@@ -467,9 +467,9 @@ describe("V4 conversation read on the simulated 3.12.3", () => {
     await v4Command(rig, "sendText", { text: "sim:subagent" });
     const before = await rig.reader.idleAfter(1);
     const subagent = before.rows.window.find((r: Any) => r.kind === "subagent");
-    const childId = subagent.childSessionId as string;
-    const childRows = async (c: typeof rig.conn) =>
-      ((await c.agent.conversationRowsRangeV4({ workspacePath: WS, sessionId: childId, limit: 50 })) as Any).rows as Any[];
+    const childId: string = subagent.childSessionId;
+    const childRows = async (c: typeof rig.conn): Promise<Any[]> =>
+      (await c.agent.conversationRowsRangeV4({ workspacePath: WS, sessionId: childId, limit: 50 })).rows;
     const pick = (r: Any) => [r.kind, r.toolName ?? r.text ?? r.origin, r.state ?? r.status];
     const live = (await childRows(rig.conn)).map(pick);
     expect(live).toEqual([

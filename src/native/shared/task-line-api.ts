@@ -215,7 +215,10 @@ export abstract class TaskLineApi implements NativeApi {
       yield* rowsHistory(this.host, ref(params), {
         directory,
         onChildSkipped: (childSessionId, error) =>
-          this.logger.warn("a subagent's history could not be read; its tools are left out", { childSessionId, error: describeError(error) }),
+          this.logger.warn("a subagent's history could not be read; its tools are left out", {
+            childSessionId,
+            error: describeError(error),
+          }),
       });
       return;
     }
@@ -432,7 +435,10 @@ export abstract class TaskLineApi implements NativeApi {
   /** `cancelBackgroundWork {workId}` (V4; a backgrounded subagent ZCode lists `cancellable`) */
   async cancelBackgroundWork(params: SessionRef & { workId: string }): Promise<void> {
     if (!(await this.takesLiveInput())) {
-      throw new BridgeError("UNSUPPORTED_ZCODE", "This ZCode install takes no V4 commands; a background subagent cannot be cancelled alone.");
+      throw new BridgeError(
+        "UNSUPPORTED_ZCODE",
+        "This ZCode install takes no V4 commands; a background subagent cannot be cancelled alone.",
+      );
     }
     await this.v4Input().cancelBackgroundWork(ref(params), params.workId);
   }

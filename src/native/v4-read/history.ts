@@ -185,7 +185,8 @@ async function* replayPages(
       try {
         for await (const piece of rowsHistory(host, { workspacePath: ref.workspacePath, sessionId: child.childSessionId })) {
           const tools = piece.filter((message) => message.parts.some((part) => part.type === "tool"));
-          for (const message of tools) for (const part of message.parts) part.metadata = { ...(isRecord(part.metadata) ? part.metadata : {}), ...child.metadata };
+          for (const message of tools)
+            for (const part of message.parts) part.metadata = { ...(isRecord(part.metadata) ? part.metadata : {}), ...child.metadata };
           if (tools.length === 0) continue;
           started = true;
           yield tools;

@@ -500,10 +500,12 @@ function subagentPayload(store: RowStore, row: Row, childSessionId: string, stat
   if (typeof row.summaryText === "string" && row.summaryText !== "") payload.summaryText = boundText(row.summaryText, SUMMARY_BYTES);
   if (row.backgrounded === true) payload.backgrounded = true;
   const workId = str(row.workId);
-  const works = Array.isArray(store.zone.backgroundWorks) ? store.zone.backgroundWorks : [];
+  const works: unknown[] = Array.isArray(store.zone.backgroundWorks) ? store.zone.backgroundWorks : [];
   const work = works.find(
     (item) =>
-      isRecord(item) && item.kind === "subagent" && (workId !== undefined ? item.workId === workId : item.childSessionId === childSessionId),
+      isRecord(item) &&
+      item.kind === "subagent" &&
+      (workId !== undefined ? item.workId === workId : item.childSessionId === childSessionId),
   );
   if (status === "running" && isRecord(work) && work.cancellable === true && work.status === "running" && str(work.workId)) {
     payload.cancellableWorkId = work.workId;

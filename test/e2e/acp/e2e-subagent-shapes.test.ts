@@ -53,7 +53,12 @@ describe.runIf(V3)("e2e: V4 subagents through the child's own conversation", () 
     const childTools = toolIds(client, childId);
     expect(childTools).toHaveLength(1);
     expect(childTools[0]).not.toMatch(/^tool_subagent_/);
-    expect(client.updates(childId).filter((u) => u.sessionUpdate.startsWith("tool_call")).at(-1)).toMatchObject({ status: "completed" });
+    expect(
+      client
+        .updates(childId)
+        .filter((u) => u.sessionUpdate.startsWith("tool_call"))
+        .at(-1),
+    ).toMatchObject({ status: "completed" });
     // ZCode's summary (the subagent row's `summaryText`, status success) is the child's message
     expect(client.text(childId)).toBe("Found 3 test files");
     // one subscription per running child, closed when its row ended (the parent's stays)
@@ -111,7 +116,10 @@ describe.runIf(V3)("e2e: V4 subagents through the child's own conversation", () 
   it("a backgrounded child ZCode lists cancellable: its cancel sends cancelBackgroundWork {workId}, not the turn's stop", async () => {
     const { client, sessionId } = await session(true);
     const prompt = client.prompt(sessionId, "sim:subagent-background");
-    const announce = await client.waitForUpdate(sessionId, (u) => u.sessionUpdate === "subagent_update" && u.capabilities?.cancel !== undefined);
+    const announce = await client.waitForUpdate(
+      sessionId,
+      (u) => u.sessionUpdate === "subagent_update" && u.capabilities?.cancel !== undefined,
+    );
     const childId = announce.sessionId as string;
     await client.waitForUpdate(childId, (u) => u.sessionUpdate === "tool_call_update" && u.status === "in_progress");
     await client.cancel(childId);

@@ -146,16 +146,51 @@ describe("session/load replay of subagents", () => {
   it("V4 rows: a child's tools are read from its own conversation after its subagent row (or the directory's child), then replayed under it", async () => {
     const parent = [
       { rowId: 1, kind: "userInput", turnId: "T1", text: "go" },
-      { rowId: 2, kind: "toolCall", turnId: "T1", toolCallId: "a1", toolName: "Agent", status: "success", input: {}, output: { text: "s1" } },
-      { rowId: 3, kind: "subagent", turnId: "T1", parentToolCallId: "a1", subagentType: "explore", status: "success", childSessionId: "child_a1" },
-      { rowId: 4, kind: "toolCall", turnId: "T1", toolCallId: "a2", toolName: "Agent", status: "success", input: {}, output: { text: "s2" } },
+      {
+        rowId: 2,
+        kind: "toolCall",
+        turnId: "T1",
+        toolCallId: "a1",
+        toolName: "Agent",
+        status: "success",
+        input: {},
+        output: { text: "s1" },
+      },
+      {
+        rowId: 3,
+        kind: "subagent",
+        turnId: "T1",
+        parentToolCallId: "a1",
+        subagentType: "explore",
+        status: "success",
+        childSessionId: "child_a1",
+      },
+      {
+        rowId: 4,
+        kind: "toolCall",
+        turnId: "T1",
+        toolCallId: "a2",
+        toolName: "Agent",
+        status: "success",
+        input: {},
+        output: { text: "s2" },
+      },
       // ZCode may leave `childSessionId` out: the directory (listSessionSubagents) names it by the Agent call
       { rowId: 5, kind: "subagent", turnId: "T1", parentToolCallId: "a2", subagentType: "plan", status: "success" },
       { rowId: 6, kind: "assistantText", turnId: "T1", text: "done" },
     ];
     const child = (id: string) => [
       { rowId: 1, kind: "userInput", turnId: "C", text: "do it" },
-      { rowId: 2, kind: "toolCall", turnId: "C", toolCallId: `${id}_r`, toolName: "Read", status: "success", input: {}, output: { text: "x" } },
+      {
+        rowId: 2,
+        kind: "toolCall",
+        turnId: "C",
+        toolCallId: `${id}_r`,
+        toolName: "Read",
+        status: "success",
+        input: {},
+        output: { text: "x" },
+      },
     ];
     const host = new StubHost();
     const reads: string[] = [];
@@ -167,21 +202,34 @@ describe("session/load replay of subagents", () => {
     });
     const skipped: string[] = [];
     const pieces: SnapshotMessage[][] = [];
-    for await (const piece of rowsHistory(host, { workspacePath: "/w", sessionId: "S1" }, {
-      directory: new Map([["a2", { childSessionId: "child_a2", subagentType: "plan" }]]),
-      onChildSkipped: (id) => void skipped.push(id),
-    }))
+    for await (const piece of rowsHistory(
+      host,
+      { workspacePath: "/w", sessionId: "S1" },
+      {
+        directory: new Map([["a2", { childSessionId: "child_a2", subagentType: "plan" }]]),
+        onChildSkipped: (id) => void skipped.push(id),
+      },
+    ))
       pieces.push(piece);
     // each child's rows read once, right after its subagent row
     expect(reads.filter((id) => id !== "S1")).toEqual(["child_a1", "child_a2"]);
-    const childMeta = pieces.flat().flatMap((m) => m.parts).filter((p: any) => p.metadata);
+    const childMeta = pieces
+      .flat()
+      .flatMap((m) => m.parts)
+      .filter((p: any) => p.metadata);
     expect(childMeta.map((p: any) => p.metadata)).toEqual([
       { source: "subagent", childSessionId: "child_a1", parentToolCallId: "a1", agentType: "explore" },
       { source: "subagent", childSessionId: "child_a2", parentToolCallId: "a2", agentType: "plan" },
     ]);
     expect(skipped).toEqual([]);
     const out = replay(pieces);
-    expect(out.filter((r) => r.target === "child_a1").map((r) => (r.update as any).toolCallId ?? "summary")).toEqual(["child_a1_r", "summary"]);
-    expect(out.filter((r) => r.target === "child_a2").map((r) => (r.update as any).toolCallId ?? "summary")).toEqual(["child_a2_r", "summary"]);
+    expect(out.filter((r) => r.target === "child_a1").map((r) => (r.update as any).toolCallId ?? "summary")).toEqual([
+      "child_a1_r",
+      "summary",
+    ]);
+    expect(out.filter((r) => r.target === "child_a2").map((r) => (r.update as any).toolCallId ?? "summary")).toEqual([
+      "child_a2_r",
+      "summary",
+    ]);
   });
 });

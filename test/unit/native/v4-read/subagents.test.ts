@@ -61,7 +61,10 @@ describe("V4 projection of subagents", () => {
     const { send, inner } = await running({ backgroundWorks: [work] });
     const sub = row("subagent", { subagentType: "general", status: "running", childSessionId: "c1", backgrounded: true, workId: "w1" });
     send({ op: "row.appended", row: sub });
-    send({ op: "state.updated", patch: { backgroundWorks: [{ ...work, cancellable: false }] } }, { op: "row.upserted", row: { ...sub, summaryText: "x" } });
+    send(
+      { op: "state.updated", patch: { backgroundWorks: [{ ...work, cancellable: false }] } },
+      { op: "row.upserted", row: { ...sub, summaryText: "x" } },
+    );
     expect(inner().map(([, payload]) => payload.cancellableWorkId)).toEqual(["w1", undefined]);
     expect(inner()[0]![1]).toMatchObject({ backgrounded: true });
   });
@@ -195,7 +198,10 @@ describe("following a subagent's own conversation", () => {
         }),
       deliver: () => {},
     });
-    const ev = (status: string) => ({ type: "session.event", event: { type: "subagent.updated", payload: { childSessionId: "c1", status } } });
+    const ev = (status: string) => ({
+      type: "session.event",
+      event: { type: "subagent.updated", payload: { childSessionId: "c1", status } },
+    });
     follower.observe([ev("running")]);
     follower.observe([ev("cancelled")]);
     answer();
