@@ -1,10 +1,13 @@
 /**
- * ZCode's subagents as ACP child sessions (adr/0027, docs/acp.md "Subagents"), for a client that
- * advertised `clientCapabilities.subagents`. ZCode runs a subagent inside its parent's turn: the
- * parent's `Agent` / `Task` tool call starts it, the subagent's own tool events arrive on the
- * parent's stream marked `source: "subagent"` with its `childSessionId` and the parent tool call
- * (`parentToolCallId`), its permission requests carry `origin: {kind: "subagent", childSessionId}`,
- * and the parent tool call's result is its summary (docs/zcode-host.md §5.6, §6.1).
+ * ZCode's subagents as ACP child sessions (adr/0027, adr/0031, docs/acp.md §2.12), for a client
+ * that advertised `clientCapabilities.subagents`. The parent's `Agent` / `Task` tool call starts a
+ * subagent; its own tool events arrive on the parent's stream marked `source: "subagent"` with its
+ * `childSessionId`, `parentToolCallId` and its own tool id `childToolCallId` (ZCode's legacy
+ * mirror; on V4 the native reader follows the child's conversation and gives its tools the same
+ * shape), its permission requests carry `origin: {kind: "subagent", childSessionId, …}`, and the
+ * parent tool call's result is its summary (docs/zcode-host.md §5.6, §6.1). On V4 the parent's
+ * `subagent` row (`subagent.updated`) announces and ends it, and says whether ZCode can cancel its
+ * background work.
  *
  * Per child: a `subagent_update` on the parent session announces it (title and description from the
  * parent tool call's input, state `running`, `capabilities.cancel` only where ZCode can stop one
