@@ -495,6 +495,26 @@ describe("V4 conversation read on the simulated 3.12.3", () => {
     expect((await childRows(conn)).filter((r) => r.kind === "toolCall").map(pick)).toEqual([["toolCall", "Read", "success"]]);
   });
 
+  it("sim:subagent-background: a backgrounded subagent is a cancellable background work; cancelBackgroundWork cancels it", async () => {
+    const rig = await v4Rig();
+    await rig.reader.subscribe(rig.sessionId);
+    await v4Command(rig, "sendText", { text: "sim:subagent-background" });
+    const running = await rig.reader.waitFor(
+      (r) => (r.held?.backgroundWorks as Any[] | undefined)?.find((w) => w.kind === "subagent" && w.cancellable === true),
+      "a cancellable subagent background work",
+    );
+    const row = rowsOf(rig.reader, "subagent")[0];
+    expect(row).toMatchObject({ backgrounded: true, workId: running.workId, status: "running", childSessionId: running.childSessionId });
+    expect(rig.reader.held.subagents).toMatchObject({ childSessionIds: [running.childSessionId], endedTotal: 0 });
+    const ack = await v4Command(rig, "cancelBackgroundWork", { workId: running.workId });
+    expect(ack).toMatchObject({ status: "accepted" });
+    await rig.reader.idleAfter(1);
+    expect(rowsOf(rig.reader, "subagent")[0]).toMatchObject({ status: "cancelled", summaryText: "The background agent was cancelled." });
+    expect((rig.reader.held.backgroundWorks as Any[])[0]).toMatchObject({ status: "cancelled", cancellable: false });
+    // an ended work: noop (not compare-and-set, so no stale either)
+    expect(await v4Command(rig, "cancelBackgroundWork", { workId: running.workId })).toMatchObject({ status: "noop" });
+  });
+
   it("a stored session after a host restart: subscribe cold-resumes it, rows rebuilt from the stored messages, a new logEpoch", async () => {
     const rig = await v4Rig();
     await rig.reader.subscribe(rig.sessionId);
