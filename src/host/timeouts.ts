@@ -52,6 +52,10 @@ export const DEFAULT_TIMEOUTS_MS = Object.freeze({
   cancel: DEFAULT_ACK_TIMEOUT_MS,
   /** stopping one subagent (`stopSubagent`, 3.18+) */
   stopSubagent: DEFAULT_ACK_TIMEOUT_MS,
+  /** cancelling one backgrounded subagent (V4 `cancelBackgroundWork`) */
+  cancelBackgroundWork: DEFAULT_ACK_TIMEOUT_MS,
+  /** one page of a session's subagent directory (`listSessionSubagents`), read for session/load */
+  listSessionSubagents: DEFAULT_CALL_TIMEOUT_MS,
   answerPermission: DEFAULT_ACK_TIMEOUT_MS,
   answerQuestion: DEFAULT_ACK_TIMEOUT_MS,
   answerProviderHeaders: DEFAULT_ACK_TIMEOUT_MS,

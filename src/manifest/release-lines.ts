@@ -128,6 +128,8 @@ export const V4_COMMAND_TYPES = [
   "deleteSession",
   "renameSession",
   "forkAssistant",
+  // a backgrounded subagent's cancel (session/cancel of its child; zcode-3.15.1-source.md §2.4), not compare-and-set
+  "cancelBackgroundWork",
 ] as const;
 /**
  * Stopping one subagent (ZCode 3.18+, docs/zcode-3.16-4.0.md): optional on the lines that can run
@@ -135,6 +137,13 @@ export const V4_COMMAND_TYPES = [
  * session advertises cancel (src/session/subagents.ts).
  */
 export const SUBAGENT_STOP_METHOD = "stopSubagent";
+/**
+ * A session's subagent directory (`listSessionSubagents {workspacePath, sessionId, endedCursor?,
+ * endedLimit?}`, in ZCode 3.15.1's source: zcode-3.15.1-source.md §2.4): optional on the lines
+ * that can run such builds; a manifest allows it only where its release is known to have it, and
+ * the bridge then reads it for session/load (fail-soft: the parent's `subagent` rows suffice).
+ */
+export const SUBAGENT_DIRECTORY_METHOD = "listSessionSubagents";
 const COMMON_AGENT_METHODS = [
   "initialize",
   "createSession",
@@ -223,7 +232,13 @@ export const RELEASE_LINES: readonly ReleaseLine[] = [
     markers: ["zcodeBuiltinProviderConfigFilePath", "model-selection"],
     channels: { agent: "zcode-agent", task: "zcode-task", modelSelection: "model-selection" },
     methods: {
-      agent: [...COMMON_AGENT_METHODS, "readWorkspacePresentation", CONTEXT_COMPOSITION_METHOD, SUBAGENT_STOP_METHOD],
+      agent: [
+        ...COMMON_AGENT_METHODS,
+        "readWorkspacePresentation",
+        CONTEXT_COMPOSITION_METHOD,
+        SUBAGENT_STOP_METHOD,
+        SUBAGENT_DIRECTORY_METHOD,
+      ],
       task: TASK_METHODS,
       modelSelection: ["getView"],
     },
@@ -243,7 +258,7 @@ export const RELEASE_LINES: readonly ReleaseLine[] = [
     // names the channel and allows nothing on it; its operations name allowlisted agent methods
     // and are never run (stop and answers go through V4 commands)
     channels: { agent: "zcode-agent", task: "zcode-task", modelSelection: "model-selection" },
-    methods: { agent: [...V3_AGENT_METHODS, SUBAGENT_STOP_METHOD], task: [], modelSelection: ["getView"] },
+    methods: { agent: [...V3_AGENT_METHODS, SUBAGENT_STOP_METHOD, SUBAGENT_DIRECTORY_METHOD], task: [], modelSelection: ["getView"] },
     events: { agent: [V4_FRAME_EVENT, V4_HEADERS_EVENT], task: [], modelSelection: [] },
     requiredMethods: { agent: V3_REQUIRED_AGENT_METHODS, task: [], modelSelection: ["getView"] },
     needsBuiltinProviderConfig: true,

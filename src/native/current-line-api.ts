@@ -128,6 +128,9 @@ export class CurrentLineApi implements NativeApi {
   stopSubagent(params: SessionRef & { toolCallId: string; childSessionId: string }): Promise<void> {
     return this.with((api) => api.stopSubagent(params));
   }
+  cancelBackgroundWork(params: SessionRef & { workId: string }): Promise<void> {
+    return this.with((api) => api.cancelBackgroundWork(params));
+  }
   answerPermission(params: SessionRef & { requestId: string; optionId: string }): Promise<unknown> {
     return this.with((api) => api.answerPermission(params));
   }

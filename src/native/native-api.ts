@@ -157,6 +157,12 @@ export interface NativeApi {
   stopsSubagents(): Promise<boolean>;
   /** stop one subagent of the running turn, named by the tool call that started it (and its child session) */
   stopSubagent(params: SessionRef & { toolCallId: string; childSessionId: string }): Promise<void>;
+  /**
+   * Cancel one background work of the session (V4 `cancelBackgroundWork {workId}`, not
+   * compare-and-set): a backgrounded subagent that ZCode lists `cancellable` in `backgroundWorks`.
+   * Throws UNSUPPORTED_ZCODE on a line without V4 input.
+   */
+  cancelBackgroundWork(params: SessionRef & { workId: string }): Promise<void>;
   answerPermission(params: SessionRef & { requestId: string; optionId: string }): Promise<unknown>;
   answerQuestion(params: SessionRef & { requestId: string; answer: QuestionAnswer }): Promise<unknown>;
   /** provider runtime headers are never supplied: always a decline with this message */

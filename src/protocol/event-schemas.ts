@@ -272,6 +272,11 @@ export const toolUpdatedSchema = {
     parentToolCallId: unchecked.string,
     source: unchecked.string,
     childSessionId: unchecked.string,
+    // ZCode's mirror of a subagent's tool (docs/zcode-host.md §6.1): its own id in the child, who ran it, backgrounded
+    childToolCallId: unchecked.string,
+    agentId: unchecked.string,
+    agentType: unchecked.string,
+    background: unchecked.boolean,
     description: unchecked.string,
     input: unchecked.value,
     inputOmitted: { type: "boolean" },
@@ -294,6 +299,25 @@ export const toolUpdatedSchema = {
     { if: { properties: { kind: { const: "error" } } }, then: { required: ["error"] } },
     { if: { properties: { kind: { const: "batch" } } }, then: { required: ["toolCallIds"] } },
   ],
+} as const satisfies JSONSchema;
+
+/**
+ * The bridge's own event for a V4 `subagent` row of the parent (src/native/v4-read/projection.ts;
+ * no legacy stream sends it): the child it names, ZCode's status and summary, and the background
+ * work that cancels it while ZCode lists that work `cancellable`.
+ */
+export const subagentUpdatedSchema = {
+  type: "object",
+  required: ["childSessionId", "status"],
+  properties: {
+    childSessionId: nonEmpty,
+    status: { enum: ["running", "success", "failed", "cancelled"] },
+    parentToolCallId: str,
+    subagentType: str,
+    summaryText: str,
+    backgrounded: { type: "boolean" },
+    cancellableWorkId: str,
+  },
 } as const satisfies JSONSchema;
 
 export const turnStartedSchema = {

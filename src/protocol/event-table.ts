@@ -15,6 +15,7 @@ import {
   sessionEventSchema,
   snapshotEventSchema,
   stateUpdatedEventSchema,
+  subagentUpdatedSchema,
   titleUpdatedSchema,
   toolUpdatedSchema,
   turnCompletedSchema,
@@ -73,6 +74,8 @@ export const SESSION_EVENTS = {
   "userInput.requested": { scope: "ignored" },
   "userInput.resolved": { scope: "ignored" },
   "rewind.triggered": { scope: "ignored" },
+  // the bridge's own: a V4 parent's `subagent` row (src/native/v4-read/projection.ts), read by the subagent tracker
+  "subagent.updated": { scope: "turn", payload: subagentUpdatedSchema },
 } as const satisfies Record<string, SessionEventRow>;
 
 export type TopLevelEventType = keyof typeof TOP_LEVEL_EVENTS;

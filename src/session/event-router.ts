@@ -102,6 +102,8 @@ export class EventRouter {
       this.emitAll(this.translator.toolUpdated(payload, clientSurface(this.deps.client.capabilities)));
       this.subagents?.parentToolUpdated(payload, turn.cancelRequested);
     },
+    // a V4 parent's `subagent` row: the child's announcement, cancellability and end (./subagents.ts)
+    "subagent.updated": (payload) => this.subagents?.subagentRow(payload),
     "turn.started": () => {}, // validated; its turn id was bound by ownerOf
     "turn.completed": (payload, { turn }) => this.engine.endTurn(turn, completedOutcome(payload, turn.cancelRequested), true),
     "turn.failed": (payload, { turn }) => this.engine.endTurn(turn, failedOutcome(payload, turn.cancelRequested), !turn.cancelRequested),

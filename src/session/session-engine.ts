@@ -457,24 +457,26 @@ export class SessionEngine {
   /** session/cancel: answered at once in every state. */
   /**
    * `session/cancel` of one of this session's subagent children: false when it is not one of
-   * them. A child advertises cancel only where ZCode can stop one subagent; there its open
-   * permission requests are withdrawn and ZCode stops it (the child ends as `cancelled` once
-   * ZCode confirmed). Elsewhere the cancel is ignored (the parent's cancel stops everything).
+   * them. A child advertises cancel only where ZCode can stop it: a backgrounded child whose work
+   * ZCode lists `cancellable` (V4 `cancelBackgroundWork`), or any child where the install allows
+   * `stopSubagent` (3.18+, GUESSED shape). There its open permission requests are withdrawn and
+   * ZCode stops it (the child ends as `cancelled` once ZCode confirmed). Elsewhere the cancel is
+   * ignored (the parent's cancel stops everything).
    */
   cancelSubagent(childSessionId: string): boolean {
     const subagents = this.router.subagents;
     if (!subagents?.has(childSessionId)) return false;
-    if (!subagents.canStop) {
+    const target = subagents.stopTarget(childSessionId);
+    if (!target) {
       this.logger.info("session/cancel of a subagent that does not advertise cancel ignored", { childSessionId });
       return true;
     }
-    const parentToolCallId = subagents.parentToolOf(childSessionId);
-    if (parentToolCallId === undefined) {
-      this.logger.warn("subagent without its parent tool call: ZCode cannot be told which one to stop", { childSessionId });
-      return true;
-    }
     if (!subagents.cancelling(childSessionId)) return true; // asked already
-    this.deps.native.stopSubagent({ ...this.where, toolCallId: parentToolCallId, childSessionId }).then(
+    const stopped =
+      target.kind === "backgroundWork"
+        ? this.deps.native.cancelBackgroundWork({ ...this.where, workId: target.workId })
+        : this.deps.native.stopSubagent({ ...this.where, toolCallId: target.parentToolCallId, childSessionId });
+    stopped.then(
       () => subagents.end(childSessionId, "cancelled", "Cancelled."),
       (error: unknown) => this.logger.warn("subagent not stopped", { childSessionId, error: describeError(error) }),
     );

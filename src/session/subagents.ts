@@ -1,10 +1,13 @@
 /**
- * ZCode's subagents as ACP child sessions (adr/0027, docs/acp.md "Subagents"), for a client that
- * advertised `clientCapabilities.subagents`. ZCode runs a subagent inside its parent's turn: the
- * parent's `Agent` / `Task` tool call starts it, the subagent's own tool events arrive on the
- * parent's stream marked `source: "subagent"` with its `childSessionId` and the parent tool call
- * (`parentToolCallId`), its permission requests carry `origin: {kind: "subagent", childSessionId}`,
- * and the parent tool call's result is its summary (docs/zcode-host.md §5.6, §6.1).
+ * ZCode's subagents as ACP child sessions (adr/0027, adr/0031, docs/acp.md §2.12), for a client
+ * that advertised `clientCapabilities.subagents`. The parent's `Agent` / `Task` tool call starts a
+ * subagent; its own tool events arrive on the parent's stream marked `source: "subagent"` with its
+ * `childSessionId`, `parentToolCallId` and its own tool id `childToolCallId` (ZCode's legacy
+ * mirror; on V4 the native reader follows the child's conversation and gives its tools the same
+ * shape), its permission requests carry `origin: {kind: "subagent", childSessionId, …}`, and the
+ * parent tool call's result is its summary (docs/zcode-host.md §5.6, §6.1). On V4 the parent's
+ * `subagent` row (`subagent.updated`) announces and ends it, and says whether ZCode can cancel its
+ * background work.
  *
  * Per child: a `subagent_update` on the parent session announces it (title and description from the
  * parent tool call's input, state `running`, `capabilities.cancel` only where ZCode can stop one
@@ -56,6 +59,12 @@ interface Child {
   readonly sessionId: string;
   readonly parentToolCallId: string | undefined;
   readonly tools: ToolCallTracker;
+  /** ZCode runs it in the background (`background` / `backgrounded`): its Agent call's end does not end it */
+  backgrounded: boolean;
+  /** its background work (V4 `backgroundWorks[kind:"subagent"]`), when ZCode says it can be cancelled: what `cancelBackgroundWork` names */
+  cancellableWork?: string;
+  /** whether its announcement (or a later update) advertised cancel */
+  advertised: boolean;
   /** aborted when the child ends or is cancelled: its open permission requests are withdrawn (denied) */
   readonly abort: AbortController;
   /** the client cancelled it and ZCode was asked to stop it: however it ends now, it ends `cancelled` */
@@ -76,7 +85,28 @@ export interface SubagentOrigin {
   childSessionId: string;
   parentToolCallId: string | undefined;
   agentType: string | undefined;
+  /** ZCode runs it in the background (legacy mirror `background`, V4 `subagent.backgrounded`) */
+  backgrounded?: boolean;
 }
+
+/**
+ * What the V4 `subagent` row of the parent says of one child (projection.ts `subagent.updated`):
+ * ZCode's own status (`running`, or one of the terminal `success` / `failed` / `cancelled`), its
+ * summary, and whether its background work can be cancelled (`backgroundWorks`).
+ */
+export interface SubagentRowUpdate {
+  childSessionId: string;
+  parentToolCallId?: string | undefined;
+  subagentType?: string | undefined;
+  status: string;
+  summaryText?: string | undefined;
+  backgrounded?: boolean | undefined;
+  /** the background work's id, present only while ZCode lists it `cancellable` */
+  cancellableWorkId?: string | undefined;
+}
+
+/** how ZCode can stop one child: its background work, or (3.18+, GUESSED shape) `stopSubagent` by its Agent call */
+export type StopTarget = { kind: "backgroundWork"; workId: string } | { kind: "stopSubagent"; parentToolCallId: string };
 
 const str = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -88,6 +118,9 @@ export function requestOrigin(request: unknown): SubagentOrigin | undefined {
   if (!origin || origin.kind !== "subagent" || !childSessionId) return undefined;
   return { childSessionId, parentToolCallId: str(origin.parentToolCallId), agentType: str(origin.agentType) };
 }
+
+/** the V4 `subagent` row's terminal statuses and how a child that ends so ends (ZCode: `success`, not `completed`) */
+const ROW_END: Record<string, ChildStopReason> = { success: "end_turn", failed: "error", cancelled: "cancelled" };
 
 function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
@@ -140,10 +173,51 @@ export class Subagents {
       this.parent.logger.debug("event of an ended subagent dropped", { childSessionId, kind: payload.kind });
       return true;
     }
-    const child = this.child({ childSessionId, parentToolCallId: str(payload.parentToolCallId), agentType: undefined });
+    const child = this.child({
+      childSessionId,
+      parentToolCallId: str(payload.parentToolCallId),
+      agentType: str(payload.agentType),
+      backgrounded: payload.background === true,
+    });
     if (!child) return false;
-    for (const update of child.tools.toolUpdated(payload)) this.parent.post(update, child.sessionId);
+    if (payload.background === true) child.backgrounded = true;
+    // ZCode's mirror renames the child's tool (`tool_subagent_<agentId>_<id>`) and keeps its own id
+    // as `childToolCallId`: under the child session the tool has the child's own id
+    const own = str(payload.childToolCallId);
+    const update = own && payload.toolCallId !== undefined ? { ...payload, toolCallId: own } : payload;
+    for (const out of child.tools.toolUpdated(update)) this.parent.post(out, child.sessionId);
     return true;
+  }
+
+  /**
+   * The V4 parent's `subagent` row changed (projection.ts): a running child is announced (its tools
+   * come from its own conversation), a terminal status ends it with ZCode's summary; a child whose
+   * background work became cancellable advertises cancel now. A child that was never tracked and
+   * is already over is announced and ended at once (one frame may carry a whole subagent).
+   */
+  subagentRow(row: SubagentRowUpdate): void {
+    if (this.ended.has(row.childSessionId)) return;
+    const child = this.child({
+      childSessionId: row.childSessionId,
+      parentToolCallId: row.parentToolCallId,
+      agentType: row.subagentType,
+      backgrounded: row.backgrounded === true,
+      cancellableWork: row.cancellableWorkId,
+    });
+    if (!child) return;
+    if (row.backgrounded === true) child.backgrounded = true;
+    child.cancellableWork = row.cancellableWorkId;
+    const stop = ROW_END[row.status];
+    if (stop) {
+      const reason = stop === "error" ? row.summaryText || "The subagent failed." : stop === "cancelled" ? "Cancelled." : undefined;
+      this.end(child.sessionId, stop, reason, row.summaryText);
+      return;
+    }
+    if (!child.advertised && this.cancellable(child)) {
+      child.advertised = true;
+      // a patch: only what changed (the unstable schema keeps omitted fields)
+      this.parent.post(subagentUpdate({ sessionUpdate: "subagent_update", sessionId: child.sessionId, capabilities: { cancel: {} } }));
+    }
   }
 
   /**
@@ -188,6 +262,8 @@ export class Subagents {
   parentEnded(toolCallId: string, how: ParentEnd): void {
     const childSessionId = this.byParentTool.get(toolCallId);
     if (childSessionId) {
+      // a backgrounded subagent's Agent call returns at once; the child runs on (its row ends it)
+      if (this.children.get(childSessionId)?.backgrounded) return;
       this.end(childSessionId, how.stopReason, how.reason, how.summary);
       return;
     }
@@ -211,6 +287,22 @@ export class Subagents {
   /** The parent tool call of a tracked child (what `stopSubagent` names), or undefined. */
   parentToolOf(childSessionId: string): string | undefined {
     return this.children.get(childSessionId)?.parentToolCallId;
+  }
+
+  /**
+   * How ZCode can stop this child: its background work where ZCode lists it cancellable
+   * (`cancelBackgroundWork`), else `stopSubagent` where the install allows it; undefined: it cannot.
+   */
+  stopTarget(childSessionId: string): StopTarget | undefined {
+    const child = this.children.get(childSessionId);
+    if (!child) return undefined;
+    if (child.cancellableWork) return { kind: "backgroundWork", workId: child.cancellableWork };
+    if (this.canStop && child.parentToolCallId) return { kind: "stopSubagent", parentToolCallId: child.parentToolCallId };
+    return undefined;
+  }
+
+  private cancellable(child: Child): boolean {
+    return this.canStop || child.cancellableWork !== undefined;
   }
 
   /**
@@ -259,7 +351,7 @@ export class Subagents {
   }
 
   /** The tracked child, announced on the parent when new; undefined when the bound is reached. */
-  private child(origin: SubagentOrigin): Child | undefined {
+  private child(origin: SubagentOrigin & { cancellableWork?: string | undefined }): Child | undefined {
     const known = this.children.get(origin.childSessionId);
     if (known) return known;
     if (this.children.size >= MAX_CHILDREN) {
@@ -274,12 +366,16 @@ export class Subagents {
       parentToolCallId: origin.parentToolCallId,
       tools: new ToolCallTracker(this.parent.cwd),
       abort: new AbortController(),
+      backgrounded: origin.backgrounded === true,
+      advertised: false,
+      ...(origin.cancellableWork ? { cancellableWork: origin.cancellableWork } : {}),
     };
     this.children.set(child.sessionId, child);
     if (child.parentToolCallId) this.byParentTool.set(child.parentToolCallId, child.sessionId);
     this.parent.post(this.announcement(child, origin.agentType));
     const ending = child.parentToolCallId ? this.endedParents.get(child.parentToolCallId) : undefined;
-    if (ending && child.parentToolCallId) {
+    if (ending && child.parentToolCallId && child.backgrounded) this.endedParents.delete(child.parentToolCallId);
+    else if (ending && child.parentToolCallId) {
       // its parent already ended: the rest of the batch that carried both is its work, then it ends
       this.endedParents.delete(child.parentToolCallId);
       child.ending = ending;
@@ -306,7 +402,10 @@ export class Subagents {
     };
     const prompt = str(input.prompt);
     if (prompt) update.description = clip(prompt, DESCRIPTION_CHARS);
-    if (this.canStop) update.capabilities = { cancel: {} };
+    if (this.cancellable(child)) {
+      update.capabilities = { cancel: {} };
+      child.advertised = true;
+    }
     const zcode: Record<string, unknown> = {};
     if (child.parentToolCallId) zcode.parentToolCallId = child.parentToolCallId;
     if (type) zcode.agentType = type;

@@ -51,13 +51,13 @@ describe("release flavours (fixtures/sim-releases.ts)", () => {
       line: "zcode-task-v2",
       cliVersion: "0.17.0",
       rpcPin: "first-use",
-      hostFeatures: ["cli-0.17"],
+      hostFeatures: ["cli-0.17", "subagent-directory"],
     });
     expect(SIM_RELEASES["3.18.2"]).toMatchObject({
       line: "zcode-task-v2",
       cliVersion: "0.17.1",
       rpcPin: "first-use",
-      hostFeatures: ["cli-0.17", "context-composition", "stop-subagent"],
+      hostFeatures: ["cli-0.17", "context-composition", "stop-subagent", "subagent-directory"],
     });
     expect(SIM_RELEASES["3.18.2"].rpcModule).not.toMatch(/\/chunk-/);
     expect(SIM_RELEASES["4.0.0"]).toMatchObject({ line: "zcode-task-v3", rpcPin: "first-use", manifestInEnv: true });
@@ -185,6 +185,9 @@ describe.each(RELEASES)("the %s install", (release) => {
     expect(manifest.protocol).toEqual(flavourProtocol(flavour, reference.protocol));
     expect(manifest.protocol.allowlist.agent.includes("getContextComposition")).toBe(release === "3.18.2" || release === "4.0.0");
     expect(manifest.protocol.allowlist.agent.includes("stopSubagent")).toBe(flavour.hostFeatures?.includes("stop-subagent") === true);
+    expect(manifest.protocol.allowlist.agent.includes("listSessionSubagents")).toBe(
+      flavour.hostFeatures?.includes("subagent-directory") === true,
+    );
     expect(manifest.artifact).toMatchObject({
       appVersion: release,
       cliVersion: flavour.cliVersion,

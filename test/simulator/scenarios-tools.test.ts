@@ -137,7 +137,14 @@ describe("tool scenarios (docs/zcode-host.md §5.5, §5.6, §12.2 #3-5)", () => 
     expect(agent.at(-1)).toMatchObject({ kind: "result", result: { content: "Runner: node" } });
     const child = turn.filter((e) => e.type === "tool.updated" && e.payload.source === "subagent");
     expect(child.map((e) => e.payload.kind)).toEqual(["scheduled", "started", "result"]);
-    expect(child[0].payload).toMatchObject({ toolCallId: request.toolCallId, childSessionId: request.origin.childSessionId });
+    // ZCode's mirror: the id rewritten tool_subagent_<agentId>_<id>, the child's own id as childToolCallId
+    expect(child[0].payload).toMatchObject({
+      toolCallId: `tool_subagent_${request.origin.agentId}_${request.toolCallId}`,
+      childToolCallId: request.toolCallId,
+      childSessionId: request.origin.childSessionId,
+      agentType: request.origin.agentType,
+      background: false,
+    });
     expect(terminal.payload.resultType).toBe("success");
   });
 

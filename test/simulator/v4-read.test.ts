@@ -452,18 +452,37 @@ describe("V4 conversation read on the simulated 3.12.3", () => {
       expect.objectContaining({
         parentToolCallId: agent.toolCallId,
         subagentType: "explore",
-        status: "completed",
+        status: "success",
         summaryText: "Found 3 test files",
+        childSessionId: expect.any(String),
       }),
     ]);
+    // ZCode's toolCall rows never name a parent: the child's Read is in the child's conversation only
+    expect(rowsOf(rig.reader, "toolCall").map((r) => r.toolName)).toEqual(["Agent"]);
+    expect(rowsOf(rig.reader, "toolCall").some((r) => "parentToolCallId" in r)).toBe(false);
   });
 
-  it("a stored sub-agent's rows after a host restart: its tool row names the parent, the subagent row the child session", async () => {
+  it("a sub-agent's rows are its child's conversation, on its own topic and rows pages; after a host restart too", async () => {
     const rig = await v4Rig();
     await rig.reader.subscribe(rig.sessionId);
     await v4Command(rig, "sendText", { text: "sim:subagent" });
     const before = await rig.reader.idleAfter(1);
-    const live = (kind: string) => before.rows.window.filter((r: Any) => r.kind === kind);
+    const subagent = before.rows.window.find((r: Any) => r.kind === "subagent");
+    const childId: string = subagent.childSessionId;
+    const childRows = async (c: typeof rig.conn): Promise<Any[]> =>
+      (await c.agent.conversationRowsRangeV4({ workspacePath: WS, sessionId: childId, limit: 50 })).rows;
+    const pick = (r: Any) => [r.kind, r.toolName ?? r.text ?? r.origin, r.state ?? r.status];
+    const live = (await childRows(rig.conn)).map(pick);
+    expect(live).toEqual([
+      ["turnHeader", "userInput", "completedSuccess"],
+      ["userInput", "List the tests", undefined],
+      ["toolCall", "Read", "success"],
+    ]);
+    // the child's own topic: its snapshot holds the same rows
+    const childReader = new FrameReader(rig.conn);
+    await childReader.subscribe(childId);
+    expect(childReader.wire.some((f: Any) => f.topic === `conversation/${childId}`)).toBe(true);
+    expect(childReader.held.rows.window.map(pick)).toEqual(live);
     await rig.host.dispose();
     const host = startHost(rig.install);
     const conn = await host.connect();
@@ -471,17 +490,30 @@ describe("V4 conversation read on the simulated 3.12.3", () => {
     await handshake({ conn } as unknown as SessionRig);
     const reader = new FrameReader(conn);
     await reader.subscribe(rig.sessionId, { base: { logEpoch: before.logEpoch, seq: before.seq } });
-    const pick = (r: Any) => ({
-      toolName: r.toolName,
-      parentToolCallId: r.parentToolCallId,
-      childSessionId: r.childSessionId,
-      status: r.status,
-    });
-    // as the live rows had them: the Agent row, its subagent row (childSessionId), the child's Read naming its parent
-    expect(rowsOf(reader, "subagent").map(pick)).toEqual(live("subagent").map(pick));
-    expect(rowsOf(reader, "toolCall").map(pick)).toEqual(live("toolCall").map(pick));
-    expect(rowsOf(reader, "toolCall").map((r) => r.toolName)).toEqual(["Agent", "Read"]);
-    expect(rowsOf(reader, "subagent")[0]).toMatchObject({ childSessionId: expect.any(String), summaryText: "Found 3 test files" });
+    // rebuilt from the stored messages: the parent's rows as live, the child's in its own conversation
+    expect(rowsOf(reader, "toolCall").map((r) => r.toolName)).toEqual(["Agent"]);
+    expect(rowsOf(reader, "subagent")[0]).toMatchObject({ childSessionId: childId, status: "success", summaryText: "Found 3 test files" });
+    expect((await childRows(conn)).filter((r) => r.kind === "toolCall").map(pick)).toEqual([["toolCall", "Read", "success"]]);
+  });
+
+  it("sim:subagent-background: a backgrounded subagent is a cancellable background work; cancelBackgroundWork cancels it", async () => {
+    const rig = await v4Rig();
+    await rig.reader.subscribe(rig.sessionId);
+    await v4Command(rig, "sendText", { text: "sim:subagent-background" });
+    const running = await rig.reader.waitFor(
+      (r) => (r.held?.backgroundWorks as Any[] | undefined)?.find((w) => w.kind === "subagent" && w.cancellable === true),
+      "a cancellable subagent background work",
+    );
+    const row = rowsOf(rig.reader, "subagent")[0];
+    expect(row).toMatchObject({ backgrounded: true, workId: running.workId, status: "running", childSessionId: running.childSessionId });
+    expect(rig.reader.held.subagents).toMatchObject({ childSessionIds: [running.childSessionId], endedTotal: 0 });
+    const ack = await v4Command(rig, "cancelBackgroundWork", { workId: running.workId });
+    expect(ack).toMatchObject({ status: "accepted" });
+    await rig.reader.idleAfter(1);
+    expect(rowsOf(rig.reader, "subagent")[0]).toMatchObject({ status: "cancelled", summaryText: "The background agent was cancelled." });
+    expect((rig.reader.held.backgroundWorks as Any[])[0]).toMatchObject({ status: "cancelled", cancellable: false });
+    // an ended work: noop (not compare-and-set, so no stale either)
+    expect(await v4Command(rig, "cancelBackgroundWork", { workId: running.workId })).toMatchObject({ status: "noop" });
   });
 
   it("a stored session after a host restart: subscribe cold-resumes it, rows rebuilt from the stored messages, a new logEpoch", async () => {

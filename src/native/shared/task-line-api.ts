@@ -18,6 +18,7 @@ import { openConversation } from "../v4-read/conversation-reader.js";
 import { UNROUTED_HEADERS_MESSAGE } from "../zcode-task-v3/provider-headers.js";
 import { joinHeaderRequests } from "./header-joined.js";
 import { rowsHistory } from "../v4-read/history.js";
+import { readSubagentDirectory } from "../v4-read/subagent-directory.js";
 import { readContextComposition } from "./context-composition.js";
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -209,7 +210,16 @@ export abstract class TaskLineApi implements NativeApi {
   async *readHistory(params: SessionRef): AsyncGenerator<SnapshotMessage[]> {
     if (this.readPath === "v4") {
       await this.requireV4Read("conversationRowsRangeV4");
-      yield* rowsHistory(this.host, ref(params));
+      // a subagent's tools are in its own conversation: read after its `subagent` row (v4-read/history.ts)
+      const directory = await readSubagentDirectory(this.host, ref(params), this.logger);
+      yield* rowsHistory(this.host, ref(params), {
+        directory,
+        onChildSkipped: (childSessionId, error) =>
+          this.logger.warn("a subagent's history could not be read; its tools are left out", {
+            childSessionId,
+            error: describeError(error),
+          }),
+      });
       return;
     }
     const raw = await this.host.call("agent", "readSessionMessages", ref(params), { timeout: "readHistory" }).catch((error: unknown) => {
@@ -422,6 +432,17 @@ export abstract class TaskLineApi implements NativeApi {
     );
   }
 
+  /** `cancelBackgroundWork {workId}` (V4; a backgrounded subagent ZCode lists `cancellable`) */
+  async cancelBackgroundWork(params: SessionRef & { workId: string }): Promise<void> {
+    if (!(await this.takesLiveInput())) {
+      throw new BridgeError(
+        "UNSUPPORTED_ZCODE",
+        "This ZCode install takes no V4 commands; a background subagent cannot be cancelled alone.",
+      );
+    }
+    await this.v4Input().cancelBackgroundWork(ref(params), params.workId);
+  }
+
   answerPermission(params: SessionRef & { requestId: string; optionId: string }): Promise<unknown> {
     if (this.readPath === "v4") {
       return this.v4Input().resolveInteraction(ref(params), params.requestId, { optionId: params.optionId }, "answerPermission");
@@ -539,6 +560,7 @@ export abstract class TaskLineApi implements NativeApi {
         if (this.v4Seqs.size > SEQS_KEPT) this.v4Seqs.delete(this.v4Seqs.keys().next().value!);
       },
       normalise: (event) => this.normaliseEvent(this.withReadCost(event, key), params),
+      followSubagents: true,
     });
   }
 }

@@ -124,6 +124,16 @@ export class V4Input {
   }
 
   /**
+   * Cancel one background work (`cancelBackgroundWork {workId}`, not compare-and-set:
+   * zcode-3.15.1-source.md §2.4); `noop`: it had ended already.
+   */
+  async cancelBackgroundWork(ref: SessionRef, workId: string): Promise<void> {
+    await this.ready();
+    const { ack } = await this.command(ref, uuidV7(), "cancelBackgroundWork", { workId }, "cancelBackgroundWork");
+    if (ack.status !== "accepted" && ack.status !== "noop") throw refused(ack, "the cancel of the background subagent", ref);
+  }
+
+  /**
    * Answer a pending interaction (permission, question, plan approval) with `resolveInteraction`
    * (not a compare-and-set command: zcode-v4.md §4.1). Exactly once per interaction from this
    * bridge: a second answer is refused here, before anything is sent. ZCode races the answer

@@ -27,6 +27,7 @@ import type { SessionRef } from "../native-api.js";
 import { FrameAssembler, ASSEMBLY_LIMITS, type DeliveryKind } from "./frame-assembler.js";
 import { attachFrames } from "./frame-listener.js";
 import { ConversationProjection } from "./projection.js";
+import { SubagentConversations } from "./subagent-conversations.js";
 import { EvictedRowError, HeldRowsError, MalformedFrameError, RowStore, UnknownDeltaError, type Touched } from "./row-store.js";
 
 /**
@@ -56,6 +57,17 @@ export interface ReaderOptions {
   /** the line's event normalisation (a v2 snapshot → the session model) */
   normalise(event: unknown): unknown;
   now?: () => number;
+  /**
+   * follow the conversation's running subagents through their own conversations and pass their
+   * tools on into this one's events (./subagent-conversations.ts); a session's reader does, a
+   * child's does not
+   */
+  followSubagents?: boolean;
+  /**
+   * the first snapshot's rows are news, said as events (a subagent's conversation, followed from
+   * its start); else they are history, which `readHistory` says
+   */
+  freshBaseline?: boolean;
 }
 
 function protocolError(message: string, details?: Record<string, unknown>): BridgeError {
@@ -82,6 +94,8 @@ export class ConversationReader {
   readonly topic: string;
   /** called once when the reader ends on its own (a fatal fault): releases the subscription */
   onFatal: (() => void) | undefined;
+  /** the running subagents followed (a session's reader only) */
+  children: SubagentConversations | undefined;
 
   constructor(
     private readonly ref: SessionRef,
@@ -90,7 +104,17 @@ export class ConversationReader {
   ) {
     this.assembler = new FrameAssembler(options.now);
     this.projection = new ConversationProjection(ref, options.logger, options.startSeq, options.now);
+    this.projection.freshBaseline = options.freshBaseline === true;
     this.topic = `conversation/${ref.sessionId}`;
+  }
+
+  /**
+   * Events made outside the projection (a followed subagent's tools): numbered into this
+   * conversation's order and handed to the sink, as a frame's events are.
+   */
+  inject(events: unknown[]): void | Promise<void> {
+    if (this.ended) return;
+    return this.emit(this.projection.number(events));
   }
 
   /** the held rows and their bytes, for tests */
@@ -187,6 +211,7 @@ export class ConversationReader {
   stop(): void {
     this.ended = true;
     this.early = undefined;
+    void this.children?.dispose();
     this.store.dispose();
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
@@ -259,6 +284,8 @@ export class ConversationReader {
       const result = this.sink.onEvent(this.options.normalise(event));
       if (result) pending.push(result);
     }
+    // a subagent row said: its child's conversation is followed, or closed (after the row's own events)
+    if (!this.ended) this.children?.observe(events);
     if (pending.length > 0) return Promise.all(pending).then(() => undefined);
   }
 
@@ -357,6 +384,23 @@ export class ConversationReader {
 export async function openConversation(ref: SessionRef, sink: HostEventSink, options: ReaderOptions): Promise<HostSubscription> {
   const { host } = options;
   const reader = new ConversationReader(ref, sink, options);
+  if (options.followSubagents) {
+    reader.children = new SubagentConversations(ref, {
+      logger: options.logger,
+      // a child's conversation through the same reader, from its start; it follows no subagents itself
+      open: (child, childSink) =>
+        openConversation(child, childSink, {
+          host,
+          logger: options.logger.child("subagent"),
+          startSeq: 0,
+          onSeq: () => {},
+          normalise: (event) => event,
+          ...(options.now ? { now: options.now } : {}),
+          freshBaseline: true,
+        }),
+      deliver: (events) => reader.inject(events),
+    });
+  }
   const listener = await attachFrames(host, ref.workspacePath, reader, options.logger).catch((error: unknown) => {
     reader.stop(); // its row store leaves the diagnostics
     throw error;

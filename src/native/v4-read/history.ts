@@ -16,8 +16,16 @@
  * attempts), after that it ends the replay with HOST_CALL_FAILED (the client has part of the
  * history; loading again once the session is idle gives all of it). Each page goes out as the legacy
  * snapshot messages `history-replay.ts` reads (one message per row; the bootstrap has bounded every
- * row, and cut a page to its frame). A sub-agent's tool row keeps its subagent in the part's
- * `metadata` (subagentMetadata; the child sessions named so far are kept across the pages).
+ * row, and cut a page to its frame).
+ *
+ * Subagents (zcode-3.15.1-source.md §2.4): a child's rows are not in the parent's; the parent's
+ * `subagent` row names the child session (`childSessionId?`; where ZCode left it out, the session's
+ * subagent directory `listSessionSubagents` does, by the Agent call's id, where the install allows
+ * it). Right after that row, the child's own history is read the same way and its tool rows go out
+ * as tool parts whose `metadata` names the subagent (`source: "subagent"`, `childSessionId`,
+ * `parentToolCallId`, `agentType`), which history-replay.ts shows under the child for a client with
+ * subagents. At most MAX_CHILDREN_REPLAYED children per read; a child whose history cannot be read
+ * is left out (`onChildSkipped`), the parent's history goes on.
  */
 import type { HostClient } from "../../host/types.js";
 import type { SnapshotMessage } from "../../protocol/native-types.js";
@@ -122,9 +130,26 @@ class ChangedError extends Error {
   }
 }
 
-async function* replayPages(host: HostClient, ref: SessionRef, marks: PageMark[], newest: Row[]): AsyncGenerator<SnapshotMessage[]> {
+/** how a read treats subagents: the directory's children by Agent call, and the bound */
+export interface ChildReplay {
+  /** the child session of an Agent call whose `subagent` row does not name it (listSessionSubagents) */
+  directory: ReadonlyMap<string, { childSessionId: string; subagentType: string | undefined }>;
+  /** a child's history could not be read: it is left out */
+  onChildSkipped(childSessionId: string, error: unknown): void;
+}
+
+/** children whose history one read replays (a parent with more has the rest left out) */
+export const MAX_CHILDREN_REPLAYED = 64;
+
+async function* replayPages(
+  host: HostClient,
+  ref: SessionRef,
+  marks: PageMark[],
+  newest: Row[],
+  childReplay: ChildReplay | undefined,
+): AsyncGenerator<SnapshotMessage[]> {
   let started = false;
-  const children: SubagentsSeen = new Map();
+  const replayed = new Set<string>();
   for (let index = marks.length - 1; index >= 0; index--) {
     let rows: Row[];
     if (index === 0) rows = newest;
@@ -136,19 +161,72 @@ async function* replayPages(host: HostClient, ref: SessionRef, marks: PageMark[]
       }
       rows = page.rows;
     }
-    const messages = rowsToMessages(rows, children);
-    if (messages.length === 0) continue;
-    started = true;
-    yield messages;
+    if (!childReplay) {
+      const messages = rowsToMessages(rows);
+      if (messages.length === 0) continue;
+      started = true;
+      yield messages;
+      continue;
+    }
+    // the page cut after each subagent row, the child's history between the pieces
+    let from = 0;
+    for (let at = 0; at <= rows.length; at++) {
+      const row = rows[at];
+      const child = row?.kind === "subagent" ? childOf(row, childReplay) : undefined;
+      if (row && !child) continue;
+      const messages = rowsToMessages(rows.slice(from, at + 1));
+      from = at + 1;
+      if (messages.length > 0) {
+        started = true;
+        yield messages;
+      }
+      if (!child || replayed.has(child.childSessionId) || replayed.size >= MAX_CHILDREN_REPLAYED) continue;
+      replayed.add(child.childSessionId);
+      try {
+        for await (const piece of rowsHistory(host, { workspacePath: ref.workspacePath, sessionId: child.childSessionId })) {
+          const tools = piece.filter((message) => message.parts.some((part) => part.type === "tool"));
+          for (const message of tools)
+            for (const part of message.parts) part.metadata = { ...(isRecord(part.metadata) ? part.metadata : {}), ...child.metadata };
+          if (tools.length === 0) continue;
+          started = true;
+          yield tools;
+        }
+      } catch (error) {
+        if (error instanceof ChangedError) throw error;
+        childReplay.onChildSkipped(child.childSessionId, error);
+      }
+    }
   }
 }
 
-export async function* rowsHistory(host: HostClient, ref: SessionRef): AsyncGenerator<SnapshotMessage[]> {
+/** the child a `subagent` row names (or the directory, by its Agent call), and what its tool parts say of it */
+function childOf(row: Row, replay: ChildReplay): { childSessionId: string; metadata: Record<string, unknown> } | undefined {
+  const parentToolCallId = nonEmpty(row.parentToolCallId);
+  const listed = parentToolCallId ? replay.directory.get(parentToolCallId) : undefined;
+  const childSessionId = nonEmpty(row.childSessionId) ?? listed?.childSessionId;
+  if (!childSessionId) return undefined;
+  const agentType = nonEmpty(row.subagentType) ?? listed?.subagentType;
+  return {
+    childSessionId,
+    metadata: {
+      source: "subagent",
+      childSessionId,
+      ...(parentToolCallId ? { parentToolCallId } : {}),
+      ...(agentType ? { agentType } : {}),
+    },
+  };
+}
+
+/**
+ * The session's history (see the header). `childReplay`: a parent session's read, whose subagents'
+ * tools are read from their own conversations; without it (a child's own read) none are.
+ */
+export async function* rowsHistory(host: HostClient, ref: SessionRef, childReplay?: ChildReplay): AsyncGenerator<SnapshotMessage[]> {
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     const read = await readMarks(host, ref);
     if (!read) continue;
     try {
-      yield* replayPages(host, ref, read.marks, read.newest);
+      yield* replayPages(host, ref, read.marks, read.newest, childReplay);
       return;
     } catch (error) {
       if (!(error instanceof ChangedError)) throw error;
@@ -166,33 +244,10 @@ export async function* rowsHistory(host: HostClient, ref: SessionRef): AsyncGene
   );
 }
 
-/** the child session each `subagent` row names, by its parent tool call (kept across the pages of one read) */
-export type SubagentsSeen = Map<string, { childSessionId: string; agentType: string | undefined }>;
-/** `subagent` rows remembered per read (a child's tool rows follow its own soon after) */
-const SUBAGENTS_KEPT = 256;
-
 const nonEmpty = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
 
-/**
- * A sub-agent's tool row as a legacy tool part names its subagent in `metadata` (as the live
- * event's origin: `source: "subagent"`, `parentToolCallId`, and `childSessionId` / `agentType`
- * once the parent's `subagent` row named them); history-replay.ts reads it for a client with
- * subagents, and no other client sees it.
- */
-function subagentMetadata(row: Row, children: SubagentsSeen): Record<string, unknown> | undefined {
-  const parentToolCallId = nonEmpty(row.parentToolCallId);
-  if (!parentToolCallId) return undefined;
-  const child = children.get(parentToolCallId);
-  return {
-    source: "subagent",
-    parentToolCallId,
-    ...(child ? { childSessionId: child.childSessionId } : {}),
-    ...(child?.agentType ? { agentType: child.agentType } : {}),
-  };
-}
-
 /** rows (oldest first) → legacy snapshot messages; rows without a history equivalent are skipped */
-export function rowsToMessages(rows: readonly Row[], children: SubagentsSeen = new Map()): SnapshotMessage[] {
+export function rowsToMessages(rows: readonly Row[]): SnapshotMessage[] {
   const messages: SnapshotMessage[] = [];
   for (const row of rows) {
     const messageId =
@@ -228,20 +283,7 @@ export function rowsToMessages(rows: readonly Row[], children: SubagentsSeen = n
         }
         const part: Record<string, unknown> = { type: "tool", callId: row.toolCallId, state };
         if (typeof row.toolName === "string") part.tool = row.toolName;
-        const metadata = subagentMetadata(row, children);
-        if (metadata) part.metadata = metadata;
         messages.push({ info: { role: "assistant", messageId }, parts: [part as SnapshotMessage["parts"][number]] });
-        break;
-      }
-      case "subagent": {
-        // names the child session of its parent tool call (GUESS: when ZCode fills `childSessionId`)
-        const parentToolCallId = nonEmpty(row.parentToolCallId);
-        const childSessionId = nonEmpty(row.childSessionId);
-        if (parentToolCallId && childSessionId) {
-          children.delete(parentToolCallId);
-          children.set(parentToolCallId, { childSessionId, agentType: nonEmpty(row.subagentType) });
-          if (children.size > SUBAGENTS_KEPT) children.delete(children.keys().next().value!);
-        }
         break;
       }
       case "timelineMarker":

@@ -16,11 +16,14 @@
  *   interactionId, answered through `resolveInteraction`).
  *
  * It is a differ: what was last said about each row is kept, and a changed row says only what
- * changed. A sub-agent's own tool row names its parent tool call; with the `subagent` row of that
- * call naming a `childSessionId`, its events carry it as the legacy ones do (`source: "subagent"`,
- * `parentToolCallId`, `childSessionId`; its permission requests an `origin`), decided once per tool
- * row. Rows of the other kinds (subagent, artifact, hookInvocation, timelineMarker) and of
- * unknown kinds are ignored with a debug log. Per frame the events go out in this order: new
+ * changed. Subagents (zcode-3.15.1-source.md §2.4): the parent holds one `subagent` row per child
+ * (`{parentToolCallId?, subagentType, status, summaryText, childSessionId?, backgrounded?, workId?}`),
+ * said as the bridge's own `subagent.updated` event when it changes (with the background work's id
+ * while `backgroundWorks` lists it `cancellable`); the child's tool rows are NOT in the parent (its
+ * `toolCall` rows have no `parentToolCallId`): the reader follows the child's own conversation
+ * (./subagent-conversations.ts). A child's permission or question is the parent's pending
+ * interaction with `payload.origin`, taken verbatim. Rows of the other kinds (artifact,
+ * hookInvocation, timelineMarker) and of unknown kinds are ignored with a debug log. Per frame the events go out in this order: new
  * turns, row changes (in the order the rows were touched), A zone changes, interactions, then
  * turn ends, so that a turn's text and tools always precede its end.
  */
@@ -44,7 +47,11 @@ const PHASE_END: Record<string, string> = {
   error: "failed",
 };
 const BACKGROUND_ORIGINS = new Set(["backgroundResult", "goalContinuation"]);
-const IGNORED_KINDS = new Set(["subagent", "artifact", "hookInvocation", "timelineMarker"]);
+const IGNORED_KINDS = new Set(["artifact", "hookInvocation", "timelineMarker"]);
+/** ZCode's `subagent` row statuses (`success`, not `completed`) */
+const SUBAGENT_STATUS = new Set(["running", "success", "failed", "cancelled"]);
+/** the longest summary a `subagent.updated` event carries (the child's message) */
+const SUMMARY_BYTES = 64 * 1024;
 const TODO_STATUS: Record<string, string> = { pending: "pending", inProgress: "in_progress", completed: "completed" };
 /** the tail of a running tool's output shown as its progress */
 const PROGRESS_TAIL_CHARS = 4096;
@@ -63,8 +70,8 @@ interface Seen {
   ended?: boolean;
   /** userInput: steer drained said */
   steered?: boolean;
-  /** toolCall of a sub-agent: its child session (null: none named when the row was first said) */
-  child?: string | null;
+  /** subagent: what its last `subagent.updated` said */
+  subagent?: string;
 }
 
 interface ZoneSeen {
@@ -78,6 +85,11 @@ export class ConversationProjection {
   private readonly seen = new Map<RowKey, Seen>();
   private zone: ZoneSeen | undefined;
   private seq: number;
+  /**
+   * the first snapshot's rows are news, not history (a subagent's conversation, followed from its
+   * start: nothing reads its history before): they are said as events
+   */
+  freshBaseline = false;
 
   constructor(
     private readonly ref: SessionRef,
@@ -101,6 +113,11 @@ export class ConversationProjection {
   snapshot(store: RowStore, baseline: boolean): unknown[] {
     const out: unknown[] = [{ type: "snapshot", snapshot: this.sessionSnapshot(store) }];
     this.zone = this.zoneSeen(store.zone, this.zone?.interactions ?? new Set());
+    if (baseline && this.freshBaseline) {
+      this.seen.clear();
+      out.push(...this.changed(store, { rows: [...store.rows.keys()], removed: [], zone: false }, false));
+      return out;
+    }
     if (baseline) {
       this.seen.clear();
       for (const [key, row] of store.rows) this.seen.set(key, settled(row));
@@ -146,6 +163,14 @@ export class ConversationProjection {
   /** how many rows the projection remembers what it said of (held and remembered let-go rows) */
   get remembered(): number {
     return this.seen.size;
+  }
+
+  /**
+   * Number events made outside this projection (a followed subagent's tools, ./subagent-conversations.ts)
+   * into this conversation's order: the session layer checks one seq order per session.
+   */
+  number(events: unknown[]): unknown[] {
+    return this.numbered(events);
   }
 
   /** Number the session events in the order they go out (the session layer checks that order). */
@@ -236,7 +261,9 @@ export class ConversationProjection {
         return;
       }
       case "toolCall":
-        return this.tool(store, row, seen, turnId, body);
+        return this.tool(row, seen, turnId, body);
+      case "subagent":
+        return this.subagent(store, row, seen, turnId, body);
       case "timelineMarker": {
         if (row.marker !== "compact") return;
         const said = compactionKey(row);
@@ -282,20 +309,31 @@ export class ConversationProjection {
     ends.push(this.event("turn.completed", { resultType, ...(inputId ? { inputId } : {}) }, turnId));
   }
 
-  private tool(store: RowStore, row: Row, seen: Seen, turnId: string | undefined, body: unknown[]): void {
+  /**
+   * A `subagent` row (zcode-3.15.1-source.md §2.4): `subagent.updated` when what it says changed.
+   * Without a `childSessionId` there is no child to show or follow yet (ZCode fills it in later).
+   */
+  private subagent(store: RowStore, row: Row, seen: Seen, turnId: string | undefined, body: unknown[]): void {
+    const childSessionId = str(row.childSessionId);
+    const status = str(row.status);
+    if (!childSessionId || !status || !SUBAGENT_STATUS.has(status)) {
+      if (status && !SUBAGENT_STATUS.has(status)) this.logger.debug("V4 subagent row of an unknown status ignored", { status });
+      return;
+    }
+    const payload = subagentPayload(store, row, childSessionId, status);
+    const said = JSON.stringify(payload);
+    if (seen.subagent === said) return;
+    seen.subagent = said;
+    body.push(this.event("subagent.updated", payload, turnId));
+  }
+
+  private tool(row: Row, seen: Seen, turnId: string | undefined, body: unknown[]): void {
     const toolCallId = str(row.toolCallId);
     if (!toolCallId) return;
     const toolName = str(row.toolName);
     const status = str(row.status) ?? "inputStreaming";
     const base: Record<string, unknown> = { toolCallId };
     if (toolName) base.toolName = toolName;
-    // a sub-agent's own tool: ZCode's row names its parent (the legacy event's `source: "subagent"` origin)
-    const parent = str(row.parentToolCallId);
-    if (parent) {
-      Object.assign(base, { source: "subagent", parentToolCallId: parent });
-      if (seen.child === undefined) seen.child = childSessionOf(store, parent) ?? null;
-      if (seen.child) base.childSessionId = seen.child;
-    }
     const hasInput = row.input !== undefined && status !== "inputStreaming";
     if (seen.status === undefined || (hasInput && !seen.input)) {
       const scheduled: Record<string, unknown> = { kind: "scheduled", ...base };
@@ -475,7 +513,35 @@ function settled(row: Row): Seen {
   }
   if (row.kind === "userInput") seen.steered = true;
   if (row.kind === "timelineMarker") seen.status = compactionKey(row);
+  // a subagent of the history is said by `readHistory`; a change of it later is news
+  if (row.kind === "subagent") seen.subagent = "";
   return seen;
+}
+
+/**
+ * The `subagent.updated` payload of a `subagent` row: its child, ZCode's status and summary, and its
+ * background work's id while `backgroundWorks` lists that work `cancellable` (zcode-3.15.1-source.md §2.4).
+ */
+function subagentPayload(store: RowStore, row: Row, childSessionId: string, status: string): Record<string, unknown> {
+  const payload: Record<string, unknown> = { childSessionId, status };
+  const parentToolCallId = str(row.parentToolCallId);
+  if (parentToolCallId) payload.parentToolCallId = parentToolCallId;
+  const subagentType = str(row.subagentType);
+  if (subagentType) payload.subagentType = boundText(subagentType, 256);
+  if (typeof row.summaryText === "string" && row.summaryText !== "") payload.summaryText = boundText(row.summaryText, SUMMARY_BYTES);
+  if (row.backgrounded === true) payload.backgrounded = true;
+  const workId = str(row.workId);
+  const works: unknown[] = Array.isArray(store.zone.backgroundWorks) ? store.zone.backgroundWorks : [];
+  const work = works.find(
+    (item) =>
+      isRecord(item) &&
+      item.kind === "subagent" &&
+      (workId !== undefined ? item.workId === workId : item.childSessionId === childSessionId),
+  );
+  if (status === "running" && isRecord(work) && work.cancellable === true && work.status === "running" && str(work.workId)) {
+    payload.cancellableWorkId = work.workId;
+  }
+  return payload;
 }
 
 /**
@@ -557,12 +623,6 @@ export function toolResult(row: Row, maxBytes = EVENT_STRING_BYTES): Record<stri
   return result;
 }
 
-/** the child session the `subagent` row of a parent tool call names, if any */
-function childSessionOf(store: RowStore, parentToolCallId: string): string | undefined {
-  const row = store.subagentRow(parentToolCallId);
-  return row ? str(row.childSessionId) : undefined;
-}
-
 function turnOf(store: RowStore, item: Record<string, unknown>, toolCallId: string | undefined, interactionId: string): string | undefined {
   const tool = store.toolRow(toolCallId, interactionId);
   if (tool) return str(tool.turnId);
@@ -572,9 +632,29 @@ function turnOf(store: RowStore, item: Record<string, unknown>, toolCallId: stri
   return anchored ? str(anchored.turnId) : undefined;
 }
 
-function parentToolOf(store: RowStore, toolCallId: string): string | undefined {
-  const row = store.toolRow(toolCallId);
-  return row ? str(row.parentToolCallId) : undefined;
+/** the keys of ZCode's interaction origin (`zcodeInteractionRequestOriginSchema`, strict), all strings */
+const ORIGIN_KEYS = [
+  "agentId",
+  "agentType",
+  "childSessionId",
+  "childTurnId",
+  "description",
+  "parentSessionId",
+  "parentToolCallId",
+  "parentTurnId",
+] as const;
+const ORIGIN_VALUE_BYTES = 4096;
+
+/** a subagent's `payload.origin`, as ZCode gave it (its string keys, each bounded); undefined when it is not a subagent's */
+function interactionOrigin(payload: Record<string, unknown>): Record<string, unknown> | undefined {
+  const origin = isRecord(payload.origin) ? payload.origin : undefined;
+  if (origin?.kind !== "subagent" || !str(origin.childSessionId)) return undefined;
+  const out: Record<string, unknown> = { kind: "subagent" };
+  for (const key of ORIGIN_KEYS) {
+    const value = str(origin[key]);
+    if (value) out[key] = boundText(value, ORIGIN_VALUE_BYTES);
+  }
+  return out;
 }
 
 const OPTION_DECISION: Record<string, string> = { allowOnce: "allow", allowAlways: "allow", deny: "deny" };
@@ -583,15 +663,14 @@ const OPTION_DECISION: Record<string, string> = { allowOnce: "allow", allowAlway
 function interactionEvent(item: Record<string, unknown>, interactionId: string, sessionId: string, store: RowStore): unknown {
   const payload = isRecord(item.payload) ? item.payload : {};
   const toolCallId = str(payload.toolCallId);
-  const turnId = turnOf(store, item, toolCallId, interactionId);
+  // a subagent's request is the parent's interaction naming its child (`payload.origin`, taken as given)
+  const origin = interactionOrigin(payload);
+  const turnId = turnOf(store, item, toolCallId, interactionId) ?? (origin ? str(origin.parentTurnId) : undefined);
   const request: Record<string, unknown> = { requestId: interactionId, sessionId };
   if (turnId) request.turnId = turnId;
   if (toolCallId) request.toolCallId = toolCallId;
   if (str(payload.toolName)) request.toolName = payload.toolName;
-  // a sub-agent's tool: the request names its child session as the legacy `origin` does
-  const parent = toolCallId ? parentToolOf(store, toolCallId) : undefined;
-  const child = parent ? childSessionOf(store, parent) : undefined;
-  if (parent && child) request.origin = { kind: "subagent", childSessionId: child, parentToolCallId: parent, parentSessionId: sessionId };
+  if (origin) request.origin = origin;
   if (item.kind === "permission") {
     if (typeof payload.summary === "string") request.reason = payload.summary;
     if (payload.detail !== undefined) request.input = boundStrings(payload.detail, EVENT_STRING_BYTES);

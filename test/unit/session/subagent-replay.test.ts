@@ -10,7 +10,8 @@ import { describe, expect, it } from "vitest";
 import { silentLogger } from "../../../src/log/logger.js";
 import { HistoryReplay, replayMessages, type Replayed } from "../../../src/session/history-replay.js";
 import { MAX_CHILDREN } from "../../../src/session/subagents.js";
-import { rowsToMessages, type SubagentsSeen } from "../../../src/native/v4-read/history.js";
+import { rowsHistory } from "../../../src/native/v4-read/history.js";
+import { StubHost } from "../native/v4-read/stub-host.js";
 import type { SnapshotMessage } from "../../../src/protocol/native-types.js";
 import { validateUnstableDefinition } from "../../support/acp-schema.js";
 
@@ -142,49 +143,93 @@ describe("session/load replay of subagents", () => {
     expect(out.filter((r) => (r.update as any).state?.state === "idle")).toHaveLength(MAX_CHILDREN);
   });
 
-  it("V4 rows: a child's tool row names its subagent (from the subagent row, kept across pages); others do not", () => {
-    const seen: SubagentsSeen = new Map();
-    const first = rowsToMessages(
-      [
-        { rowId: 1, kind: "toolCall", toolCallId: "a1", toolName: "Agent", status: "success", input: {}, output: { text: "s" } },
-        { rowId: 2, kind: "subagent", parentToolCallId: "a1", subagentType: "explore", status: "completed", childSessionId: "child_a1" },
-      ],
-      seen,
-    );
-    expect((first[0]!.parts[0] as any).metadata).toBeUndefined();
-    const second = rowsToMessages(
-      [
-        {
-          rowId: 3,
-          kind: "toolCall",
-          toolCallId: "r1",
-          toolName: "Read",
-          status: "success",
-          parentToolCallId: "a1",
-          output: { text: "x" },
-        },
-        {
-          rowId: 4,
-          kind: "toolCall",
-          toolCallId: "r2",
-          toolName: "Read",
-          status: "success",
-          parentToolCallId: "a9",
-          output: { text: "x" },
-        },
-      ],
-      seen,
-    );
-    expect((second[0]!.parts[0] as any).metadata).toEqual({
-      source: "subagent",
-      parentToolCallId: "a1",
-      childSessionId: "child_a1",
-      agentType: "explore",
+  it("V4 rows: a child's tools are read from its own conversation after its subagent row (or the directory's child), then replayed under it", async () => {
+    const parent = [
+      { rowId: 1, kind: "userInput", turnId: "T1", text: "go" },
+      {
+        rowId: 2,
+        kind: "toolCall",
+        turnId: "T1",
+        toolCallId: "a1",
+        toolName: "Agent",
+        status: "success",
+        input: {},
+        output: { text: "s1" },
+      },
+      {
+        rowId: 3,
+        kind: "subagent",
+        turnId: "T1",
+        parentToolCallId: "a1",
+        subagentType: "explore",
+        status: "success",
+        childSessionId: "child_a1",
+      },
+      {
+        rowId: 4,
+        kind: "toolCall",
+        turnId: "T1",
+        toolCallId: "a2",
+        toolName: "Agent",
+        status: "success",
+        input: {},
+        output: { text: "s2" },
+      },
+      // ZCode may leave `childSessionId` out: the directory (listSessionSubagents) names it by the Agent call
+      { rowId: 5, kind: "subagent", turnId: "T1", parentToolCallId: "a2", subagentType: "plan", status: "success" },
+      { rowId: 6, kind: "assistantText", turnId: "T1", text: "done" },
+    ];
+    const child = (id: string) => [
+      { rowId: 1, kind: "userInput", turnId: "C", text: "do it" },
+      {
+        rowId: 2,
+        kind: "toolCall",
+        turnId: "C",
+        toolCallId: `${id}_r`,
+        toolName: "Read",
+        status: "success",
+        input: {},
+        output: { text: "x" },
+      },
+    ];
+    const host = new StubHost();
+    const reads: string[] = [];
+    host.handlers.set("conversationRowsRangeV4", (params) => {
+      const id = params.sessionId as string;
+      reads.push(id);
+      const rows = id === "S1" ? parent : id === "child_a1" || id === "child_a2" ? child(id) : [];
+      return { rows, hasMore: false, atSeq: 1, atRevision: 1, atLogEpoch: "E" };
     });
-    // a parent whose subagent row named no child: marked, but without a child id it replays flattened
-    expect((second[1]!.parts[0] as any).metadata).toEqual({ source: "subagent", parentToolCallId: "a9" });
-    const out = replay([[user("go"), ...first, ...second]]);
-    expect(out.filter((r) => r.target === "child_a1").map((r) => (r.update as any).toolCallId ?? "summary")).toEqual(["r1", "summary"]);
-    expect(out.find((r) => (r.update as any).toolCallId === "r2")?.target).toBeUndefined();
+    const skipped: string[] = [];
+    const pieces: SnapshotMessage[][] = [];
+    for await (const piece of rowsHistory(
+      host,
+      { workspacePath: "/w", sessionId: "S1" },
+      {
+        directory: new Map([["a2", { childSessionId: "child_a2", subagentType: "plan" }]]),
+        onChildSkipped: (id) => void skipped.push(id),
+      },
+    ))
+      pieces.push(piece);
+    // each child's rows read once, right after its subagent row
+    expect(reads.filter((id) => id !== "S1")).toEqual(["child_a1", "child_a2"]);
+    const childMeta = pieces
+      .flat()
+      .flatMap((m) => m.parts)
+      .filter((p: any) => p.metadata);
+    expect(childMeta.map((p: any) => p.metadata)).toEqual([
+      { source: "subagent", childSessionId: "child_a1", parentToolCallId: "a1", agentType: "explore" },
+      { source: "subagent", childSessionId: "child_a2", parentToolCallId: "a2", agentType: "plan" },
+    ]);
+    expect(skipped).toEqual([]);
+    const out = replay(pieces);
+    expect(out.filter((r) => r.target === "child_a1").map((r) => (r.update as any).toolCallId ?? "summary")).toEqual([
+      "child_a1_r",
+      "summary",
+    ]);
+    expect(out.filter((r) => r.target === "child_a2").map((r) => (r.update as any).toolCallId ?? "summary")).toEqual([
+      "child_a2_r",
+      "summary",
+    ]);
   });
 });

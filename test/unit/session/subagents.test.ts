@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { silentLogger } from "../../../src/log/logger.js";
 import type { ToolUpdatedPayload } from "../../../src/protocol/native-types.js";
 import { MAX_CHILDREN, Subagents } from "../../../src/session/subagents.js";
+import { validateUnstableDefinition } from "../../support/acp-schema.js";
 
 function rig() {
   const posted: Array<{ update: any; target: string | undefined }> = [];
@@ -128,5 +129,70 @@ describe("subagents of one parent session", () => {
       sessionId: "c1",
       state: { state: "idle", stopReason: "cancelled" },
     });
+  });
+});
+
+describe("subagents of one parent session: ZCode's V4 rows and legacy mirror", () => {
+  it("the legacy mirror's rewritten id stays outside: under the child the tool has its childToolCallId", () => {
+    const { subagents, posted } = rig();
+    const mirrored: ToolUpdatedPayload = {
+      ...childTool("c1", "p1"),
+      toolCallId: "tool_subagent_agent_1_t_c1",
+      childToolCallId: "t_c1",
+      agentId: "agent_1",
+      agentType: "explore",
+    };
+    expect(subagents.toolUpdated(mirrored)).toBe(true);
+    expect(posted.find((p) => p.target === "c1")?.update).toMatchObject({ sessionUpdate: "tool_call", toolCallId: "t_c1" });
+    expect(posted[0]!.update._meta).toEqual({ zcode: { parentToolCallId: "p1", agentType: "explore" } });
+  });
+
+  it("a V4 subagent row announces the child, and its terminal status (success) ends it with ZCode's summary", () => {
+    const { subagents, posted } = rig();
+    subagents.subagentRow({ childSessionId: "c1", parentToolCallId: "p1", subagentType: "explore", status: "running" });
+    expect(subagents.has("c1")).toBe(true);
+    subagents.subagentRow({ childSessionId: "c1", parentToolCallId: "p1", status: "success", summaryText: "Found 3" });
+    expect(subagents.has("c1")).toBe(false);
+    expect(posted.map((p) => [p.target, p.update.sessionUpdate, p.update.state?.state ?? p.update.content?.text])).toEqual([
+      [undefined, "subagent_update", "running"],
+      ["c1", "agent_message_chunk", "Found 3"],
+      [undefined, "subagent_update", "idle"],
+    ]);
+    expect(posted.at(-1)!.update.state).toEqual({ state: "idle", stopReason: "end_turn" });
+    // failed and cancelled as ZCode says them; a child first seen ended is announced and ended at once
+    subagents.subagentRow({ childSessionId: "c2", status: "failed", summaryText: "boom" });
+    subagents.subagentRow({ childSessionId: "c3", status: "cancelled" });
+    const ends = posted.filter((p) => p.update.state?.state === "idle").map((p) => [p.update.sessionId, p.update.state.stopReason]);
+    expect(ends).toEqual([
+      ["c1", "end_turn"],
+      ["c2", "error"],
+      ["c3", "cancelled"],
+    ]);
+  });
+
+  it("a backgrounded child outlives its Agent call's result; cancel is advertised once ZCode lists its work cancellable", () => {
+    const { subagents, posted } = rig();
+    subagents.subagentRow({ childSessionId: "c1", parentToolCallId: "p1", status: "running", backgrounded: true });
+    expect(posted[0]!.update.capabilities).toBeUndefined();
+    expect(subagents.stopTarget("c1")).toBeUndefined();
+    subagents.parentToolUpdated(agentResult("p1", "started in the background"), false);
+    expect(subagents.has("c1")).toBe(true);
+    subagents.subagentRow({ childSessionId: "c1", parentToolCallId: "p1", status: "running", backgrounded: true, cancellableWorkId: "w1" });
+    const patch = posted.at(-1)!.update;
+    expect(patch).toEqual({ sessionUpdate: "subagent_update", sessionId: "c1", capabilities: { cancel: {} } });
+    expect(validateUnstableDefinition("SessionNotification", { sessionId: "ses_parent", update: patch })).toEqual([]);
+    expect(subagents.stopTarget("c1")).toEqual({ kind: "backgroundWork", workId: "w1" });
+    // where the install can stop any subagent, a child without a cancellable work is stopped by its Agent call
+    subagents.canStop = true;
+    subagents.subagentRow({ childSessionId: "c2", parentToolCallId: "p2", status: "running" });
+    expect(subagents.stopTarget("c2")).toEqual({ kind: "stopSubagent", parentToolCallId: "p2" });
+  });
+
+  it("a backgrounded child whose Agent call ended before its first event is not ended by it (legacy mirror `background`)", async () => {
+    const { subagents } = rig();
+    subagents.parentToolUpdated(agentResult("p1", "started"), false);
+    subagents.toolUpdated({ ...childTool("c1", "p1"), background: true });
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(subagents.has("c1")).toBe(true);
   });
 });

@@ -361,23 +361,16 @@ describe("V4 conversation reader: rows → the session model's events", () => {
     expect(tops[2]!.snapshot.runtime.contextUsage).toEqual({ used: 5, size: 100 });
   });
 
-  it("a tool that ran and finished within one frame still starts; a sub-agent's tool names its parent", async () => {
+  it("a tool that ran and finished within one frame still starts", async () => {
     const { r, send } = await running();
-    const read = row("toolCall", {
-      toolCallId: "c1",
-      toolName: "Read",
-      status: "inputStreaming",
-      input: { file_path: "a" },
-      parentToolCallId: "p1",
-    });
+    const read = row("toolCall", { toolCallId: "c1", toolName: "Read", status: "inputStreaming", input: { file_path: "a" } });
     send({ op: "row.appended", row: read });
     send({ op: "row.upserted", row: { ...read, status: "success", output: { text: "alpha" } } });
-    const origin = { source: "subagent", parentToolCallId: "p1" };
     expect(r.inner()).toEqual([
-      ["tool.updated", { kind: "scheduled", toolCallId: "c1", toolName: "Read", ...origin }],
-      ["tool.updated", { kind: "scheduled", toolCallId: "c1", toolName: "Read", ...origin, input: { file_path: "a" } }],
-      ["tool.updated", { kind: "started", toolCallId: "c1", toolName: "Read", ...origin }],
-      ["tool.updated", { kind: "result", toolCallId: "c1", toolName: "Read", ...origin, result: { success: true, content: "alpha" } }],
+      ["tool.updated", { kind: "scheduled", toolCallId: "c1", toolName: "Read" }],
+      ["tool.updated", { kind: "scheduled", toolCallId: "c1", toolName: "Read", input: { file_path: "a" } }],
+      ["tool.updated", { kind: "started", toolCallId: "c1", toolName: "Read" }],
+      ["tool.updated", { kind: "result", toolCallId: "c1", toolName: "Read", result: { success: true, content: "alpha" } }],
     ]);
   });
 
