@@ -138,8 +138,39 @@ export class ZCodeInputs {
    * held queue is released (else the release would run text the client was told was removed)
    */
   private leftovers: string[] = [];
+  /**
+   * a compaction failed or was stopped while inputs of ours were queued: ZCode holds its queue
+   * after it (goal-compact.ts `setQueueAutoDrain(false)`, as after a stop), which would leave our
+   * prompts waiting for ever; once ZCode reports the hold, it is released
+   */
+  private heldByCompaction = false;
 
   constructor(private readonly deps: ZCodeInputsDeps) {}
+
+  /** ZCode's compaction failed or was stopped (it holds its queue when items wait behind it). */
+  compactionStopped(): void {
+    if (this.inputs.some((input) => input.state === "queued")) this.heldByCompaction = true;
+  }
+
+  /**
+   * ZCode reports its queue held. After a failed or stopped compaction with prompts of ours queued,
+   * the queue is released (on the chain) so that they run: they were sent to run, and ZCode's hold
+   * protects the user's own order of intent in its desktop, which a client's queued prompts keep.
+   * Any other hold (a stop) is left as it is: the next send releases it.
+   */
+  queueHeld(): void {
+    if (!this.heldByCompaction) return;
+    this.heldByCompaction = false;
+    if (!this.inputs.some((input) => input.state === "queued")) return;
+    void this.onChain(async () => {
+      try {
+        await this.deps.native.releaseHeldQueue(this.deps.where);
+        this.mayBeHeld = false;
+      } catch (e) {
+        this.deps.logger.warn("ZCode's queue, held after a compaction, could not be released", { error: describeError(e) });
+      }
+    });
+  }
 
   /** inputs waiting for ZCode (the bound counts these) */
   get waitingCount(): number {

@@ -427,6 +427,7 @@ export class ConversationProjection {
       if (Array.isArray(usage.breakdown)) contextUsage.breakdown = usage.breakdown;
       runtime.contextUsage = contextUsage;
     }
+    if (isRecord(zone.queue) && zone.queue.autoDrain === false) runtime.queueHeld = true;
     const snapshot: Record<string, unknown> = { session, settings, runtime };
     if (isRecord(zone.plan) && Array.isArray(zone.plan.items)) {
       snapshot.todos = zone.plan.items.flatMap((item) =>
@@ -543,11 +544,12 @@ function selectionOf(config: Record<string, unknown>): Record<string, unknown> |
   return { providerId, modelId, ...(thought ? { options: { reasoningLevel: thought } } : {}) };
 }
 
-/** what of the A zone a snapshot event reports beside title and mode: model, plan, usage */
+/** what of the A zone a snapshot event reports beside title and mode: model, plan, usage, a held queue */
 function settingsKey(zone: Record<string, unknown>): string {
   const config = isRecord(zone.config) ? zone.config : {};
   const usage = isRecord(zone.usage) ? zone.usage.contextWindow : undefined;
-  return JSON.stringify([selectionOf(config) ?? null, zone.plan ?? null, usage ?? null]);
+  const held = isRecord(zone.queue) && zone.queue.autoDrain === false;
+  return JSON.stringify([selectionOf(config) ?? null, zone.plan ?? null, usage ?? null, held]);
 }
 
 function progressText(row: Row): string | undefined {
