@@ -11,6 +11,7 @@
 import { describe, expect, it } from "vitest";
 import type { AcpTestClient } from "../../support/acp-test-client.js";
 import { e2e, forSession } from "../../support/e2e-harness.js";
+import { V3 } from "../answers.js";
 
 const t = e2e();
 
@@ -177,6 +178,42 @@ describe("e2e: compaction updates, gated on session.compaction", () => {
     expect(client.text(sessionId)).toContain("after the compaction");
     client.expectValid();
   });
+});
+
+describe("e2e: context usage from ZCode's V4 snapshot", () => {
+  const usages = (client: AcpTestClient, sessionId: string): any[] => kinds(client, sessionId, "usage_update");
+  const breakdown = (update: any): unknown => update?._meta?.zcode?.contextBreakdownChars;
+
+  it.runIf(V3)(
+    "usage_update is usage.contextWindow (used, size), its breakdown in characters under _meta; after /compact the used tokens are the compaction's tokensAfter, without breakdown",
+    async () => {
+      const client = await started(COMPACTION);
+      const { sessionId } = await client.newSession(await t.workspace());
+      await expect(client.prompt(sessionId, "hello")).resolves.toMatchObject({ stopReason: "end_turn" });
+      const before = usages(client, sessionId).at(-1);
+      expect(before.used).toBeGreaterThan(0);
+      expect(before.size).toBeGreaterThan(before.used);
+      expect(breakdown(before)).toEqual(
+        expect.arrayContaining([
+          { source: "system_prompt", chars: 12000 },
+          { source: "messages", chars: expect.any(Number) },
+        ]),
+      );
+      const seen = usages(client, sessionId).length;
+      await expect(client.prompt(sessionId, "/compact")).resolves.toMatchObject({ stopReason: "end_turn" });
+      const done = kinds(client, sessionId, "compaction_update").at(-1);
+      const tokensAfter = zcodeMeta(done).tokensAfter;
+      expect(tokensAfter).toBe(Math.floor(before.used / 4));
+      const after = usages(client, sessionId).slice(seen);
+      expect(after.length).toBeGreaterThan(0);
+      for (const update of after) {
+        expect(update.used).toBe(tokensAfter);
+        expect(update.size).toBe(before.size);
+        expect(breakdown(update)).toBeUndefined();
+      }
+      client.expectValid();
+    },
+  );
 });
 
 describe("e2e: /compact while a turn runs", () => {
