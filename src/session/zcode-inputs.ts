@@ -141,7 +141,8 @@ export class ZCodeInputs {
   /**
    * a compaction failed or was stopped while inputs of ours were queued: ZCode holds its queue
    * after it (goal-compact.ts `setQueueAutoDrain(false)`, as after a stop), which would leave our
-   * prompts waiting for ever; once ZCode reports the hold, it is released
+   * prompts waiting for ever; it is released when the compaction's turn ends, and again once
+   * ZCode reports the hold (V4 read path) in case the first release came before it
    */
   private heldByCompaction = false;
 
@@ -161,6 +162,10 @@ export class ZCodeInputs {
   queueHeld(): void {
     if (!this.heldByCompaction) return;
     this.heldByCompaction = false;
+    this.releaseAfterCompaction();
+  }
+
+  private releaseAfterCompaction(): void {
     if (!this.inputs.some((input) => input.state === "queued")) return;
     void this.onChain(async () => {
       try {
@@ -293,6 +298,7 @@ export class ZCodeInputs {
     }
     if (!input || input.state === "running") return undefined;
     input.state = "running";
+    this.heldByCompaction = false; // the queue runs again
     if (input.abandoned) void this.onChain(() => this.stopAlone(input)); // its answer went out: what it does is not shown
     if (input.kind === "steer") {
       input.turn ??= new ActiveTurn(); // a steering text that runs as a turn of its own: no prompt awaits it
@@ -320,6 +326,8 @@ export class ZCodeInputs {
   ended(input: SessionInput): void {
     input.state = "ended";
     this.forget(input);
+    // the turn of a compaction that failed or was stopped: what waits behind it is let run
+    if (this.heldByCompaction) this.releaseAfterCompaction();
   }
 
   /** Wait (bounded) for ZCode to say where a steering text went. */

@@ -75,7 +75,7 @@ describe("compaction statuses", () => {
   });
 
   it("ZCode's `success` and `noop` never go out as `_zcode_…`; noop (nothing compacted) is not replayed", () => {
-    expect(compactionUpdate(marker("success"))?.status).toBe("completed");
+    expect(compactionUpdate(marker("success"))).toMatchObject({ status: "completed" });
     expect(compactionUpdate(marker("noop"))).toBeUndefined();
     expect(compactionUpdate(timeline("skipped"))).toBeUndefined();
   });
