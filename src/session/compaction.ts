@@ -28,7 +28,7 @@ import { boundText } from "./bounded-content.js";
 const NOOP = "noop";
 
 /** ZCode's compaction statuses (V4 marker and legacy `CompactTimelineStatus`) → ACP's */
-export const COMPACTION_STATUS: Readonly<Record<string, CompactionStatus | typeof NOOP>> = {
+export const COMPACTION_STATUS: Readonly<Record<string, CompactionStatus>> = {
   // V4 `timelineMarker` marker.status
   running: "in_progress",
   success: "completed",
@@ -56,8 +56,8 @@ export interface Compaction {
   compactionId: string;
   /** ZCode's status word, as sent */
   native: string;
-  /** ACP's status, `noop` when nothing was compacted */
-  status: CompactionStatus | typeof NOOP;
+  /** ACP's status, or `noop` (NOOP) when nothing was compacted */
+  status: CompactionStatus;
   meta: Record<string, unknown>;
   error?: string;
 }

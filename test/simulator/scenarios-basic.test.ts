@@ -108,7 +108,7 @@ describe("plain and streaming scenarios", () => {
   });
 
   it.each(["sim:compact", "/compact"])(
-    "%s: ZCode's compaction lifecycle as a context_compaction timeline part (started, then completed with the token counts and the summary message's id), the summary a model-only message",
+    "%s: ZCode's compaction lifecycle as a context_compaction timeline part (started, completed with counts and summary id); summary model-only",
     async (text) => {
       const rig = await sessionRig();
       const { turn, terminal } = await promptToEnd(rig, text);
@@ -132,7 +132,11 @@ describe("plain and streaming scenarios", () => {
       const stored = messages.flatMap((m: Any) => m.parts).filter((p: Any) => p.type === "timeline");
       expect(stored).toEqual([expect.objectContaining({ operationId: parts[0].operationId, status: "completed" })]);
       const summary = messages.find((m: Any) => m.info.messageId === parts[1].summaryMessageId);
-      expect(summary.info).toMatchObject({ role: "user", visibility: "model-only", semantics: { kind: "compact_summary", uiVisibility: "hidden" } });
+      expect(summary.info).toMatchObject({
+        role: "user",
+        visibility: "model-only",
+        semantics: { kind: "compact_summary", uiVisibility: "hidden" },
+      });
       // the /compact itself is no user message
       expect(messages.filter((m: Any) => m.info.role === "user" && m.info.visibility !== "model-only")).toEqual([]);
     },

@@ -510,8 +510,7 @@ function finished(row: Row, endedTurns: ReadonlySet<string>): boolean {
       return typeof row.status === "string" && TERMINAL_TOOL.has(row.status);
     case "subagent":
       return row.status !== "running";
-    case "timelineMarker":
-    {
+    case "timelineMarker": {
       // a compaction marker's status is in its `marker` object (rows.ts timelineMarkerPayloadSchema)
       const marker = row.marker;
       const status = typeof marker === "object" && marker !== null ? (marker as Record<string, unknown>).status : row.status;

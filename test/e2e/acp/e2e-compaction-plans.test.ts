@@ -48,7 +48,7 @@ const reject = (params: { options: Array<{ kind: string; optionId: string }> }) 
 const zcodeMeta = (update: any): Record<string, unknown> => update._meta?.zcode ?? {};
 
 describe("e2e: compaction updates, gated on session.compaction", () => {
-  it("ZCode compacting by itself: in_progress then completed, its token counts in _meta, no summary text; the same after load, the summary message hidden", async () => {
+  it("ZCode compacting by itself: in_progress, completed, token counts in _meta, no summary; the same after load, summary hidden", async () => {
     const client = await started(COMPACTION, { simProfile: AUTO });
     const ws = await t.workspace();
     const { sessionId } = await client.newSession(ws);
@@ -185,7 +185,7 @@ describe("e2e: context usage from ZCode's V4 snapshot", () => {
   const breakdown = (update: any): unknown => update?._meta?.zcode?.contextBreakdownChars;
 
   it.runIf(V3)(
-    "usage_update is usage.contextWindow (used, size), its breakdown in characters under _meta; after /compact the used tokens are the compaction's tokensAfter, without breakdown",
+    "usage_update is usage.contextWindow (used, size), its breakdown in characters in _meta; after /compact used = tokensAfter, no breakdown",
     async () => {
       const client = await started(COMPACTION);
       const { sessionId } = await client.newSession(await t.workspace());

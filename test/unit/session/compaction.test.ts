@@ -84,7 +84,12 @@ describe("compaction statuses", () => {
     expect(compactionUpdate(timeline("started"))).toMatchObject({ compactionId: "cmp_1", status: "in_progress" });
     expect(compactionUpdate(timeline("retrying"))).toMatchObject({ status: "in_progress" });
     const done = compactionUpdate(
-      timeline("completed", { preCompactTokenCount: 8000, postCompactTokenCount: 2500, truePostCompactTokenCount: 2400, summaryMessageId: "m" }),
+      timeline("completed", {
+        preCompactTokenCount: 8000,
+        postCompactTokenCount: 2500,
+        truePostCompactTokenCount: 2400,
+        summaryMessageId: "m",
+      }),
     );
     expect(done).toMatchObject({
       status: "completed",
@@ -97,7 +102,12 @@ describe("compaction statuses", () => {
   });
 
   it("legacy compaction part: lifecycle in metadata; the summary message's own compaction metadata (no status, no summary id) is no compaction", () => {
-    const part = { type: "compaction", partId: "p1", auto: false, metadata: { operationId: "cmp_2", timelineStatus: "completed", trigger: "manual" } };
+    const part = {
+      type: "compaction",
+      partId: "p1",
+      auto: false,
+      metadata: { operationId: "cmp_2", timelineStatus: "completed", trigger: "manual" },
+    };
     expect(compactionUpdate(part)).toMatchObject({ compactionId: "cmp_2", status: "completed", _meta: { zcode: { origin: "manual" } } });
     expect(compactionUpdate({ type: "compaction", partId: "p2", auto: true })).toBeUndefined();
     // a stored part with a summary id and no status is a finished compaction
@@ -111,7 +121,9 @@ describe("compaction statuses", () => {
     const odd = compactionUpdate(marker("paused"));
     expect(odd).toMatchObject({ status: "_zcode_paused" });
     expect(valid(odd)).toEqual([]);
-    expect(() => compactionUpdate({ type: "compaction", status: "running" })).toThrow(expect.objectContaining({ code: "NATIVE_PROTOCOL_ERROR" }));
+    expect(() => compactionUpdate({ type: "compaction", status: "running" })).toThrow(
+      expect.objectContaining({ code: "NATIVE_PROTOCOL_ERROR" }),
+    );
   });
 });
 
@@ -121,7 +133,12 @@ describe("live compactions", () => {
     expect(tracker.updates(marker("running")).map((u: any) => u.status)).toEqual(["in_progress"]);
     const closed = tracker.updates(marker("noop"));
     expect(closed).toEqual([
-      { sessionUpdate: "compaction_update", compactionId: "cmp_1", status: "completed", _meta: { zcode: { status: "noop", origin: "manual" } } },
+      {
+        sessionUpdate: "compaction_update",
+        compactionId: "cmp_1",
+        status: "completed",
+        _meta: { zcode: { status: "noop", origin: "manual" } },
+      },
     ]);
     expect(valid(closed[0])).toEqual([]);
     expect(tracker.updates(marker("noop", { partId: "cmp_2" }))).toEqual([]);
@@ -159,7 +176,13 @@ describe("replay", () => {
         role: "user",
         messageId: "sum",
         visibility: "model-only",
-        semantics: { origin: "agent_runtime", kind: "compact_summary", uiVisibility: "hidden", providerVisibility: "visible", transcriptVisibility: "hidden" },
+        semantics: {
+          origin: "agent_runtime",
+          kind: "compact_summary",
+          uiVisibility: "hidden",
+          providerVisibility: "visible",
+          transcriptVisibility: "hidden",
+        },
       },
       parts: [{ type: "text", text: "SUMMARY TEXT" }],
     },

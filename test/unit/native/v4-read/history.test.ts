@@ -168,7 +168,17 @@ describe("V4 history from rows pages", () => {
       // a compaction marker is the legacy compaction part (replayed only to a client with session.compaction)
       {
         info: { role: "assistant", messageId: "row-8" },
-        parts: [{ type: "compaction", partId: "cmp1", status: "success", origin: "auto", tokensBefore: 9000, tokensAfter: 2000, summaryRef: "42" }],
+        parts: [
+          {
+            type: "compaction",
+            partId: "cmp1",
+            status: "success",
+            origin: "auto",
+            tokensBefore: 9000,
+            tokensAfter: 2000,
+            summaryRef: "42",
+          },
+        ],
       },
     ]);
   });

@@ -482,7 +482,7 @@ describe("V4 conversation reader: rows → the session model's events", () => {
     expect(r.inner()).toEqual([]);
   });
 
-  it("a compaction marker ({type:\"compact\"}) becomes a compaction part.upserted, again only when its status or token counts change", async () => {
+  it('a compaction marker ({type:"compact"}) becomes a compaction part.upserted, again only when its status or token counts change', async () => {
     const { r, send } = await running();
     const marker = row("timelineMarker", {
       entityId: "cmp1",
@@ -493,7 +493,10 @@ describe("V4 conversation reader: rows → the session model's events", () => {
     send({ op: "row.upserted", row: { ...marker } });
     send({
       op: "row.upserted",
-      row: { ...marker, marker: { type: "compact", origin: "auto", status: "success", tokensBefore: 9000, tokensAfter: 2000, summaryRef: "7" } },
+      row: {
+        ...marker,
+        marker: { type: "compact", origin: "auto", status: "success", tokensBefore: 9000, tokensAfter: 2000, summaryRef: "7" },
+      },
     });
     // other markers are no compaction (and never fail the reader)
     send({ op: "row.appended", row: row("timelineMarker", { marker: { type: "goalSet", objective: "x" } }) });
@@ -503,7 +506,15 @@ describe("V4 conversation reader: rows → the session model's events", () => {
       [
         "part.upserted",
         {
-          part: { type: "compaction", partId: "cmp1", status: "success", origin: "auto", tokensBefore: 9000, tokensAfter: 2000, summaryRef: "7" },
+          part: {
+            type: "compaction",
+            partId: "cmp1",
+            status: "success",
+            origin: "auto",
+            tokensBefore: 9000,
+            tokensAfter: 2000,
+            summaryRef: "7",
+          },
         },
       ],
     ]);
