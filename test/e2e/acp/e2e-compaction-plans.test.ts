@@ -164,6 +164,19 @@ describe("e2e: compaction updates, gated on session.compaction", () => {
     client.expectValid();
   });
 
+  it("session/cancel during /compact stops it: the prompt answers cancelled, the compaction ends cancelled", async () => {
+    const client = await started(COMPACTION, { simProfile: { compactMs: 5000 } });
+    const { sessionId } = await client.newSession(await t.workspace());
+    const compact = client.prompt(sessionId, "/compact");
+    await client.waitForUpdate(sessionId, (u) => u.sessionUpdate === "compaction_update" && u.status === "in_progress");
+    await client.cancel(sessionId);
+    await expect(compact).resolves.toMatchObject({ stopReason: "cancelled" });
+    await client.waitForUpdate(sessionId, (u) => u.sessionUpdate === "compaction_update" && u.status === "cancelled");
+    expect(forSession(await t.stops(sessionId), sessionId)).toHaveLength(1);
+    await expect(client.prompt(sessionId, "after")).resolves.toMatchObject({ stopReason: "end_turn" });
+    client.expectValid();
+  });
+
   it("a /compact that fails with a prompt queued behind it: the prompt still runs (ZCode held its queue; it is released)", async () => {
     const client = await started(COMPACTION, { simProfile: { compactMs: 800, compactOutcome: "failed" } });
     const { sessionId } = await client.newSession(await t.workspace());
