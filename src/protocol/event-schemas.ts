@@ -112,6 +112,8 @@ export const snapshotSchema = {
       properties: {
         eventSeq: count,
         activeTurnId: { type: ["string", "null"] },
+        /** V4 only: ZCode holds its input queue (`queue.autoDrain` false: after a stop, or a compaction that failed or was stopped) */
+        queueHeld: { type: "boolean" },
         contextUsage: {
           anyOf: [
             { type: "null" },

@@ -26,6 +26,7 @@ import type { TurnOutcome } from "./stop-reason.js";
 import type { Logger } from "../log/logger.js";
 import type { SnapshotState } from "./snapshot-state.js";
 import { clientSurface, StreamTranslator } from "./stream-translator.js";
+import { compactionStopped } from "./compaction.js";
 import { abortableDelay } from "./session-lifecycle.js";
 import { completedOutcome, failedOutcome } from "./stop-reason.js";
 import { requestOrigin, Subagents } from "./subagents.js";
@@ -61,6 +62,8 @@ export interface RoutedSession {
   turnStarted(turnId: string, payload: TurnStartedPayload): ActiveTurn | undefined;
   /** ZCode injected guided inputs into its running turn */
   steerDrained(ids: readonly string[]): void;
+  /** ZCode's compaction failed or was stopped (ZCode then holds what is queued behind it) */
+  compactionStopped(): void;
   failTurn(turn: ActiveTurn, error: BridgeError): void;
   markSuspect(): void;
   applySnapshot(snapshot: SessionSnapshot, how: ApplyOptions): void;
@@ -108,7 +111,11 @@ export class EventRouter {
     "turn.completed": (payload, { turn }) => this.engine.endTurn(turn, completedOutcome(payload, turn.cancelRequested), true),
     "turn.failed": (payload, { turn }) => this.engine.endTurn(turn, failedOutcome(payload, turn.cancelRequested), !turn.cancelRequested),
     "turn.steerDrained": (payload) => this.engine.steerDrained([...payload.pendingInputIds, ...(payload.queryIds ?? [])]),
-    "part.upserted": (payload) => this.emitAll(this.translator.partUpserted(payload, clientSurface(this.deps.client.capabilities))),
+    "part.upserted": (payload) => {
+      this.emitAll(this.translator.partUpserted(payload, clientSurface(this.deps.client.capabilities)));
+      const part = payload.part;
+      if (typeof part === "object" && part !== null && compactionStopped(part as Record<string, unknown>)) this.engine.compactionStopped();
+    },
     "session.titleUpdated": (payload, { event }) => this.emitAll(this.state.titleChanged(payload.title, event.timestamp)),
     "session.updated": (payload) => {
       const mode = payload.mode;

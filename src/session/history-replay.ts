@@ -174,6 +174,8 @@ export class HistoryReplay {
   }
 
   private message(message: SnapshotMessage): void {
+    // a message only the model sees (the summary a compaction leaves, a reminder): ZCode does not show it
+    if (modelOnly(message.info)) return;
     const role = message.info.role;
     const messageId = message.info.messageId;
     const withId = <T extends SessionUpdate>(u: T): T => (messageId ? { ...u, messageId } : u);
@@ -211,10 +213,12 @@ export class HistoryReplay {
         case "tool":
           this.tool(part);
           break;
-        case "compaction": {
+        case "compaction":
+        case "timeline": {
           if (!this.surface.compaction) break;
           try {
-            this.push(compactionUpdate(part));
+            const update = compactionUpdate(part);
+            if (update) this.push(update);
           } catch {
             this.logger.warn("replay: compaction part without an id skipped");
           }
@@ -249,6 +253,19 @@ export class HistoryReplay {
     const end = partEnd(part);
     if (end) subagents.parentEnded(toolCallId, end);
   }
+}
+
+/**
+ * A message ZCode keeps for the model only (zcode-protocol-legacy-types: user message
+ * `visibility: "model-only"`, or `semantics.uiVisibility` other than `visible`, e.g. the
+ * `compact_summary` a compaction leaves): not shown to the user, so not replayed.
+ */
+export function modelOnly(info: Record<string, unknown>): boolean {
+  if (info.visibility === "model-only") return true;
+  const semantics = info.semantics;
+  if (typeof semantics !== "object" || semantics === null) return false;
+  const ui = (semantics as Record<string, unknown>).uiVisibility;
+  return ui === "hidden" || ui === "debug";
 }
 
 /** The replay of messages to a client without subagents (one piece; tests). */

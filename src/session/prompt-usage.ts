@@ -34,10 +34,13 @@ export function promptUsage(tokens: TaskTokenUsage | undefined): PromptUsage | u
 }
 
 /**
- * The end-of-turn `usage_update` on a build with ZCode 3.18+'s context composition (issue 26): its
- * token count is the context's `used`, its window the `size` (else the snapshot's), and its
- * categories go under `_meta.zcode.contextComposition` beside the token totals. Without a
- * composition (a build without the call, or a read that failed) the update is the snapshot's, as before.
+ * The end-of-turn `usage_update` on a build with ZCode 3.18+'s context composition (issue 26; the
+ * call's result shape is a GUESS, src/native/shared/context-composition.ts): its token count is
+ * the context's `used`, its window the `size` (else the snapshot's), and its categories go under
+ * `_meta.zcode.contextComposition` beside the token totals. ZCode's own context breakdown in the
+ * session's usage (`contextBreakdownChars`, public in its source) is preferred: where the snapshot
+ * has one, the guessed composition is not used. Without a composition (a build without the call,
+ * or a read that failed) the update is the snapshot's, as before.
  */
 export function withContextComposition(
   update: SessionUpdate | undefined,
@@ -45,6 +48,7 @@ export function withContextComposition(
 ): SessionUpdate | undefined {
   if (composition === undefined) return update;
   const base = update?.sessionUpdate === "usage_update" ? update : undefined;
+  if ((base?._meta?.zcode as { contextBreakdownChars?: unknown } | undefined)?.contextBreakdownChars !== undefined) return update;
   const size = composition.size ?? base?.size;
   if (size === undefined) return update;
   const zcode = { ...((base?._meta?.zcode as Record<string, unknown> | undefined) ?? {}), contextComposition: composition.categories };

@@ -133,6 +133,7 @@ export class SessionEngine {
       endTurn: (turn, outcome, reportUsage) => this.turns.endTurn(turn, outcome, reportUsage),
       turnStarted: (turnId, payload) => this.turns.turnStarted(turnId, payload),
       steerDrained: (ids) => this.turns.steerDrained(ids),
+      compactionStopped: () => this.turns.compactionStopped(),
       failTurn: (turn, error) => this.turns.failTurn(turn, error),
       markSuspect: () => {
         // a protocol error outside a live turn: resynchronise before the next prompt
@@ -635,6 +636,7 @@ export class SessionEngine {
   // ---- updates ----
 
   private applySnapshot(snapshot: SessionSnapshot, how: ApplyOptions): void {
+    if (snapshot.runtime?.queueHeld === true) this.turns.queueHeld();
     for (const update of this.state.apply(snapshot, how)) this.post(update);
   }
 

@@ -257,6 +257,16 @@ export class SessionTurns {
     this.inputs.drained(ids);
   }
 
+  /** ZCode's compaction failed or was stopped: it holds what is queued behind it (see `queueHeld`). */
+  compactionStopped(): void {
+    this.inputs.compactionStopped();
+  }
+
+  /** ZCode reports its queue held (V4 `queue.autoDrain` false). */
+  queueHeld(): void {
+    this.inputs.queueHeld();
+  }
+
   // ---- stopping ----
 
   /** session/cancel: the running turn stops once, every waiting input is answered `cancelled`. Answered at once in every state. */

@@ -19,7 +19,8 @@ type Keyed = "title" | "plan" | "usage" | "commands";
 
 function usageKey(update: SessionUpdate | undefined): string | undefined {
   if (!update || update.sessionUpdate !== "usage_update") return undefined;
-  return JSON.stringify([update.used, update.size, update.cost ?? null]);
+  const zcode = update._meta?.zcode as { contextBreakdownChars?: unknown } | undefined;
+  return JSON.stringify([update.used, update.size, update.cost ?? null, zcode?.contextBreakdownChars ?? null]);
 }
 
 export class SnapshotState {

@@ -80,9 +80,31 @@ function int(value: unknown): number | undefined {
   return typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.round(value) : undefined;
 }
 
+/** at most this many breakdown sources are passed on (ZCode names 7) */
+const BREAKDOWN_SOURCES = 16;
+
+/**
+ * ZCode's context breakdown (`contextUsage.breakdown`, V4 `usage.contextWindow.breakdown`):
+ * `[{source, chars}]`, sizes in CHARACTERS per source (system_prompt, meta_user_context, skills,
+ * tool_prompt, system_tool_schemas, mcp_tool_schemas, messages), not tokens. Decoration: a
+ * malformed entry is left out, never a failure.
+ */
+export function contextBreakdown(value: unknown): Array<{ source: string; chars: number }> | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const out: Array<{ source: string; chars: number }> = [];
+  for (const item of value.slice(0, BREAKDOWN_SOURCES)) {
+    if (typeof item !== "object" || item === null) continue;
+    const { source, chars } = item as Record<string, unknown>;
+    if (typeof source !== "string" || source === "" || typeof chars !== "number" || !Number.isSafeInteger(chars) || chars < 0) continue;
+    out.push({ source: source.slice(0, 64), chars });
+  }
+  return out.length > 0 ? out : undefined;
+}
+
 /**
  * `usage_update` from the snapshot's context usage (falling back to the projection), with the
- * session's token totals from `getTaskTokenUsage` under `_meta.zcode` (never as stable fields).
+ * session's token totals from `getTaskTokenUsage` under `_meta.zcode` (never as stable fields),
+ * and ZCode's context breakdown, in characters, as `_meta.zcode.contextBreakdownChars`.
  */
 export function usageUpdate(snapshot: SessionSnapshot, tokens?: TaskTokenUsage): SessionUpdate | undefined {
   const context = snapshot.runtime?.contextUsage;
@@ -92,6 +114,8 @@ export function usageUpdate(snapshot: SessionSnapshot, tokens?: TaskTokenUsage):
   const update: SessionUpdate = { sessionUpdate: "usage_update", used, size };
   const cost = context?.cost;
   if (cost && Number.isFinite(cost.amount)) update.cost = { amount: cost.amount, currency: cost.currency };
+  const breakdown = contextBreakdown((context as Record<string, unknown> | null | undefined)?.breakdown);
+  if (breakdown) update._meta = { zcode: { contextBreakdownChars: breakdown } };
   if (tokens) {
     const counts: Record<string, number> = {};
     for (const key of [
@@ -105,7 +129,10 @@ export function usageUpdate(snapshot: SessionSnapshot, tokens?: TaskTokenUsage):
       const value = int(tokens[key]);
       if (value !== undefined) counts[key] = value;
     }
-    if (Object.keys(counts).length > 0) update._meta = { zcode: { tokenUsage: counts } };
+    if (Object.keys(counts).length > 0) {
+      const zcode = (update._meta?.zcode as Record<string, unknown> | undefined) ?? {};
+      update._meta = { ...update._meta, zcode: { ...zcode, tokenUsage: counts } };
+    }
   }
   return update;
 }

@@ -4,11 +4,10 @@
  * chunks with message ids; tool events → the tool-call lifecycle. The router hands over payloads
  * already validated against the event table (src/protocol/event-table.ts).
  */
-import type { ClientCapabilities, CompactionStatus, SessionUpdate, ToolCallUpdate } from "@agentclientprotocol/sdk";
+import type { ClientCapabilities, SessionUpdate, ToolCallUpdate } from "@agentclientprotocol/sdk";
 import type { Logger } from "../log/logger.js";
 import type { ModelStreamingPayload, ToolUpdatedPayload } from "../protocol/native-types.js";
-import { BridgeError } from "../util/errors.js";
-import { boundText } from "./bounded-content.js";
+import { CompactionTracker, isCompactionPart } from "./compaction.js";
 import { markdownPlanId, planRemoved } from "./snapshot-updates.js";
 import { ToolCallTracker } from "./tool-call-tracker.js";
 
@@ -33,41 +32,13 @@ export function clientSurface(capabilities: ClientCapabilities): ClientSurface {
   };
 }
 
-/** ZCode's compaction part status (GUESS: docs/zcode-host.md §5.11) → ACP's; no status is a finished part (as stored) */
-const COMPACTION_STATUS: Record<string, CompactionStatus> = {
-  running: "in_progress",
-  pending: "in_progress",
-  completed: "completed",
-  error: "failed",
-  failed: "failed",
-  cancelled: "cancelled",
-};
-
-const partText = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
-
-/**
- * A `compaction` part (live `part.upserted`, or a history part) as a `compaction_update`: its id is
- * the part's, its status mapped, its summary (if any) the whole summary, its error text. A
- * compaction part without an id cannot be addressed and is refused (NATIVE_PROTOCOL_ERROR).
- */
-export function compactionUpdate(part: Record<string, unknown>): SessionUpdate {
-  const compactionId = partText(part.partId) ?? partText(part.id);
-  if (!compactionId) {
-    throw new BridgeError("NATIVE_PROTOCOL_ERROR", "ZCode sent a compaction part without a part id; it cannot be shown.");
-  }
-  const native = partText(part.status);
-  // an unknown status is not rounded to an end: it goes out as ZCode's own (ACP reserves `_…` for that)
-  const status: CompactionStatus = native === undefined ? "completed" : (COMPACTION_STATUS[native] ?? `_zcode_${native}`);
-  const update: SessionUpdate = { sessionUpdate: "compaction_update", compactionId, status };
-  const summary = partText(part.summary);
-  if (summary) update.summary = [{ type: "text", text: boundText(summary) }];
-  const error = partText(part.error);
-  if (error && status === "failed") update.error = boundText(error);
-  return update;
-}
+/** a compaction part as its `compaction_update` (src/session/compaction.ts; kept here for the replay's import) */
+export { compactionUpdate } from "./compaction.js";
 
 export class StreamTranslator {
   private readonly tools: ToolCallTracker;
+  /** the compactions shown running (a noop closes them) */
+  private readonly compactions = new CompactionTracker();
 
   constructor(
     cwd: string,
@@ -77,16 +48,16 @@ export class StreamTranslator {
   }
 
   /**
-   * `part.upserted`: only a `compaction` part means something to the client (ZCode compacted the
-   * context, by itself or on `/compact`), and only to one that advertised `session.compaction`;
-   * every other part reaches the client through the stream events.
+   * `part.upserted`: only a compaction part means something to the client (ZCode compacted the
+   * context, by itself or on `/compact`: src/session/compaction.ts), and only to one that advertised
+   * `session.compaction`; every other part reaches the client through the stream events.
    */
   partUpserted(payload: Record<string, unknown>, surface: ClientSurface): SessionUpdate[] {
     const part = payload.part;
     if (typeof part !== "object" || part === null || Array.isArray(part)) return [];
     const record = part as Record<string, unknown>;
-    if (record.type !== "compaction" || !surface.compaction) return [];
-    return [compactionUpdate(record)];
+    if (!isCompactionPart(record) || !surface.compaction) return [];
+    return this.compactions.updates(record);
   }
 
   describeToolCall(toolCallId: string): Partial<ToolCallUpdate> | undefined {

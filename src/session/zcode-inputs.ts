@@ -138,8 +138,44 @@ export class ZCodeInputs {
    * held queue is released (else the release would run text the client was told was removed)
    */
   private leftovers: string[] = [];
+  /**
+   * a compaction failed or was stopped while inputs of ours were queued: ZCode holds its queue
+   * after it (goal-compact.ts `setQueueAutoDrain(false)`, as after a stop), which would leave our
+   * prompts waiting for ever; it is released when the compaction's turn ends, and again once
+   * ZCode reports the hold (V4 read path) in case the first release came before it
+   */
+  private heldByCompaction = false;
 
   constructor(private readonly deps: ZCodeInputsDeps) {}
+
+  /** ZCode's compaction failed or was stopped (it holds its queue when items wait behind it). */
+  compactionStopped(): void {
+    if (this.inputs.some((input) => input.state === "queued")) this.heldByCompaction = true;
+  }
+
+  /**
+   * ZCode reports its queue held. After a failed or stopped compaction with prompts of ours queued,
+   * the queue is released (on the chain) so that they run: they were sent to run, and ZCode's hold
+   * protects the user's own order of intent in its desktop, which a client's queued prompts keep.
+   * Any other hold (a stop) is left as it is: the next send releases it.
+   */
+  queueHeld(): void {
+    if (!this.heldByCompaction) return;
+    this.heldByCompaction = false;
+    this.releaseAfterCompaction();
+  }
+
+  private releaseAfterCompaction(): void {
+    if (!this.inputs.some((input) => input.state === "queued")) return;
+    void this.onChain(async () => {
+      try {
+        await this.deps.native.releaseHeldQueue(this.deps.where);
+        this.mayBeHeld = false;
+      } catch (e) {
+        this.deps.logger.warn("ZCode's queue, held after a compaction, could not be released", { error: describeError(e) });
+      }
+    });
+  }
 
   /** inputs waiting for ZCode (the bound counts these) */
   get waitingCount(): number {
@@ -262,6 +298,7 @@ export class ZCodeInputs {
     }
     if (!input || input.state === "running") return undefined;
     input.state = "running";
+    this.heldByCompaction = false; // the queue runs again
     if (input.abandoned) void this.onChain(() => this.stopAlone(input)); // its answer went out: what it does is not shown
     if (input.kind === "steer") {
       input.turn ??= new ActiveTurn(); // a steering text that runs as a turn of its own: no prompt awaits it
@@ -289,6 +326,8 @@ export class ZCodeInputs {
   ended(input: SessionInput): void {
     input.state = "ended";
     this.forget(input);
+    // the turn of a compaction that failed or was stopped: what waits behind it is let run
+    if (this.heldByCompaction) this.releaseAfterCompaction();
   }
 
   /** Wait (bounded) for ZCode to say where a steering text went. */

@@ -108,22 +108,37 @@ describe("plain and streaming scenarios", () => {
   });
 
   it.each(["sim:compact", "/compact"])(
-    "%s: the compaction part upserted running, then completed with its summary, kept in the history",
+    "%s: ZCode's compaction lifecycle as a context_compaction timeline part (started, completed with counts and summary id); summary model-only",
     async (text) => {
       const rig = await sessionRig();
       const { turn, terminal } = await promptToEnd(rig, text);
       const parts = turn.filter((e) => e.type === "part.upserted").map((e) => e.payload.part);
-      expect(parts.map((p: Any) => p.status)).toEqual(["running", "completed"]);
+      expect(parts.map((p: Any) => p.status)).toEqual(["started", "completed"]);
       expect(parts[1]).toMatchObject({
-        type: "compaction",
+        type: "timeline",
+        timelineType: "context_compaction",
+        display: "separator",
         partId: parts[0].partId,
-        auto: false,
-        summary: expect.stringMatching(/^Summary/),
+        operationId: parts[0].operationId,
+        trigger: "manual",
+        summaryMessageId: expect.any(String),
+        postCompactTokenCount: expect.any(Number),
       });
+      // no summary text in the lifecycle (the strict timeline part has no such field)
+      expect(parts.some((p: Any) => "summary" in p)).toBe(false);
       expect(terminal.payload).toMatchObject({ resultType: "success" });
       const read = await rig.conn.agent.readSession({ workspacePath: WS, sessionId: rig.sessionId });
-      const stored = (read.messages as Any[]).flatMap((m: Any) => m.parts).filter((p: Any) => p.type === "compaction");
-      expect(stored).toEqual([expect.objectContaining({ partId: parts[0].partId, status: "completed" })]);
+      const messages = read.messages as Any[];
+      const stored = messages.flatMap((m: Any) => m.parts).filter((p: Any) => p.type === "timeline");
+      expect(stored).toEqual([expect.objectContaining({ operationId: parts[0].operationId, status: "completed" })]);
+      const summary = messages.find((m: Any) => m.info.messageId === parts[1].summaryMessageId);
+      expect(summary.info).toMatchObject({
+        role: "user",
+        visibility: "model-only",
+        semantics: { kind: "compact_summary", uiVisibility: "hidden" },
+      });
+      // the /compact itself is no user message
+      expect(messages.filter((m: Any) => m.info.role === "user" && m.info.visibility !== "model-only")).toEqual([]);
     },
   );
 

@@ -42,6 +42,10 @@ const DELIVERIES = new Set<string>(["startNow", "queue"]);
 const CONNECTION_GONE = new Set(["CHANNEL_CLOSED", "HOST_EXITED"]);
 /** the query's own failure: ZCode could not look the command up, so its outcome stays unknown */
 const QUERY_UNAVAILABLE = "fault.command.queryUnavailable";
+/** ZCode's refusal of a `compact` while one runs or is queued ("Compact is already running or queued") */
+const COMPACT_LOCK = "compactOperationLock";
+/** ZCode's refusal of a `compact` in a session it could not fully restore */
+const RESTORE_WARNING = "restoreWarning";
 /** the ack of a command for a session ZCode's agent does not hold (not loaded, or gone) */
 const SESSION_NOT_HELD = "proto.sessionNotFound";
 /**
@@ -105,14 +109,40 @@ export class V4Input {
   }
 
   /**
-   * ZCode's `compact` command (zcode-v4.md §4.3: payload `{}`, queued when busy) behind the
-   * `/compact` slash command: an input of its own, admitted and paired like a prompt (GUESS: its
-   * ack is a `sendText`'s `inputAccepted`, and the turn it runs carries the command id).
+   * ZCode's `compact` command behind the `/compact` slash command (ZCode 3.15.1
+   * `commands/handlers/goal-compact.ts`; docs/zcode-host.md §5.11): payload `{}`; idle, ZCode runs
+   * the compaction at once with the command id as its input id; busy (a turn runs, or its input
+   * routing queues), it becomes a queue item of kind `compact` (`queue_<commandId>`). Either way
+   * the ack is `accepted` WITHOUT a result, so where it went is not said: it is taken as queued
+   * under that item, which the stop routine removes, or stops when it already runs. It is paired
+   * with its run by the command id (the turn's input id, or the compaction marker's
+   * `sourceCommandId`: src/native/v4-read/projection.ts). ZCode refuses a second compaction while
+   * one runs or is queued (`failed`, reasonCode `compactOperationLock`) and one of a session with
+   * a restore warning (`restoreWarning`): both are readable errors, not protocol errors.
    */
   async compact(ref: SessionRef, inputId: string | undefined): Promise<SentInput> {
     await this.ready();
     const commandId = inputId ?? uuidV7();
     const { ack, asked } = await this.command(ref, commandId, "compact", {}, "sendPrompt");
+    if (ack.status === "accepted" && ack.result === undefined) {
+      return { inputId: commandId, delivery: "queue", queueItemId: `queue_${commandId}` };
+    }
+    if (ack.status === "failed" && ack.reasonCode === COMPACT_LOCK) {
+      throw new BridgeError(
+        "SESSION_BUSY",
+        "ZCode is already compacting this session (or has a compaction queued), so this /compact was not run. " +
+          "Wait for that compaction to finish; send /compact again afterwards if it is still needed.",
+        { details: { commandId, reasonCode: COMPACT_LOCK } },
+      );
+    }
+    if (ack.status === "failed" && ack.reasonCode === RESTORE_WARNING) {
+      throw new BridgeError(
+        "HOST_CALL_FAILED",
+        `ZCode did not compact the session: it could not fully restore it${ack.message ? ` (${ack.message})` : ""}. ` +
+          "Open the session in ZCode to resolve the warning, then send /compact again.",
+        { details: { commandId, reasonCode: RESTORE_WARNING } },
+      );
+    }
     return admittedInput(ack, asked, commandId, "the compaction", ref);
   }
 

@@ -33,7 +33,7 @@ import { BridgeError } from "../../util/errors.js";
 import type { SessionRef } from "../native-api.js";
 import { MESSAGE_STRING_BYTES } from "./bounded-text.js";
 import { crc32Hex } from "./crc32.js";
-import { compactionPart, toolResult } from "./projection.js";
+import { compactionPart, isCompactMarker, toolResult } from "./projection.js";
 import { asRow, type Row } from "./row-store.js";
 
 export const ROWS_PAGE_LIMIT = 200;
@@ -287,11 +287,11 @@ export function rowsToMessages(rows: readonly Row[]): SnapshotMessage[] {
         break;
       }
       case "timelineMarker":
-        // a compaction (GUESS: the row's fields, projection.ts `compactionPart`)
-        if (row.marker === "compact") {
+        // a compaction (marker `{type:"compact", …}`: projection.ts `compactionPart`); other markers have no ACP equivalent
+        if (isCompactMarker(row)) {
           messages.push({
             info: { role: "assistant", messageId },
-            parts: [compactionPart(row, MESSAGE_STRING_BYTES) as SnapshotMessage["parts"][number]],
+            parts: [compactionPart(row) as SnapshotMessage["parts"][number]],
           });
         }
         break;

@@ -10,7 +10,8 @@
  *   text and reasoning deltas from the growth of `assistantText` / `reasoning` rows,
  *   `tool.updated` from `toolCall` rows, `turn.steerDrained` from guided `userInput` rows,
  *   `session.titleUpdated` from `meta`, `part.upserted` of a `compaction` part from a
- *   `timelineMarker` row of marker `compact` (GUESS: its fields, docs/zcode-host.md §5.11);
+ *   `timelineMarker` row whose `marker` is `{type:"compact", …}` (docs/zcode-host.md §5.11; other
+ *   marker types are ignored);
  * - `state.updated` for a mode change in `config`;
  * - `permission.request` / `userInput.request` from new `pendingInteractions` (requestId =
  *   interactionId, answered through `resolveInteraction`).
@@ -81,8 +82,13 @@ interface ZoneSeen {
   interactions: Set<string>;
 }
 
+/** turns of compactions without a header of their own remembered (started said; ended said) */
+const COMPACT_TURNS_KEPT = 64;
+
 export class ConversationProjection {
   private readonly seen = new Map<RowKey, Seen>();
+  /** `/compact` runs without a turn header: their marker's turn, and whether its end was said */
+  private readonly compactTurns = new Map<string, boolean>();
   private zone: ZoneSeen | undefined;
   private seq: number;
   /**
@@ -265,11 +271,32 @@ export class ConversationProjection {
       case "subagent":
         return this.subagent(store, row, seen, turnId, body);
       case "timelineMarker": {
-        if (row.marker !== "compact") return;
+        // a compaction; the other markers (forkNotice, forkCreated, modelChange, goalSet, goalVerify,
+        // retryNotice, checkpointRestored) have no ACP equivalent and are ignored
+        if (!isCompactMarker(row)) return;
         const said = compactionKey(row);
         if (seen.status === said) return;
         seen.status = said;
+        const command = str(row.sourceCommandId);
+        // a `/compact` whose run has no turn header of its own: the marker is its turn, its
+        // `sourceCommandId` the input it pairs with (the compact ack names no turn: v4-input.ts)
+        const own = command !== undefined && turnId !== undefined && !store.hasHeader(turnId);
+        if (own && !this.compactTurns.has(turnId)) {
+          this.compactTurns.set(turnId, false);
+          if (this.compactTurns.size > COMPACT_TURNS_KEPT) this.compactTurns.delete(this.compactTurns.keys().next().value!);
+          starts.push(this.event("turn.started", { inputId: command }, turnId));
+        }
         body.push(this.event("part.upserted", { part: compactionPart(row) }, turnId));
+        const status = isRecord(row.marker) ? str(row.marker.status) : undefined;
+        if (own && this.compactTurns.get(turnId) === false && status !== undefined && status !== "running") {
+          this.compactTurns.set(turnId, true);
+          if (status === "failed") {
+            ends.push(this.event("turn.failed", { error: { message: "ZCode's compaction failed." }, inputId: command }, turnId));
+          } else {
+            const resultType = status === "cancelled" ? "cancelled" : "success";
+            ends.push(this.event("turn.completed", { resultType, inputId: command }, turnId));
+          }
+        }
         return;
       }
       case "userInput": {
@@ -463,8 +490,13 @@ export class ConversationProjection {
     const runtime: Record<string, unknown> = { eventSeq: this.seq, activeTurnId: running ? (store.runningTurn() ?? null) : null };
     const usage = isRecord(zone.usage) && isRecord(zone.usage.contextWindow) ? zone.usage.contextWindow : undefined;
     if (usage && typeof usage.usedTokens === "number" && typeof usage.maxTokens === "number" && usage.maxTokens > 0) {
-      runtime.contextUsage = { used: Math.max(0, usage.usedTokens), size: usage.maxTokens };
+      // `breakdown` ([{source, chars}], characters, not tokens) as ZCode's legacy contextUsage has it;
+      // ZCode drops it from the usage patch after a compaction (checked in snapshot-updates.ts)
+      const contextUsage: Record<string, unknown> = { used: Math.max(0, usage.usedTokens), size: usage.maxTokens };
+      if (Array.isArray(usage.breakdown)) contextUsage.breakdown = usage.breakdown;
+      runtime.contextUsage = contextUsage;
     }
+    if (isRecord(zone.queue) && zone.queue.autoDrain === false) runtime.queueHeld = true;
     const snapshot: Record<string, unknown> = { session, settings, runtime };
     if (isRecord(zone.plan) && Array.isArray(zone.plan.items)) {
       snapshot.todos = zone.plan.items.flatMap((item) =>
@@ -512,7 +544,7 @@ function settled(row: Row): Seen {
     seen.ended = typeof row.state === "string" && TERMINAL_HEADER.has(row.state);
   }
   if (row.kind === "userInput") seen.steered = true;
-  if (row.kind === "timelineMarker") seen.status = compactionKey(row);
+  if (isCompactMarker(row)) seen.status = compactionKey(row);
   // a subagent of the history is said by `readHistory`; a change of it later is news
   if (row.kind === "subagent") seen.subagent = "";
   return seen;
@@ -554,21 +586,43 @@ function answerText(row: Row): { text: string; marker: string | undefined } {
   return { text: marker === undefined ? full : full.slice(0, full.length - marker.length), marker };
 }
 
-/** what of a compaction marker the session layer was told: its status and summary */
-function compactionKey(row: Row): string {
-  return `${str(row.status) ?? ""}\u0000${typeof row.summaryText === "string" ? row.summaryText.length : -1}`;
+/**
+ * A compaction row: `timelineMarker` whose `marker` is the object `{type:"compact", origin, status,
+ * tokensBefore?, tokensAfter?, summaryRef?}` (ZCode's rows.ts `timelineMarkerPayloadSchema`)
+ */
+export function isCompactMarker(row: Row): boolean {
+  return row.kind === "timelineMarker" && isRecord(row.marker) && row.marker.type === "compact";
 }
 
+/** what of a compaction marker the session layer was told: its marker (status, token counts) */
+function compactionKey(row: Row): string {
+  return isRecord(row.marker) ? JSON.stringify([row.marker.status, row.marker.tokensBefore, row.marker.tokensAfter]) : "";
+}
+
+const count = (value: unknown): number | undefined =>
+  typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+
 /**
- * A compaction marker as the legacy `compaction` part (GUESS: `entityId`, `status`, `summaryText`,
- * `auto` on the row; the part's `partId` is the entity id, else the row's)
+ * A compaction marker as the bridge's `compaction` part (src/session/compaction.ts reads it): its
+ * id the row's entity id (ZCode's compaction operationId), else the row's; ZCode's status,
+ * `origin`, token counts and `summaryRef` as sent. The summary text is not in the row (only a
+ * reference to the model-only summary message), so the part has none.
  */
-export function compactionPart(row: Row, maxBytes = EVENT_STRING_BYTES): Record<string, unknown> {
+export function compactionPart(row: Row): Record<string, unknown> {
+  const marker = isRecord(row.marker) ? row.marker : {};
   const part: Record<string, unknown> = { type: "compaction", partId: str(row.entityId) ?? `compaction-row-${String(row.rowId)}` };
-  const status = str(row.status);
-  if (status) part.status = status;
-  if (typeof row.summaryText === "string" && row.summaryText !== "") part.summary = boundText(row.summaryText, maxBytes);
-  if (typeof row.auto === "boolean") part.auto = row.auto;
+  const status = str(marker.status);
+  if (status) part.status = status.slice(0, 64);
+  const origin = str(marker.origin);
+  if (origin) part.origin = origin.slice(0, 64);
+  const before = count(marker.tokensBefore);
+  if (before !== undefined) part.tokensBefore = before;
+  const after = count(marker.tokensAfter);
+  if (after !== undefined) part.tokensAfter = after;
+  const ref = str(marker.summaryRef);
+  if (ref) part.summaryRef = ref.slice(0, 200);
+  const command = str(row.sourceCommandId);
+  if (command) part.sourceCommandId = command.slice(0, 200);
   return part;
 }
 
@@ -587,11 +641,12 @@ function selectionOf(config: Record<string, unknown>): Record<string, unknown> |
   return { providerId, modelId, ...(thought ? { options: { reasoningLevel: thought } } : {}) };
 }
 
-/** what of the A zone a snapshot event reports beside title and mode: model, plan, usage */
+/** what of the A zone a snapshot event reports beside title and mode: model, plan, usage, a held queue */
 function settingsKey(zone: Record<string, unknown>): string {
   const config = isRecord(zone.config) ? zone.config : {};
   const usage = isRecord(zone.usage) ? zone.usage.contextWindow : undefined;
-  return JSON.stringify([selectionOf(config) ?? null, zone.plan ?? null, usage ?? null]);
+  const held = isRecord(zone.queue) && zone.queue.autoDrain === false;
+  return JSON.stringify([selectionOf(config) ?? null, zone.plan ?? null, usage ?? null, held]);
 }
 
 function progressText(row: Row): string | undefined {

@@ -233,6 +233,13 @@ export class RowStore {
     return this.endedTurnIds;
   }
 
+  /** does the turn have a header (running or ended)? */
+  hasHeader(turnId: string): boolean {
+    if (this.endedTurnIds.has(turnId)) return true;
+    for (const id of this.runningHeaders.values()) if (id === turnId) return true;
+    return false;
+  }
+
   /** the turn of the last header still running */
   runningTurn(): string | undefined {
     let turnId: string | undefined;
@@ -606,8 +613,12 @@ function finishedAlone(row: Row, turnEnded = false): boolean {
       return typeof row.status === "string" && TERMINAL_TOOL.has(row.status);
     case "subagent":
       return row.status !== "running";
-    case "timelineMarker":
-      return turnEnded && !(typeof row.status === "string" && UNFINISHED_MARKER.has(row.status));
+    case "timelineMarker": {
+      // a compaction marker's status is in its `marker` object (rows.ts timelineMarkerPayloadSchema)
+      const marker = row.marker;
+      const status = typeof marker === "object" && marker !== null ? (marker as Record<string, unknown>).status : row.status;
+      return turnEnded && !(typeof status === "string" && UNFINISHED_MARKER.has(status));
+    }
     default:
       return true;
   }

@@ -11,6 +11,7 @@
 import { describe, expect, it } from "vitest";
 import type { AcpTestClient } from "../../support/acp-test-client.js";
 import { e2e, forSession } from "../../support/e2e-harness.js";
+import { V3 } from "../answers.js";
 
 const t = e2e();
 
@@ -43,8 +44,11 @@ const reject = (params: { options: Array<{ kind: string; optionId: string }> }) 
   outcome: { outcome: "selected" as const, optionId: params.options.find((o) => o.kind.startsWith("reject"))!.optionId },
 });
 
+/** a compaction's `_meta.zcode` (src/session/compaction.ts): ZCode's status word, origin, token counts, summary reference */
+const zcodeMeta = (update: any): Record<string, unknown> => update._meta?.zcode ?? {};
+
 describe("e2e: compaction updates, gated on session.compaction", () => {
-  it("ZCode compacting by itself: in_progress then completed with the summary, live and after load", async () => {
+  it("ZCode compacting by itself: in_progress, completed, token counts in _meta, no summary; the same after load, summary hidden", async () => {
     const client = await started(COMPACTION, { simProfile: AUTO });
     const ws = await t.workspace();
     const { sessionId } = await client.newSession(ws);
@@ -53,12 +57,14 @@ describe("e2e: compaction updates, gated on session.compaction", () => {
     expect(live.map((u) => u.status)).toEqual(["in_progress", "completed"]);
     const id = live[0].compactionId;
     expect(typeof id).toBe("string");
-    expect(live[1]).toEqual({
-      sessionUpdate: "compaction_update",
-      compactionId: id,
-      status: "completed",
-      summary: [{ type: "text", text: SUMMARY }],
-    });
+    expect(live[1].compactionId).toBe(id);
+    // ZCode sends no summary text (only a reference to its model-only summary message)
+    expect(live.some((u) => "summary" in u)).toBe(false);
+    expect(zcodeMeta(live[0])).toMatchObject({ origin: "auto" });
+    const done = zcodeMeta(live[1]);
+    expect(done).toMatchObject({ origin: "auto", summaryRef: expect.any(String) });
+    expect(done.tokensAfter).toEqual(expect.any(Number));
+    expect(done.tokensAfter as number).toBeLessThanOrEqual(done.tokensBefore as number);
     // the turn's answer still comes after the compaction
     expect(client.text(sessionId)).toContain("hello");
     client.expectValid();
@@ -66,12 +72,14 @@ describe("e2e: compaction updates, gated on session.compaction", () => {
 
     const loaded = await load(COMPACTION, sessionId, ws);
     const replayed = kinds(loaded, sessionId, "compaction_update", "compaction_summary_chunk");
-    expect(replayed).toEqual([
-      { sessionUpdate: "compaction_update", compactionId: id, status: "completed", summary: [{ type: "text", text: SUMMARY }] },
-    ]);
+    expect(replayed).toHaveLength(1);
+    expect(replayed[0]).toMatchObject({ sessionUpdate: "compaction_update", compactionId: id, status: "completed" });
+    expect(zcodeMeta(replayed[0])).toMatchObject({ tokensAfter: done.tokensAfter, summaryRef: done.summaryRef });
     // the replay keeps the history's order: the user's text, the compaction, the answer
     const order = loaded.updates(sessionId).map((u) => u.sessionUpdate);
     expect(order.indexOf("user_message_chunk")).toBeLessThan(order.indexOf("compaction_update"));
+    // the summary ZCode keeps for the model is never shown as a message
+    expect(loaded.updates(sessionId).filter((u) => JSON.stringify(u).includes(SUMMARY))).toEqual([]);
     loaded.expectValid();
   });
 
@@ -92,10 +100,27 @@ describe("e2e: compaction updates, gated on session.compaction", () => {
     await asking.close();
     const plain = await load({}, sessionId, ws);
     expect(kinds(plain, sessionId, "compaction_update", "compaction_summary_chunk")).toEqual([]);
+    expect(plain.updates(sessionId).filter((u) => JSON.stringify(u).includes(SUMMARY))).toEqual([]);
     plain.expectValid();
   });
 
-  it("/compact is ZCode's compact command (V4 `compact` where the release has V4 input): the prompt ends when the compaction does", async () => {
+  it("a compaction that compacted nothing (ZCode's skipped / noop) is not left open: closed completed, noop in _meta", async () => {
+    const client = await started(COMPACTION, { simProfile: { ...AUTO, compactOutcome: "skipped" } });
+    const ws = await t.workspace();
+    const { sessionId } = await client.newSession(ws);
+    await expect(client.prompt(sessionId, "hello")).resolves.toMatchObject({ stopReason: "end_turn" });
+    const live = kinds(client, sessionId, "compaction_update");
+    expect(live.map((u) => u.status)).toEqual(["in_progress", "completed"]);
+    expect(zcodeMeta(live[1]).status).toMatch(/^(noop|skipped)$/);
+    client.expectValid();
+    await client.close();
+    // nothing was compacted: the history shows no compaction
+    const loaded = await load(COMPACTION, sessionId, ws);
+    expect(kinds(loaded, sessionId, "compaction_update")).toEqual([]);
+    loaded.expectValid();
+  });
+
+  it("/compact is ZCode's compact command (its ack has no result): the prompt ends when the compaction does", async () => {
     const client = await started(COMPACTION);
     const ws = await t.workspace();
     const { sessionId } = await client.newSession(ws);
@@ -104,27 +129,104 @@ describe("e2e: compaction updates, gated on session.compaction", () => {
     await expect(client.prompt(sessionId, "/compact")).resolves.toMatchObject({ stopReason: "end_turn" });
     const live = kinds(client, sessionId, "compaction_update");
     expect(live.map((u) => u.status)).toEqual(["in_progress", "completed"]);
-    expect(live[1].summary).toEqual([{ type: "text", text: SUMMARY }]);
-    const v4Input = t.sim().manifest.protocol.allowlist.agent.includes("sendConversationCommandV4");
+    expect(zcodeMeta(live[1])).toMatchObject({ origin: "manual", tokensAfter: expect.any(Number) });
+    expect(live.some((u) => "summary" in u)).toBe(false);
     const compacts = forSession(await t.commands("compact"), sessionId);
     const texts = forSession(await t.commands("sendText"), sessionId).map((c) => (c.params as { payload: { text: string } }).payload.text);
-    if (v4Input) {
-      expect(compacts).toHaveLength(1);
-      expect(texts).toEqual(["first"]);
-    } else {
-      expect(compacts).toHaveLength(0);
-      const prompts = forSession(await t.calls("sendPrompt"), sessionId).map((c) => (c.params as { content: string }).content);
-      expect(prompts).toEqual(["first", "/compact"]);
-    }
+    expect(compacts).toHaveLength(1);
+    expect(texts).toEqual(["first"]);
     // the session goes on after it
     await expect(client.prompt(sessionId, "after")).resolves.toMatchObject({ stopReason: "end_turn" });
     client.expectValid();
     await client.close();
 
     const loaded = await load(COMPACTION, sessionId, ws);
-    expect(kinds(loaded, sessionId, "compaction_update")).toEqual([live[1]]);
+    const replayed = kinds(loaded, sessionId, "compaction_update");
+    expect(replayed).toHaveLength(1);
+    expect(replayed[0]).toMatchObject({ compactionId: live[1].compactionId, status: "completed" });
+    expect(loaded.updates(sessionId).filter((u) => JSON.stringify(u).includes(SUMMARY))).toEqual([]);
     loaded.expectValid();
   });
+
+  it("a second /compact while one runs is refused by ZCode (compactOperationLock): a readable error, the first one goes on", async () => {
+    const client = await started(COMPACTION, { simProfile: { compactMs: 1500 } });
+    const { sessionId } = await client.newSession(await t.workspace());
+    const first = client.prompt(sessionId, "/compact");
+    await client.waitForUpdate(sessionId, (u) => u.sessionUpdate === "compaction_update" && u.status === "in_progress");
+    await expect(client.prompt(sessionId, "/compact")).rejects.toMatchObject({
+      message: expect.stringContaining("already compacting"),
+      data: expect.objectContaining({ code: "SESSION_BUSY" }),
+    });
+    await expect(first).resolves.toMatchObject({ stopReason: "end_turn" });
+    expect(kinds(client, sessionId, "compaction_update").map((u) => u.status)).toEqual(["in_progress", "completed"]);
+    // both went to ZCode as its compact command; ZCode refused the second
+    expect(forSession(await t.commands("compact"), sessionId)).toHaveLength(2);
+    client.expectValid();
+  });
+
+  it("session/cancel during /compact stops it: the prompt answers cancelled, the compaction ends cancelled", async () => {
+    const client = await started(COMPACTION, { simProfile: { compactMs: 5000 } });
+    const { sessionId } = await client.newSession(await t.workspace());
+    const compact = client.prompt(sessionId, "/compact");
+    await client.waitForUpdate(sessionId, (u) => u.sessionUpdate === "compaction_update" && u.status === "in_progress");
+    await client.cancel(sessionId);
+    await expect(compact).resolves.toMatchObject({ stopReason: "cancelled" });
+    await client.waitForUpdate(sessionId, (u) => u.sessionUpdate === "compaction_update" && u.status === "cancelled");
+    expect(forSession(await t.stops(sessionId), sessionId)).toHaveLength(1);
+    await expect(client.prompt(sessionId, "after")).resolves.toMatchObject({ stopReason: "end_turn" });
+    client.expectValid();
+  });
+
+  it("a /compact that fails with a prompt queued behind it: the prompt still runs (ZCode held its queue; it is released)", async () => {
+    const client = await started(COMPACTION, { simProfile: { compactMs: 800, compactOutcome: "failed" } });
+    const { sessionId } = await client.newSession(await t.workspace());
+    const compact = client.prompt(sessionId, "/compact");
+    await client.waitForUpdate(sessionId, (u) => u.sessionUpdate === "compaction_update" && u.status === "in_progress");
+    const after = client.prompt(sessionId, "after the compaction");
+    await expect(compact).rejects.toMatchObject({ message: expect.stringContaining("compaction failed") });
+    await expect(after).resolves.toMatchObject({ stopReason: "end_turn" });
+    expect(kinds(client, sessionId, "compaction_update").map((u) => u.status)).toEqual(["in_progress", "failed"]);
+    // released with setAutoDrain (compare-and-set: sent again at ZCode's revision when it answers stale)
+    expect(forSession(await t.commands("setAutoDrain"), sessionId).length).toBeGreaterThan(0);
+    expect(client.text(sessionId)).toContain("after the compaction");
+    client.expectValid();
+  });
+});
+
+describe("e2e: context usage from ZCode's V4 snapshot", () => {
+  const usages = (client: AcpTestClient, sessionId: string): any[] => kinds(client, sessionId, "usage_update");
+  const breakdown = (update: any): unknown => update?._meta?.zcode?.contextBreakdownChars;
+
+  it.runIf(V3)(
+    "usage_update is usage.contextWindow (used, size), its breakdown in characters in _meta; after /compact used = tokensAfter, no breakdown",
+    async () => {
+      const client = await started(COMPACTION);
+      const { sessionId } = await client.newSession(await t.workspace());
+      await expect(client.prompt(sessionId, "hello")).resolves.toMatchObject({ stopReason: "end_turn" });
+      const before = usages(client, sessionId).at(-1);
+      expect(before.used).toBeGreaterThan(0);
+      expect(before.size).toBeGreaterThan(before.used);
+      expect(breakdown(before)).toEqual(
+        expect.arrayContaining([
+          { source: "system_prompt", chars: 12000 },
+          { source: "messages", chars: expect.any(Number) },
+        ]),
+      );
+      const seen = usages(client, sessionId).length;
+      await expect(client.prompt(sessionId, "/compact")).resolves.toMatchObject({ stopReason: "end_turn" });
+      const done = kinds(client, sessionId, "compaction_update").at(-1);
+      const tokensAfter = zcodeMeta(done).tokensAfter;
+      expect(tokensAfter).toBe(Math.floor(before.used / 4));
+      const after = usages(client, sessionId).slice(seen);
+      expect(after.length).toBeGreaterThan(0);
+      for (const update of after) {
+        expect(update.used).toBe(tokensAfter);
+        expect(update.size).toBe(before.size);
+        expect(breakdown(update)).toBeUndefined();
+      }
+      client.expectValid();
+    },
+  );
 });
 
 describe("e2e: /compact while a turn runs", () => {

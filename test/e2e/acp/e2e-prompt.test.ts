@@ -194,7 +194,8 @@ describe("e2e: prompt turns against the simulated host", () => {
     const before = client.updates(sessionId).length;
     await client.prompt(sessionId, "sim:usage");
     const turnUpdates = client.updates(sessionId).slice(before);
-    const live = turnUpdates.filter((u) => u.sessionUpdate === "usage_update" && u._meta === undefined);
+    // per model request (not the end-of-turn report, which has the token totals; on V4 the breakdown rides along)
+    const live = turnUpdates.filter((u) => u.sessionUpdate === "usage_update" && u._meta?.zcode?.tokenUsage === undefined);
     expect(live.length).toBeGreaterThanOrEqual(2); // per model request, during the turn
     // the end-of-turn report is the last usage update of the turn (a late title may still follow it)
     expect(turnUpdates.filter((u) => u.sessionUpdate === "usage_update").at(-1)).toMatchObject({

@@ -109,3 +109,34 @@ describe("V4 input", () => {
     expect(new Set(sent.map((e) => e.commandId)).size).toBe(2);
   });
 });
+
+describe("V4 input: the compact command (ZCode 3.15.1 goal-compact.ts)", () => {
+  const compactAck = (fields: Record<string, unknown>) => (envelope: Envelope) => ({
+    commandId: envelope.commandId,
+    revisionAtDecision: 3,
+    ...fields,
+  });
+
+  it("an accepted ack without a result is taken, as queued under queue_<commandId> (not a protocol error)", async () => {
+    const fake = host(compactAck({ status: "accepted" }));
+    const sent = await new V4Input(fake, "zcode-task-v3", [3]).compact(REF, "cmd-1");
+    expect(sent).toEqual({ inputId: "cmd-1", delivery: "queue", queueItemId: "queue_cmd-1" });
+    const envelope = fake.callsOf("sendConversationCommandV4")[0]!.params.envelope as Envelope & { payload: unknown };
+    expect(envelope).toMatchObject({ commandId: "cmd-1", type: "compact", payload: {} });
+  });
+
+  it("compactOperationLock is a readable SESSION_BUSY; restoreWarning a readable refusal naming the warning", async () => {
+    const locked = host(
+      compactAck({ status: "failed", reasonCode: "compactOperationLock", message: "Compact is already running or queued" }),
+    );
+    await expect(new V4Input(locked, "zcode-task-v3", [3]).compact(REF, undefined)).rejects.toMatchObject({
+      code: "SESSION_BUSY",
+      message: expect.stringContaining("already compacting"),
+    });
+    const warned = host(compactAck({ status: "failed", reasonCode: "restoreWarning", message: "history could not be restored" }));
+    await expect(new V4Input(warned, "zcode-task-v3", [3]).compact(REF, undefined)).rejects.toMatchObject({
+      code: "HOST_CALL_FAILED",
+      message: expect.stringContaining("history could not be restored"),
+    });
+  });
+});

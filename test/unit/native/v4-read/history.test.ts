@@ -129,9 +129,18 @@ describe("V4 history from rows pages", () => {
         },
         { rowId: 6, kind: "toolCall", toolCallId: "c2", toolName: "Edit", status: "error", input: {}, error: { message: "no match" } },
         { rowId: 7, kind: "toolCall", toolCallId: "c3", toolName: "Read", status: "cancelled" },
-        { rowId: 8, kind: "timelineMarker", marker: "compact", entityId: "cmp1", status: "completed", summaryText: "so far", auto: true },
+        {
+          rowId: 8,
+          kind: "timelineMarker",
+          entityId: "cmp1",
+          lane: "assistantWork",
+          marker: { type: "compact", origin: "auto", status: "success", tokensBefore: 9000, tokensAfter: 2000, summaryRef: "42" },
+        },
         { rowId: 9, kind: "hologram" },
-        { rowId: 10, kind: "timelineMarker", marker: "modelChange" },
+        // the other marker types have no ACP equivalent (and the old guess, a string marker, is no compaction)
+        { rowId: 10, kind: "timelineMarker", marker: { type: "modelChange", toProvider: "p", toModel: "m", toThought: "high" } },
+        { rowId: 11, kind: "timelineMarker", marker: { type: "forkNotice", parentSessionId: "s0", parentRowId: 3 } },
+        { rowId: 12, kind: "timelineMarker", marker: "compact", entityId: "old", status: "completed" },
       ]),
     ).toEqual([
       { info: { role: "user", messageId: "row-2" }, parts: [{ type: "text", text: "do it" }] },
@@ -159,7 +168,17 @@ describe("V4 history from rows pages", () => {
       // a compaction marker is the legacy compaction part (replayed only to a client with session.compaction)
       {
         info: { role: "assistant", messageId: "row-8" },
-        parts: [{ type: "compaction", partId: "cmp1", status: "completed", summary: "so far", auto: true }],
+        parts: [
+          {
+            type: "compaction",
+            partId: "cmp1",
+            status: "success",
+            origin: "auto",
+            tokensBefore: 9000,
+            tokensAfter: 2000,
+            summaryRef: "42",
+          },
+        ],
       },
     ]);
   });

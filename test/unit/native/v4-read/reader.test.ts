@@ -475,15 +475,59 @@ describe("V4 conversation reader: rows → the session model's events", () => {
     expect(r.inner()).toEqual([]);
   });
 
-  it("a compaction marker becomes a compaction part.upserted, again only when its status or summary changes", async () => {
+  it('a compaction marker ({type:"compact"}) becomes a compaction part.upserted, again only when its status or token counts change', async () => {
     const { r, send } = await running();
-    const marker = row("timelineMarker", { marker: "compact", entityId: "cmp1", status: "running", auto: true });
+    const marker = row("timelineMarker", {
+      entityId: "cmp1",
+      lane: "assistantWork",
+      marker: { type: "compact", origin: "auto", status: "running", tokensBefore: 9000 },
+    });
     send({ op: "row.appended", row: marker });
     send({ op: "row.upserted", row: { ...marker } });
-    send({ op: "row.upserted", row: { ...marker, status: "completed", summaryText: "so far" } });
+    send({
+      op: "row.upserted",
+      row: {
+        ...marker,
+        marker: { type: "compact", origin: "auto", status: "success", tokensBefore: 9000, tokensAfter: 2000, summaryRef: "7" },
+      },
+    });
+    // other markers are no compaction (and never fail the reader)
+    send({ op: "row.appended", row: row("timelineMarker", { marker: { type: "goalSet", objective: "x" } }) });
+    send({ op: "row.appended", row: row("timelineMarker", { marker: { type: "retryNotice", attempt: 1, reasonCode: "r" } }) });
     expect(r.inner()).toEqual([
-      ["part.upserted", { part: { type: "compaction", partId: "cmp1", status: "running", auto: true } }],
-      ["part.upserted", { part: { type: "compaction", partId: "cmp1", status: "completed", summary: "so far", auto: true } }],
+      ["part.upserted", { part: { type: "compaction", partId: "cmp1", status: "running", origin: "auto", tokensBefore: 9000 } }],
+      [
+        "part.upserted",
+        {
+          part: {
+            type: "compaction",
+            partId: "cmp1",
+            status: "success",
+            origin: "auto",
+            tokensBefore: 9000,
+            tokensAfter: 2000,
+            summaryRef: "7",
+          },
+        },
+      ],
+    ]);
+  });
+
+  it("a /compact without a turn header of its own: its marker's sourceCommandId starts and ends the turn", async () => {
+    const { r, send } = await running();
+    const marker = row("timelineMarker", {
+      turnId: "Tc",
+      entityId: "cmp2",
+      sourceCommandId: "cmd-1",
+      marker: { type: "compact", origin: "manual", status: "running" },
+    });
+    send({ op: "row.appended", row: marker });
+    send({ op: "row.upserted", row: { ...marker, marker: { type: "compact", origin: "manual", status: "failed" } } });
+    expect(r.inner().map(([type, payload]) => [type, payload.inputId ?? payload.part?.status])).toEqual([
+      ["turn.started", "cmd-1"],
+      ["part.upserted", "running"],
+      ["part.upserted", "failed"],
+      ["turn.failed", "cmd-1"],
     ]);
   });
 
