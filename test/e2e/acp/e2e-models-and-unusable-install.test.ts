@@ -70,6 +70,8 @@ describe("e2e: models, set_model and close of what is not open", () => {
     await expect(client.agent.request("session/close", { sessionId })).resolves.toEqual({});
     await expect(client.agent.request("session/close", { sessionId })).resolves.toEqual({});
     await expect(client.agent.request("session/close", { sessionId: "sess_matrix_probe" })).resolves.toEqual({});
+    // the SDK's client takes a -32002 answer to session/close as success: read the agent's own lines
+    expect(client.transcript.agentMessages().filter((m: { error?: unknown }) => m.error !== undefined)).toEqual([]);
     expect(forSession(await t.calls("closeSession"), sessionId)).toHaveLength(1);
     expect((await t.calls("closeSession")).filter((c) => (c.params as { sessionId?: string }).sessionId === "sess_matrix_probe")).toEqual(
       [],
@@ -111,6 +113,11 @@ describe("e2e: no usable ZCode", () => {
         client.agent.request("session/set_model" as any, { sessionId: "sess_matrix_probe", modelId: "m" }),
       ).rejects.toMatchObject(refusal);
       await expect(client.agent.request("session/close", { sessionId: "sess_matrix_probe" })).resolves.toEqual({});
+      // (the SDK's client would take a -32002 as success: the agent's own answer is a result)
+      const answers = client.transcript
+        .agentMessages()
+        .filter((m: { id?: unknown; method?: unknown }) => m.id !== undefined && m.method === undefined);
+      expect(answers.at(-1)).toEqual({ jsonrpc: "2.0", id: expect.anything(), result: {} });
       client.expectValid();
     } finally {
       await client.close();

@@ -101,6 +101,11 @@ describe("e2e: session persistence, modes and config options", () => {
     await expect(client.prompt(sessionId, "after close")).rejects.toMatchObject({ code: -32002 });
     // closing it again leaves it closed: {} (the registry's protocol matrix counts only an object result), nothing native
     await expect(client.agent.request("session/close", { sessionId })).resolves.toEqual({});
+    // the SDK's client takes a -32002 answer to session/close as success: the agent's own answer is a result
+    const answers = client.transcript
+      .agentMessages()
+      .filter((m: { id?: unknown; method?: unknown }) => m.id !== undefined && m.method === undefined);
+    expect(answers.at(-1)).toEqual({ jsonrpc: "2.0", id: expect.anything(), result: {} });
     expect(forSession(await t.calls("closeSession"), sessionId)).toHaveLength(1);
     client.expectValid();
   });
