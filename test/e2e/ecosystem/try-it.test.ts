@@ -45,7 +45,12 @@ describe('README "Try it without ZCode"', () => {
 
     const ws = mkdtempSync(join(work, "ws-"));
     const shell = (line: string) =>
-      execa("sh", ["-c", [...exports, line].join("\n")], { cwd: ws, reject: false, timeout: 150_000, env: { npm_config_update_notifier: "false" } });
+      execa("sh", ["-c", [...exports, line].join("\n")], {
+        cwd: ws,
+        reject: false,
+        timeout: 150_000,
+        env: { npm_config_update_notifier: "false" },
+      });
     const checked = await shell(check);
     expect(checked.exitCode, checked.stderr).toBe(0);
     expect(checked.stdout).toMatch(/^ZCode install check: supported/);
