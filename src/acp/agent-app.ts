@@ -16,6 +16,8 @@ import { parseSteeringRequest } from "./steering-request.js";
 import { STEERING_METHOD } from "../session/steering.js";
 import type { SessionCalls } from "../native/session-calls.js";
 import { registerSessionManagement } from "./session-management.js";
+import { parseSetModel, SET_MODEL_METHOD, withModels } from "./session-models.js";
+import { MODEL_OPTION_ID } from "../session/session-options.js";
 import { createAgentConnection, type ZcodeAgentOptions } from "./agent-connection.js";
 
 export type { ZcodeAgentOptions };
@@ -51,7 +53,15 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
   let onboardingOffered = false;
   /** `logout` (./logout.ts): logged out, what uses the ZCode account is `auth_required` until `authenticate` */
   const signIn = new ConnectionSignIn();
-  /** a session opener: a build no manifest covers is `auth_required` where onboarding was offered */
+  /**
+   * before a request on a session this connection does not have: the install must be usable and
+   * signed in (else `auth_required`, which says why), as for an opener; then the session is looked up
+   */
+  const usableInstall = async (): Promise<void> => {
+    signIn.require();
+    await sessions().ensureSignedIn(options.defaultCwd);
+  };
+  /** a session opener: no usable ZCode is `auth_required`; a build no manifest covers also names the onboarding method where it was offered */
   const opening = <T>(body: () => Promise<T>): Promise<T> =>
     answer(() => {
       signIn.require();
@@ -89,7 +99,7 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
       opening(async () => {
         const opened = await sessions().newSession({ cwd: await workspaceDirectory(params.cwd), mcpServers: params.mcpServers });
         afterResponse(requestId, opened, () => sendReleaseNotices(opened.sessionId));
-        return { sessionId: opened.sessionId, modes: opened.modes, configOptions: opened.configOptions };
+        return withModels({ sessionId: opened.sessionId, modes: opened.modes, configOptions: opened.configOptions });
       }),
     )
     .onRequest(acp.methods.agent.session.load, ({ params, requestId }) =>
@@ -97,7 +107,7 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
         const cwd = await workspaceDirectory(params.cwd);
         const opened = await sessions().resumeSession({ sessionId: params.sessionId, cwd, mcpServers: params.mcpServers, replay: true });
         afterResponse(requestId, opened);
-        return { modes: opened.modes, configOptions: opened.configOptions };
+        return withModels({ modes: opened.modes, configOptions: opened.configOptions });
       }),
     )
     .onRequest(acp.methods.agent.session.resume, ({ params, requestId }) =>
@@ -110,12 +120,11 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
           replay: false,
         });
         afterResponse(requestId, opened);
-        return { modes: opened.modes, configOptions: opened.configOptions };
+        return withModels({ modes: opened.modes, configOptions: opened.configOptions });
       }),
     )
     .onRequest(acp.methods.agent.session.list, ({ params }) =>
-      answer(async () => {
-        signIn.require();
+      opening(async () => {
         const filter = params.cwd === undefined || params.cwd === null ? undefined : await listFilterDirectory(params.cwd);
         if (filter === null) return { sessions: [] }; // a directory that does not exist has no sessions
         if (params.cursor) decodeCursor(params.cursor, filter); // refuse a bad cursor before asking ZCode
@@ -124,6 +133,8 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     )
     .onRequest(acp.methods.agent.session.close, ({ params }) =>
       answer(async () => {
+        // closing what this connection does not have (never opened, already closed) leaves it closed: done
+        if (!sessions().knows(params.sessionId)) return {};
         await sessions().closeSession(params.sessionId);
         return {};
       }),
@@ -174,7 +185,26 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => cancelSession(params.sessionId));
 
   // session/delete, session/set_title and session/fork where the install offers them (./session-management.ts)
-  registerSessionManagement(app, { sessions, advertised: () => advertised, afterResponse, requireSignIn: () => signIn.require() });
+  registerSessionManagement(app, {
+    sessions,
+    advertised: () => advertised,
+    afterResponse,
+    requireSignIn: () => signIn.require(),
+    usableInstall,
+  });
+
+  // session/set_model (./session-models.ts): the model config option under ACP's legacy name
+  app.onRequest(
+    SET_MODEL_METHOD,
+    (params: unknown) => params,
+    ({ params }) =>
+      answer(async () => {
+        const request = parseSetModel(params);
+        if (!sessions().knows(request.sessionId)) await usableInstall();
+        await withSession(request.sessionId, (engine) => engine.setConfigOption(MODEL_OPTION_ID, request.modelId));
+        return {};
+      }),
+  );
 
   // `_session/steering` (adr/0022): text for the running turn, answered injected / startedNewTurn / promptRequired
   app.onRequest(

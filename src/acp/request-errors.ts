@@ -28,6 +28,16 @@ export function toRequestError(error: unknown): RequestError {
   switch (error.code) {
     case "AUTH_REQUIRED":
       return new RequestError(JSON_RPC_CODES.authRequired, error.message, data);
+    case "UNSUPPORTED_ZCODE":
+      // no usable ZCode (none installed, not the verified build): the install check failed at a
+      // step. Like a signed-out app, the user has to act before any session can start, so it is
+      // `auth_required` (the registry's protocol matrix reads it as such, not as an agent error);
+      // the message says why and what to do. A refusal found later (an unknown wire version) stays internal.
+      return new RequestError(
+        typeof error.details?.failedStep === "string" ? JSON_RPC_CODES.authRequired : JSON_RPC_CODES.internalError,
+        error.message,
+        data,
+      );
     case "SESSION_NOT_FOUND": {
       const sessionId = error.details?.sessionId;
       return new RequestError(
@@ -60,9 +70,9 @@ export function invalidParams(message: string): BridgeError {
 }
 
 /**
- * A build no manifest covers (details.onboard, src/host/launcher.ts) as `auth_required`, for a client
- * that was offered the onboarding auth method (./onboarding-auth.ts): it then shows that method.
- * Any other error, unchanged.
+ * A build no manifest covers (details.onboard, src/host/launcher.ts), for a client that was offered
+ * the onboarding auth method (./onboarding-auth.ts): `auth_required` (as every unusable install is,
+ * `toRequestError`) whose message also names that method, so the client shows it. Any other error, unchanged.
  */
 export function asOnboardingRequired(error: unknown): unknown {
   if (!(error instanceof RequestError)) return error;

@@ -10,6 +10,7 @@ import type { SessionCalls } from "../native/session-calls.js";
 import type { OpenedSession, SessionService } from "../session/session-service.js";
 import { answer, invalidParams } from "./request-errors.js";
 import { workspaceDirectory } from "./session-params.js";
+import { withModels } from "./session-models.js";
 
 export const SET_TITLE_METHOD = "session/set_title";
 export const FORK_METHOD = "session/fork";
@@ -22,6 +23,8 @@ export interface SessionManagementDeps {
   advertised: () => SessionCalls | undefined;
   /** throws AUTH_REQUIRED while the connection is logged out (./logout.ts): all three use the ZCode account */
   requireSignIn: () => void;
+  /** throws `auth_required` (saying why) unless the install is usable and signed in; may start the host */
+  usableInstall: () => Promise<void>;
   /** a session opened by a request: its opening updates go out once the response was written */
   afterResponse: (requestId: acp.JsonRpcId, opened: OpenedSession) => void;
 }
@@ -109,13 +112,18 @@ export function registerSessionManagement(app: acp.AgentApp, deps: SessionManage
     FORK_METHOD,
     (params: unknown) => params,
     ({ params, requestId }) => {
-      if (deps.advertised()?.fork !== true) throw notOffered(FORK_METHOD);
+      // without a usable ZCode nothing was advertised: say that first (auth_required), not "not offered"
+      if (deps.advertised()?.fork !== true)
+        return answer(async () => {
+          await deps.usableInstall();
+          throw notOffered(FORK_METHOD);
+        });
       return answer(async () => {
         deps.requireSignIn();
         const request = await parseFork(params);
         const opened = await deps.sessions().forkSession(request);
         deps.afterResponse(requestId, opened);
-        return { sessionId: opened.sessionId, modes: opened.modes, configOptions: opened.configOptions };
+        return withModels({ sessionId: opened.sessionId, modes: opened.modes, configOptions: opened.configOptions });
       });
     },
   );

@@ -5,7 +5,7 @@
  */
 import { enableCompileCache } from "./compile-cache.js";
 import { resolveConfig, type Config } from "./config.js";
-import { USAGE } from "./options.js";
+import { TTY_HINT, USAGE } from "./options.js";
 import { PACKAGE_VERSION } from "../version.js";
 import { isBridgeError, describeError } from "../util/errors.js";
 
@@ -31,6 +31,8 @@ async function main(): Promise<number> {
     case "onboard":
       return (await import("./onboard-command.js")).runOnboardCommand(config);
     case "acp":
+      // started by hand in a terminal: it would wait silently for JSON-RPC (stdout stays ACP-only)
+      if (process.stdin.isTTY) process.stderr.write(TTY_HINT);
       enableCompileCache(config.cacheDir);
       return (await import("./acp-command.js")).runAcpCommand(config);
   }

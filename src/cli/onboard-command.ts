@@ -5,7 +5,7 @@
  * is asked (adr/0021): exit 0 once pinned, 1 when declined.
  */
 import { commandLogger } from "./command-logger.js";
-import type { Config } from "./config.js";
+import { DEFAULT_LOG_LEVEL, type Config } from "./config.js";
 import { installOptionsFrom } from "./install-options.js";
 import { formatOnboardReport } from "../onboard/format.js";
 import { inspectForOnboarding } from "../onboard/inspect.js";
@@ -39,7 +39,10 @@ export async function runOnboardCommand(
   config: Config,
   io: OnboardIo = { stdout: process.stdout, stderr: process.stderr, env: process.env, stdin: process.stdin },
 ): Promise<number> {
-  const logger = commandLogger(config, io.stderr);
+  // the probe's review is read in the terminal: its progress logs (info) stay out of it unless a
+  // log file or a level other than the default was asked for (warnings and errors still show)
+  const quiet = config.probe && config.logFile === undefined && config.logLevel === DEFAULT_LOG_LEVEL;
+  const logger = commandLogger(quiet ? { ...config, logLevel: "warn" } : config, io.stderr);
   if (!logger) return 2;
   try {
     if (config.probe) return await probeCommand(config, io, logger);

@@ -40,7 +40,7 @@ export const USAGE = `Usage:
                                    also start that build's host (no model call, nothing pinned) and
                                    write a redacted report to attach to a bug report; asks first,
                                    --accept runs it without asking (scripts)
-  zcode-acp --version | --help
+  zcode-acp --version | --help | help
 
 Options (each also read from the environment):
   --zcode-install DIR   ZCODE_ACP_ZCODE_INSTALL  ZCode install root
@@ -54,6 +54,11 @@ Options (each also read from the environment):
   --log-file FILE       ZCODE_ACP_LOG_FILE       diagnostic log (redacted); otherwise stderr
   --log-level LEVEL     ZCODE_ACP_LOG_LEVEL      error | warn | info | debug (default info)
 `;
+
+/** said on stderr when the ACP agent is started by hand in a terminal (stdin is a TTY): it waits for an editor's JSON-RPC */
+export const TTY_HINT =
+  "zcode-acp speaks ACP (JSON-RPC) on stdin/stdout; start it from an editor — see `zcode-acp --help`. " +
+  "To check your ZCode install, run `zcode-acp check`. Press Ctrl-D to quit.\n";
 
 export function usageError(message: string): BridgeError {
   return new BridgeError("USAGE", `${message}. Run "zcode-acp --help" for the options.`);
@@ -79,6 +84,7 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
     else if (arg === "--probe") probe = true;
     else if (arg === "--help" || arg === "-h") command = "help";
     else if (arg === "--version" || arg === "-v") command = command === "help" ? "help" : "version";
+    else if (arg === "help" && command === undefined) command = "help";
     else if (arg === "check" && command === undefined) command = "check";
     else if (arg === "onboard" && command === undefined) command = "onboard";
     else if (arg.startsWith("-")) throw usageError(`Unknown option "${arg}"`);

@@ -4,12 +4,13 @@
  * The host index and RPC module paths come from the selected manifest and are located later
  * through the returned AppArchive, under the same confinement.
  */
-import { realpath, stat } from "node:fs/promises";
+import { readdir, realpath, stat } from "node:fs/promises";
+import { join } from "node:path";
 import type { InstallPaths } from "./types.js";
 import { openAppArchive, type AppArchive, type MemberLocation } from "./app-archive.js";
 import { confinedEntry } from "./confine.js";
 import { errnoOf, installProblem } from "./install-problem.js";
-import { LAYOUTS, RESOURCE_PATHS, joinLayout, type InstallPlatform } from "./layout.js";
+import { LAYOUTS, RESOURCE_PATHS, joinLayout, type InstallPlatform, type PlatformLayout } from "./layout.js";
 
 export interface ResolvedInstall {
   platform: InstallPlatform;
@@ -43,6 +44,7 @@ export async function resolveInstall(platform: InstallPlatform, root: string): P
   }
   const layout = LAYOUTS[platform];
   const at = (relative: string) => joinLayout(rootReal, relative);
+  await refuseNonInstall(root, rootReal, layout);
   const executable = (await confinedEntry(rootReal, at(layout.executable), layout.executable, "executable")).real;
   const resourcesDir = (await confinedEntry(rootReal, at(layout.resources), layout.resources, "directory")).real;
   const inResources = (relative: string) => joinLayout(resourcesDir, relative);
@@ -80,4 +82,41 @@ export function installPaths(install: ResolvedInstall, hostIndex: MemberLocation
   if (install.infoPlist !== undefined) paths.infoPlist = install.infoPlist;
   if (install.builtinProviderConfig !== undefined) paths.builtinProviderConfig = install.builtinProviderConfig;
   return paths;
+}
+
+/** how many entries of a wrong root are looked at for an install inside it */
+const MAX_SUGGESTION_ENTRIES = 200;
+
+const isDirectory = (path: string): Promise<boolean> =>
+  stat(path).then(
+    (st) => st.isDirectory(),
+    () => false,
+  );
+
+/**
+ * A directory without the layout's resources directory is not a damaged install but the wrong
+ * path (often the directory that holds the install): say what an install looks like, and name an
+ * install directly inside it, if there is one (at most MAX_SUGGESTION_ENTRIES entries are looked at).
+ */
+async function refuseNonInstall(root: string, rootReal: string, layout: PlatformLayout): Promise<void> {
+  if (await isDirectory(joinLayout(rootReal, layout.resources))) return;
+  const looksLike = `a ZCode install holds ${layout.executable} and ${layout.resources}/${RESOURCE_PATHS.appArchive}`;
+  let suggestion: string | undefined;
+  try {
+    const entries = (await readdir(rootReal, { withFileTypes: true })).slice(0, MAX_SUGGESTION_ENTRIES);
+    for (const entry of entries) {
+      if (!entry.isDirectory()) continue;
+      if (await isDirectory(joinLayout(join(rootReal, entry.name), layout.resources))) {
+        suggestion = join(root, entry.name);
+        break;
+      }
+    }
+  } catch {
+    // unreadable: no suggestion
+  }
+  throw installProblem(
+    `${root} does not look like a ZCode install (no ${layout.resources}/ directory): ${looksLike}.` +
+      (suggestion ? ` Did you mean ${suggestion}?` : " Point --zcode-install (or ZCODE_ACP_ZCODE_INSTALL) at the ZCode install directory."),
+    { root: { expected: looksLike, actual: `${root}: no ${layout.resources}/` } },
+  );
 }

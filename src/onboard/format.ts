@@ -23,7 +23,7 @@ export function formatOnboardReport(report: OnboardReport, written?: string, opt
     row("release line:", report.line.id);
     row("  why:", report.line.why);
     for (const other of report.line.evidence.filter((e) => e.id !== report.line!.id))
-      row(`  not ${other.id}: `, other.missing.length > 0 ? `lacks ${other.missing.join(", ")}` : "also complete, less specific");
+      row(`  not ${other.id}: `, other.missing.length > 0 ? missingWords(other.missing) : "also complete, less specific");
   }
   if (report.paths) {
     row("input path:", report.paths.input);
@@ -57,4 +57,11 @@ export function formatOnboardReport(report: OnboardReport, written?: string, opt
     );
   }
   return `${lines.join("\n")}\n`;
+}
+
+/** what a line misses, in words: "no X" (a line that needs X absent) reads "has X", anything else "lacks X" */
+function missingWords(missing: readonly string[]): string {
+  const has = missing.filter((m) => m.startsWith("no ")).map((m) => m.slice(3));
+  const lacks = missing.filter((m) => !m.startsWith("no "));
+  return [...(lacks.length > 0 ? [`lacks ${lacks.join(", ")}`] : []), ...(has.length > 0 ? [`has ${has.join(", ")}`] : [])].join("; ");
 }

@@ -130,7 +130,11 @@ export function shareableReport(
     system: review.systemPlatform,
     install: {
       root:
-        root === undefined ? "unknown" : meta.defaultRoots.includes(root) ? `${root} (a default location)` : "(given with --zcode-install)",
+        root === undefined
+          ? "unknown"
+          : meta.defaultRoots.includes(root)
+            ? `${root} (a default location)`
+            : "(given with --zcode-install or ZCODE_ACP_ZCODE_INSTALL)",
     },
     zcode: {
       ...(review.appVersion !== undefined ? { appVersion: review.appVersion } : {}),

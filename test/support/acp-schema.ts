@@ -39,8 +39,48 @@ export const UNSTABLE_UPDATES: Readonly<Record<string, string>> = {
 /** the definitions checked against the unstable schema whatever the caller asks (absent from the stable one) */
 const UNSTABLE_DEFINITIONS = new Set(["SetSessionTitleRequest", "SetSessionTitleResponse", "ForkSessionRequest", "ForkSessionResponse"]);
 
+/**
+ * ACP's legacy model API (session/set_model), as its last unstable schema defined it before SDK
+ * 0.24 removed it (src/acp/session-models.ts): neither 2.4.0 schema has it, so it is restated here.
+ */
+const META = { type: ["object", "null"], additionalProperties: true };
+const LEGACY_DEFINITIONS: Record<string, object> = {
+  SetSessionModelRequest: {
+    type: "object",
+    properties: { sessionId: { type: "string" }, modelId: { type: "string" }, _meta: META },
+    required: ["sessionId", "modelId"],
+  },
+  SetSessionModelResponse: { type: "object", properties: { _meta: META } },
+  SessionModelState: {
+    type: "object",
+    properties: {
+      currentModelId: { type: "string" },
+      availableModels: {
+        type: "array",
+        items: {
+          type: "object",
+          properties: { modelId: { type: "string" }, name: { type: "string" }, description: { type: ["string", "null"] }, _meta: META },
+          required: ["modelId", "name"],
+        },
+      },
+      _meta: META,
+    },
+    required: ["currentModelId", "availableModels"],
+  },
+};
+
 /** Errors of `value` against `$defs/<definition>` of the stable (default) or the unstable schema (empty when valid). */
 export function validateDefinition(definition: string, value: unknown, which: "stable" | "unstable" = "stable"): string[] {
+  const legacy = LEGACY_DEFINITIONS[definition];
+  if (legacy !== undefined) {
+    let validate = compiled.get(`legacy:${definition}`);
+    if (!validate) {
+      validate = ajv.compile(legacy);
+      compiled.set(`legacy:${definition}`, validate);
+    }
+    if (validate(value)) return [];
+    return (validate.errors ?? []).slice(0, 5).map((e) => `${definition}${e.instancePath} ${e.message ?? "invalid"}`);
+  }
   // the unstable methods the agent serves (session/set_title, session/fork) have unstable definitions only
   if (UNSTABLE_DEFINITIONS.has(definition)) which = "unstable";
   const source = which === "stable" ? schema : unstableSchema;
@@ -86,6 +126,7 @@ export const AGENT_RESULTS: Record<string, string> = {
   "session/fork": "ForkSessionResponse",
   "session/set_mode": "SetSessionModeResponse",
   "session/set_config_option": "SetSessionConfigOptionResponse",
+  "session/set_model": "SetSessionModelResponse",
   "session/prompt": "PromptResponse",
 };
 
@@ -104,6 +145,7 @@ export const CLIENT_OUTBOUND_PARAMS: Record<string, string> = {
   "session/fork": "ForkSessionRequest",
   "session/set_mode": "SetSessionModeRequest",
   "session/set_config_option": "SetSessionConfigOptionRequest",
+  "session/set_model": "SetSessionModelRequest",
   "session/prompt": "PromptRequest",
   "session/cancel": "CancelNotification",
   "$/cancel_request": "CancelRequestNotification",

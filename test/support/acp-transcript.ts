@@ -150,5 +150,9 @@ export class Transcript {
     if (!("result" in message)) return this.problem(from, `response to ${method} without result or error`);
     const definition = (from === "agent" ? this.rules.agentResults : this.rules.clientResults)[method];
     if (definition) for (const error of this.rules.validate(definition, message.result)) this.problem(from, `${method} result: ${error}`);
+    // the legacy `models` beside the config options (src/acp/session-models.ts): as its last schema defined it
+    if (definition && this.rules === V1_RULES && typeof message.result?.models === "object" && message.result.models !== null) {
+      for (const error of this.rules.validate("SessionModelState", message.result.models)) this.problem(from, `${method} models: ${error}`);
+    }
   }
 }

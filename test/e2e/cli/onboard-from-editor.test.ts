@@ -41,7 +41,7 @@ describe("a build no manifest covers, seen from the editor", () => {
       (e: unknown) => e as { code: number; message: string; data: any },
     );
     expect(error).toMatchObject({
-      code: -32603,
+      code: -32000,
       data: { code: "UNSUPPORTED_ZCODE", details: { appVersion: "3.14.5", onboard: "zcode-acp onboard" } },
     });
     expect(error!.message).toMatch(READABLE);

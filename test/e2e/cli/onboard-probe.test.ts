@@ -142,6 +142,9 @@ describe("onboard --probe", () => {
       const run = await runCli(["onboard", "--probe", "--accept"], { env: other.env, cwd });
       expect(run.code).toBe(0);
       expect(run.stdout).toMatch(/V4 hello:\s+ok: protocol version 3/);
+      // the review is read in the terminal: no progress logs (NDJSON) on stderr beside it
+      expect(run.stderr).not.toContain("launching the ZCode host");
+      expect(run.stderr).not.toMatch(/"level":"info"/);
       const file = join(cwd, "zcode-acp-probe-3.16.2.json");
       expect(run.stdout).toContain(`Report written to ${file} (mode 0600)`);
       expect((await stat(file)).mode & 0o777).toBe(0o600);

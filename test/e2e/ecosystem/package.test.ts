@@ -1,8 +1,9 @@
 /**
  * The way the README installs zcode-acp from a clone (it is not on the npm registry):
- *  - `npm pack`, then a global install of the tarball into a temporary prefix: the tarball holds
- *    the built bin, the bootstrap and the manifests; the installed `zcode-acp` prints its help,
- *    checks a simulated install, answers `initialize` and runs a session against it;
+ *  - `npm pack`, then an install of the tarball into a temporary prefix, offline (from the
+ *    project's lockfile: ./support/packed-package.ts): the tarball holds the built bin, the
+ *    bootstrap, the manifests and the LICENSE; the installed `zcode-acp` prints its help, checks a
+ *    simulated install, answers `initialize` and runs a session against it;
  *  - `npm link` into a temporary prefix: the linked `zcode-acp` answers `initialize`.
  * Every ACP line is validated (test/support/acp-transcript.ts).
  */
@@ -22,12 +23,11 @@ let sim: SimInstall;
 let packed: PackedPackage;
 let work: string;
 let files: string[] = [];
-let prefix: string;
 
 beforeAll(async () => {
   sim = await createSimulatedInstall();
   packed = await packAndInstall();
-  ({ work, files, prefix } = packed);
+  ({ work, files } = packed);
 }, 180_000);
 
 afterAll(async () => {
@@ -80,17 +80,18 @@ describe("npm package", () => {
   it("contains the built bin, the plain-JS bootstrap and the manifests, and no sources or tests", () => {
     expect(files).toContain("dist/cli/main.js");
     expect(files).toContain("dist/runtime/bootstrap.js");
+    expect(files).toContain("LICENSE");
     for (const { file } of pinnedManifests()) expect(files).toContain(`manifests/${file}`);
     expect(files.filter((f) => f.startsWith("src/") || f.startsWith("test/") || f.startsWith("fixtures/"))).toEqual([]);
   });
 
-  it("the globally installed bin prints its help", async () => {
-    const result = await execa(binOf(prefix), ["--help"], { cwd: work });
+  it("the installed bin prints its help", async () => {
+    const result = await execa(packed.bin, ["--help"], { cwd: work });
     expect(result.stdout).toContain("zcode-acp check [options]");
   });
 
-  it("the globally installed bin checks a simulated install (supported, exit 0) and refuses a missing one (exit 1)", async () => {
-    const bin = binOf(prefix);
+  it("the installed bin checks a simulated install (supported, exit 0) and refuses a missing one (exit 1)", async () => {
+    const bin = packed.bin;
     const ok = await execa(bin, ["check", "--json", "--zcode-install", sim.root, "--manifest", sim.manifestPath], {
       cwd: work,
       env: { HOME: sim.env.HOME },
@@ -107,9 +108,9 @@ describe("npm package", () => {
     expect(missing.stdout + missing.stderr).toMatch(/ZCode/);
   });
 
-  it("the globally installed bin is an ACP agent: initialize, session/new, a prompt, exit 0 when stdin closes", async () => {
+  it("the installed bin is an ACP agent: initialize, session/new, a prompt, exit 0 when stdin closes", async () => {
     const ws = mkdtempSync(join(work, "ws-"));
-    const run = startAgent(binOf(prefix), ws);
+    const run = startAgent(packed.bin, ws);
     const init = await run.agent.request(acp.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
     expect(init).toMatchObject({ protocolVersion: 1, agentInfo: { name: "zcode-acp" } });
     const { sessionId } = await run.agent.request(acp.methods.agent.session.new, { cwd: ws, mcpServers: [] });

@@ -5,21 +5,34 @@
  *   rules, restated here in our words: id pattern and directory, required fields, an npx package
  *   pinned to exactly this package's name and version (never `latest`), a 16×16 square icon that
  *   only uses `currentColor`;
- * - the registry's launch check, run against the PACKED package installed offline from its
- *   tarball, on a machine with no ZCode (HOME an empty directory, no ZCode variables): with empty
- *   stdin the process exits 0 and writes nothing to stdout; the registry validator's own
- *   `initialize` (clientCapabilities.terminal and `_meta["terminal-auth"]`, but no
- *   `auth.terminal`) is answered within its 10 s window, as the first stdout line, with an agent-
- *   or terminal-type auth method; `session/new` then gets a clear typed error, not a hang.
+ * - the registry's own launch checks (./support/registry-checks.ts restates them), run against
+ *   the PACKED package installed offline from its tarball into a sandbox and started exactly as
+ *   the registry starts an npx agent, `npx --prefix <sandbox> --yes <package>`:
+ *   - verify_agents.py without --auth-check: empty stdin → exit 0, nothing on stdout;
+ *   - the auth probe (empty HOME, the environment whitelist, the validator's one `initialize`
+ *     line, only the first stdout line read): passes, with zcode-app (agent) and zcode-onboard
+ *     (terminal by its `_meta`);
+ *   - the nightly protocol matrix with no ZCode (every session call `auth_required`, close `{}`)
+ *     and against a simulated install (new, list, resume, close succeed; set_model of the
+ *     matrix's made-up model is invalid_params; `models` in session/new).
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSimulatedInstall, type SimInstall } from "../../../fixtures/sim-install.js";
 import { installRootCandidates } from "../../../src/install/discover.js";
 import type { InstallPlatform } from "../../../src/install/layout.js";
 import { Transcript } from "../../support/acp-transcript.js";
-import { packAndInstall, ROOT, type PackedPackage } from "./support/packed-package.js";
+import { NPX, packAndInstall, ROOT, type PackedPackage } from "./support/packed-package.js";
+import {
+  AUTH_CHECK_ENV_WHITELIST,
+  authCheckEnv,
+  runAuthCheck,
+  runProtocolMatrix,
+  VALIDATOR_INITIALIZE_LINE,
+  type Launch,
+} from "./support/registry-checks.js";
 
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
   name: string;
@@ -35,10 +48,6 @@ const ID = ids[0]!;
 const entry = JSON.parse(readFileSync(join(REGISTRY, ID, "agent.json"), "utf8")) as Record<string, any>;
 const icon = readFileSync(join(REGISTRY, ID, "icon.svg"), "utf8");
 
-/** the registry's launch window: 10 s, then 2 s grace before it kills the process */
-const LAUNCH_WINDOW_MS = 10_000;
-const GRACE_MS = 2_000;
-
 describe("registry entry (registry/<id>/agent.json, icon.svg)", () => {
   it("one entry whose directory is its id: lowercase letters, digits and hyphens, not the taken `zcode-acp`", () => {
     expect(ids).toEqual([ID]);
@@ -49,10 +58,32 @@ describe("registry entry (registry/<id>/agent.json, icon.svg)", () => {
 
   it("has the required fields and only the format's fields", () => {
     for (const field of ["id", "name", "version", "description"]) expect(entry[field], field).toEqual(expect.stringMatching(/\S/));
-    const allowed = ["id", "name", "version", "description", "repository", "authors", "license", "icon", "distribution"];
+    // agent.schema.json's properties (draft-07); `icon` is set by the registry's build
+    const allowed = [
+      "id",
+      "name",
+      "version",
+      "description",
+      "repository",
+      "website",
+      "authors",
+      "license",
+      "license_url",
+      "icon",
+      "distribution",
+    ];
     expect(Object.keys(entry).filter((k) => !allowed.includes(k))).toEqual([]);
     expect(entry.authors).toEqual(expect.arrayContaining([expect.stringMatching(/\S/)]));
     expect(entry.license).toBe(pkg.license);
+    expect(entry.version).toMatch(/^[0-9]+\.[0-9]+\.[0-9]+/);
+    // the registry's current schema requires license_url (all entries but one): the license's own text, which LICENSE holds
+    expect(entry.license_url).toBe("https://www.apache.org/licenses/LICENSE-2.0");
+    expect(pkg.license).toBe("Apache-2.0");
+    const license = readFileSync(join(ROOT, "LICENSE"), "utf8");
+    expect(license).toMatch(/^\s*Apache License\s+Version 2\.0, January 2004\s+http:\/\/www\.apache\.org\/licenses\/\s/);
+    expect(license).toContain("END OF TERMS AND CONDITIONS");
+    for (const url of [entry.license_url, entry.repository, entry.website].filter((u) => u !== undefined))
+      expect(() => new URL(url)).not.toThrow();
     const repository = typeof pkg.repository === "string" ? pkg.repository : pkg.repository?.url;
     if (repository === undefined) expect(entry.repository).toBeUndefined();
     else expect(entry.repository).toBe(repository.replace(/^git\+/, "").replace(/\.git$/, ""));
@@ -63,9 +94,15 @@ describe("registry entry (registry/<id>/agent.json, icon.svg)", () => {
     expect(Object.keys(entry.distribution)).toEqual(["npx"]);
     expect(entry.distribution.npx).toEqual({ package: `${pkg.name}@${pkg.version}` });
     expect(JSON.stringify(entry)).not.toMatch(/latest/i);
+    // build_registry.py's pinning rule: no @latest, and the package's @x.y.z equals version
+    const pinned = /@(\d+\.\d+\.\d+[^@/]*)$/.exec(entry.distribution.npx.package as string)?.[1];
+    expect(pinned).toBe(entry.version);
   });
 
   it("has a square 16×16 monochrome icon: every fill and stroke is currentColor (or none / inherit)", () => {
+    expect(icon).not.toContain("<!--"); // build_registry.py refuses comments
+    expect(icon.trimStart()).toMatch(/^<svg\b/); // the root element is <svg> (no prolog needed)
+    expect(icon.trimEnd()).toMatch(/<\/svg>$/);
     const svg = /<svg\b[^>]*>/.exec(icon)?.[0] ?? "";
     expect(svg).toMatch(/\swidth="16"/);
     expect(svg).toMatch(/\sheight="16"/);
@@ -88,146 +125,164 @@ describe("registry entry (registry/<id>/agent.json, icon.svg)", () => {
   });
 });
 
-// the premise of the launch check: no ZCode where zcode-acp looks by default (HOME is empty)
+// the premise of the no-ZCode checks: no ZCode where zcode-acp looks by default (HOME is empty)
 const platform = process.platform as InstallPlatform;
 const zcodeHere =
   ["darwin", "linux", "win32"].includes(platform) && installRootCandidates(platform, { HOME: "/nonexistent" }).some(existsSync);
 
-describe.skipIf(zcodeHere)("registry launch check: the packed package on a machine without ZCode", () => {
+describe("the registry's launch checks on the packed package, started as the registry starts it", () => {
   let packed: PackedPackage;
+  let sim: SimInstall;
   beforeAll(async () => {
-    packed = await packAndInstall();
+    [packed, sim] = await Promise.all([packAndInstall(), createSimulatedInstall()]);
   }, 180_000);
-  afterAll(() => packed?.cleanup());
-
-  /** the environment of a machine with nothing but Node: an empty HOME, no ZCode or zcode-acp variables */
-  const bareEnv = (home: string): NodeJS.ProcessEnv => ({
-    PATH: process.env.PATH,
-    HOME: home,
-    TERM: "dumb",
-    ...(process.platform === "win32" ? { SystemRoot: process.env.SystemRoot, USERPROFILE: home } : {}),
+  afterAll(async () => {
+    packed?.cleanup();
+    await sim?.cleanup();
   });
 
-  const exitOf = (child: ChildProcess, deadlineMs: number): Promise<number | null | "timeout"> =>
-    new Promise((resolve) => {
+  /** `npx --prefix <sandbox> --yes <package> <args…>` from the sandbox, with a fresh empty HOME and the whitelist environment */
+  const launch = (args: string[] = [], agentEnv: Record<string, string> = {}): Launch => {
+    const home = mkdtempSync(join(packed.work, "home-"));
+    const base = { ...process.env };
+    // verify_agents.py puts the sandbox's bins first on PATH
+    base.PATH = [join(home, ".local", "bin"), join(packed.sandbox, "node_modules", ".bin"), process.env.PATH].join(delimiter);
+    return {
+      command: NPX,
+      args: ["--prefix", packed.sandbox, "--yes", entry.distribution.npx.package as string, ...args],
+      cwd: packed.sandbox,
+      env: authCheckEnv(base, home, agentEnv),
+    };
+  };
+
+  /** the matrix transcript, every agent line valid ACP (the client's unstable and legacy methods aside) */
+  const validLines = (log: Array<{ from: "agent" | "client"; raw: string }>): string[] => {
+    const transcript = new Transcript();
+    for (const line of log) transcript.record(line.from, line.raw);
+    return transcript.problems.filter((p) => !/^\[client\] unexpected method session\/(set_model|fork)$/.test(p));
+  };
+
+  it("the tarball is the package agent.json names, with the LICENSE, and without the registry entry", () => {
+    expect(packed.filename).toBe(`${pkg.name}-${pkg.version}.tgz`);
+    expect(entry.distribution.npx.package).toBe(`${pkg.name}@${pkg.version}`);
+    expect(packed.files).toContain("LICENSE");
+    expect(packed.files.some((f) => f.startsWith("registry/"))).toBe(false); // the entry is for the registry's repository, not the package
+  });
+
+  it("the whitelist environment is the validator's, exactly", () => {
+    const everything = Object.fromEntries(
+      [...AUTH_CHECK_ENV_WHITELIST, "SECRET", "ZCODE_ACP_ZCODE_INSTALL", "NODE_OPTIONS"].map((n) => [n, "x"]),
+    );
+    expect(Object.keys(authCheckEnv(everything, "/h")).sort()).toEqual([...AUTH_CHECK_ENV_WHITELIST, "TERM", "HOME"].sort());
+  });
+
+  it.skipIf(zcodeHere)("with empty stdin it exits 0 within the 10 s launch window and writes nothing to stdout", async () => {
+    const spec = launch();
+    const child = spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const exit = await new Promise<number | null | "still running">((resolve) => {
       const timer = setTimeout(() => {
         child.kill("SIGKILL");
-        resolve("timeout");
-      }, deadlineMs);
+        resolve("still running");
+      }, 12_000); // 10 s, then 2 s grace
       child.once("exit", (code) => {
         clearTimeout(timer);
         resolve(code);
       });
     });
-
-  it("the tarball is the package agent.json names", () => {
-    expect(packed.filename).toBe(`${pkg.name}-${pkg.version}.tgz`);
-    expect(entry.distribution.npx.package).toBe(`${pkg.name}@${pkg.version}`);
-    expect(packed.files.some((f) => f.startsWith("registry/"))).toBe(false); // the entry is for the registry's repository, not the package
-  });
-
-  it("with empty stdin it exits 0 within the window and writes nothing to stdout", async () => {
-    const home = mkdtempSync(join(packed.work, "home-"));
-    const child = spawn(packed.bin, [], { cwd: home, env: bareEnv(home), stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    expect(await exitOf(child, LAUNCH_WINDOW_MS + GRACE_MS), stderr).toBe(0);
+    expect(exit, stderr).toBe(0);
     expect(stdout).toBe("");
   });
 
-  it("answers the validator's initialize within 10 s with an agent- or terminal-type method; session/new is a typed error, not a hang", async () => {
-    const home = mkdtempSync(join(packed.work, "home-"));
+  it.skipIf(zcodeHere)(
+    "the auth probe passes: the first stdout line is the initialize answer, with an agent and a terminal method",
+    async () => {
+      const probe = await runAuthCheck(launch());
+      expect(probe.verdict, probe.stderr).toBe("pass");
+      const first = JSON.parse(probe.firstLine!) as Record<string, any>;
+      expect(first).toMatchObject({ jsonrpc: "2.0", id: 1, result: { protocolVersion: 1, agentInfo: { name: "zcode-acp" } } });
+      expect(probe.methods).toEqual([
+        ["zcode-app", "agent"],
+        ["zcode-onboard", "terminal"],
+      ]);
+      expect(first.result.authMethods.find((m: { type?: string }) => m.type === "terminal")).toBeUndefined(); // no auth.terminal was advertised
+      const transcript = new Transcript();
+      transcript.record("client", VALIDATOR_INITIALIZE_LINE);
+      transcript.record("agent", probe.firstLine!);
+      expect(transcript.problems).toEqual([]);
+    },
+  );
+
+  it.skipIf(zcodeHere)(
+    "the protocol matrix without ZCode: every session call is auth_required and says why; close of the unknown id is {}",
+    async () => {
+      const ws = mkdtempSync(join(packed.work, "ws-"));
+      const matrix = await runProtocolMatrix(launch(), ws);
+      expect(matrix.initialize.class, matrix.stderr).toBe("success");
+      expect(matrix.sessionNew.class, matrix.stderr).toBe("auth_required");
+      expect(matrix.sessionNew.answer?.error).toMatchObject({
+        code: -32000,
+        message: expect.stringMatching(
+          /^No ZCode install found at .+ Install ZCode there, or point zcode-acp at it with --zcode-install DIR/,
+        ),
+        data: { code: "UNSUPPORTED_ZCODE" },
+      });
+      expect(matrix.probes.map((p) => [p.method, p.class])).toEqual([
+        ["session/list", "auth_required"],
+        ["session/fork", "auth_required"],
+        ["session/resume", "auth_required"],
+        ["session/set_model", "auth_required"],
+        ["session/close", "success"],
+      ]);
+      for (const probe of matrix.probes.slice(0, 4)) expect(probe.answer?.error?.message).toMatch(/^No ZCode install found at /);
+      expect(matrix.probes[4]!.answer?.result).toEqual({});
+      expect(matrix.closeProbed && matrix.closeSupported).toBe(true);
+      expect(matrix.setModel).toBe(false);
+      expect(matrix.capabilities).toEqual({ loadSession: true, list: true, fork: false, resume: true });
+      expect(validLines(matrix.log)).toEqual([]);
+    },
+  );
+
+  it("the protocol matrix against a simulated install: new, list, resume and close succeed; set_model is served; models in session/new", async () => {
     const ws = mkdtempSync(join(packed.work, "ws-"));
-    const child = spawn(packed.bin, [], { cwd: ws, env: bareEnv(home), stdio: ["pipe", "pipe", "pipe"] });
-    const exited = exitOf(child, 60_000);
-    const transcript = new Transcript();
-    const lines: Array<Record<string, any>> = [];
-    const waiting: Array<() => void> = [];
-    let buffer = "";
-    let stderr = "";
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.stdout.on("data", (d: Buffer) => {
-      buffer += d.toString();
-      for (let i = buffer.indexOf("\n"); i >= 0; i = buffer.indexOf("\n")) {
-        const line = buffer.slice(0, i);
-        buffer = buffer.slice(i + 1);
-        transcript.record("agent", line);
-        lines.push(JSON.parse(line) as Record<string, any>); // stdout carries JSON-RPC only: anything else throws here
-        waiting.splice(0).forEach((wake) => wake());
-      }
-    });
-    const send = (message: object): void => {
-      const line = JSON.stringify({ jsonrpc: "2.0", ...message });
-      transcript.record("client", line);
-      child.stdin.write(`${line}\n`);
+    const { ZCODE_DATA_BASE_DIR, ZCODE_SIM_CALL_LOG, ZCODE_ACP_CONFIG_DIR } = sim.env;
+    const agentEnv = {
+      ZCODE_DATA_BASE_DIR: ZCODE_DATA_BASE_DIR!,
+      ZCODE_SIM_CALL_LOG: ZCODE_SIM_CALL_LOG!,
+      ZCODE_ACP_CONFIG_DIR: ZCODE_ACP_CONFIG_DIR!,
     };
-    /** the answer to request `id`, or undefined after `ms` */
-    const answerTo = async (id: number, ms: number): Promise<Record<string, any> | undefined> => {
-      const deadline = Date.now() + ms;
-      for (;;) {
-        const found = lines.find((l) => l.id === id && !("method" in l));
-        if (found) return found;
-        const left = deadline - Date.now();
-        if (left <= 0) return undefined;
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, left);
-          waiting.push(() => {
-            clearTimeout(timer);
-            resolve();
-          });
-        });
-      }
-    };
-
-    // what verify_agents.py --auth-check sends
-    const started = performance.now();
-    send({
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: 1,
-        clientInfo: { name: "ACP Registry Validator", version: "1.0.0" },
-        clientCapabilities: {
-          terminal: true,
-          fs: { readTextFile: true, writeTextFile: true },
-          _meta: { terminal_output: true, "terminal-auth": true },
-        },
-      },
+    // the agent.json `args` an install elsewhere would need, as the README's "Try it without ZCode" gives them
+    const matrix = await runProtocolMatrix(launch(["--zcode-install", sim.root, "--manifest", sim.manifestPath], agentEnv), ws);
+    expect(matrix.initialize.class, matrix.stderr).toBe("success");
+    expect(matrix.sessionNew.class, matrix.stderr).toBe("success");
+    const created = matrix.sessionNew.answer!.result as Record<string, any>;
+    const modelOption = (created.configOptions as Array<Record<string, any>>).find((o) => o.category === "model")!;
+    expect(created.models).toEqual({
+      currentModelId: modelOption.currentValue,
+      availableModels: modelOption.options.map((o: Record<string, any>) => ({
+        modelId: o.value,
+        name: o.name,
+        ...(o.description ? { description: o.description } : {}),
+      })),
     });
-    const init = await answerTo(1, LAUNCH_WINDOW_MS);
-    const initMs = performance.now() - started;
-    expect(init, `no initialize answer within ${LAUNCH_WINDOW_MS} ms; stderr:\n${stderr}`).toBeDefined();
-    expect(lines[0]).toBe(init); // the validator reads exactly one line: it must be the answer
-    const methods = init!.result.authMethods as Array<{ id: string; type?: string; _meta?: Record<string, unknown> }>;
-    // the validator's typing: `type`, else `_meta["terminal-auth"]` → terminal, else agent
-    const typeOf = (m: (typeof methods)[number]): string => m.type ?? (m._meta && "terminal-auth" in m._meta ? "terminal" : "agent");
-    expect(methods.map((m) => [m.id, typeOf(m)])).toEqual([
-      ["zcode-app", "agent"],
-      ["zcode-onboard", "terminal"],
+    expect(
+      matrix.probes.map((p) => [p.method, p.class]),
+      matrix.stderr,
+    ).toEqual([
+      ["session/list", "success"],
+      ["session/fork", matrix.capabilities.fork ? "success" : "method_not_found"],
+      ["session/resume", "success"],
+      // "matrix-model" is not one of the session's models: refused by name, never a guessed success
+      ["session/set_model", "invalid_params"],
+      ["session/close", "success"],
     ]);
-    expect(methods.find((m) => m.type === "terminal")).toBeUndefined(); // no auth.terminal was advertised
-    expect(init!.result.agentCapabilities.auth).toEqual({ logout: {} });
-    console.log(`registry launch check: initialize answered in ${Math.round(initMs)} ms`);
-
-    send({ id: 2, method: "session/new", params: { cwd: ws, mcpServers: [] } });
-    const created = await answerTo(2, 30_000);
-    expect(created, `session/new unanswered; stderr:\n${stderr}`).toBeDefined();
-    expect(created!.error).toMatchObject({
-      code: -32603,
-      message: expect.stringMatching(
-        /^No ZCode install found at .+ Install ZCode there, or point zcode-acp at it with --zcode-install DIR/,
-      ),
-      data: { code: "UNSUPPORTED_ZCODE" },
-    });
-
-    send({ id: 3, method: "logout", params: {} });
-    expect((await answerTo(3, 10_000))?.result).toMatchObject({ _meta: { "zcode-acp/logout": { scope: "connection" } } });
-
-    child.stdin.end();
-    expect(await exited, stderr).toBe(0);
-    expect(transcript.problems).toEqual([]);
-    expect(transcript.unanswered("client")).toEqual([]);
+    expect(matrix.probes[3]!.answer?.error?.message).toContain('Unknown model "matrix-model"');
+    expect(matrix.probes[4]!.answer?.result).toEqual({});
+    expect(matrix.closeProbed && matrix.closeSupported).toBe(true);
+    expect(matrix.setModel).toBe(true);
+    expect(validLines(matrix.log)).toEqual([]);
   });
 });

@@ -128,6 +128,25 @@ describe("reading a hand-made install", () => {
     await expect(resolveInstall("linux", install.root)).rejects.toThrow(/zcode is missing/);
   });
 
+  it("a directory that is not an install (the one holding it, the parent of a `zcode` directory) is the wrong path, not a damaged install", async () => {
+    install = await createHandInstall();
+    const holder = join(install.root, "..");
+    const error = await resolveInstall("linux", holder).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(error?.message).toMatch(
+      /^.+ does not look like a ZCode install \(no resources\/ directory\): a ZCode install holds zcode and resources\/app\.asar\./,
+    );
+    expect(error?.message).toContain(`Did you mean ${install.root}?`);
+    expect(error?.message).not.toMatch(/damaged|incomplete|[Rr]einstall/);
+    const parentOfZcodeDir = join(install.dir, "parent");
+    await mkdir(join(parentOfZcodeDir, "zcode"), { recursive: true });
+    await expect(resolveInstall("linux", parentOfZcodeDir)).rejects.toThrow(
+      /does not look like a ZCode install \(no resources\/ directory\).+Point --zcode-install \(or ZCODE_ACP_ZCODE_INSTALL\) at the ZCode install directory\./,
+    );
+  });
+
   it("a missing root says how to point at the install", async () => {
     await expect(resolveInstall("linux", "/nonexistent/ZCode")).rejects.toThrow(/--zcode-install DIR/);
   });
