@@ -23,7 +23,7 @@ export const SESSION_CALLS_WAIT_MS = 8_000;
 /** what a supported assessment offers, and the paths it was read from; undefined: nothing to cache */
 export function offerFacts(assessment: Assessment): OfferFacts | undefined {
   if (!assessment.supported || assessment.inputs === undefined) return undefined;
-  return { calls: sessionCallsOf(assessment.manifest?.protocol.allowlist.agent), inputs: assessment.inputs };
+  return { calls: sessionCallsOf(assessment.manifest?.protocol.allowlist), inputs: assessment.inputs };
 }
 
 /** does `advertised` claim a call `offered` lacks? */
@@ -60,7 +60,7 @@ export class InstallSessionCalls {
   /** Record an assessment; the first one decides (a later launch's assessment does not change what was advertised). */
   observe(assessment: Assessment): void {
     if (this.observed !== undefined) return;
-    this.observed = assessment.supported ? sessionCallsOf(assessment.manifest?.protocol.allowlist.agent) : NO_SESSION_CALLS;
+    this.observed = assessment.supported ? sessionCallsOf(assessment.manifest?.protocol.allowlist) : NO_SESSION_CALLS;
     if (this.fromCache !== undefined && this.cache !== undefined && claimsMore(this.fromCache, this.observed)) {
       this.cache.onStale?.(this.fromCache, this.observed);
       void forgetOffer(this.cache.location);

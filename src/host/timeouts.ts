@@ -70,8 +70,10 @@ export const DEFAULT_TIMEOUTS_MS = Object.freeze({
   deleteQueuedInput: DEFAULT_ACK_TIMEOUT_MS,
   /** letting ZCode's held input queue run again (`setAutoDrain`) after a stop */
   releaseHeldQueue: DEFAULT_ACK_TIMEOUT_MS,
-  /** deleting a session in ZCode (`deleteSession`), after the bridge closed it */
+  /** deleting a session in ZCode (`zcode-task.deleteTask`), after the bridge closed it */
   deleteSession: DEFAULT_CALL_TIMEOUT_MS,
+  /** the ids of the sessions ZCode's delete hid (`zcode-task.listDeletedTaskIds`), read with every list and resume */
+  listDeletedSessions: DEFAULT_CALL_TIMEOUT_MS,
   /** forking a session at a message (`forkAssistant`): ZCode copies the history into a new session */
   forkSession: 60_000,
   /** setting a session's title (`renameSession`) */

@@ -75,6 +75,14 @@ const SESSION_PROJECTIONS = {
 
 const TASK_METHODS = ["stopGeneration", "respondPermission", "respondElicitation"] as const;
 /**
+ * The desktop's own delete of a task (= a session) and the ids it hid (session/delete and
+ * session/list, adr/0032): seen in ZCode's 3.15.1 source (`IZCodeTaskService`,
+ * shared/reference/zcode-3.15.1-source.md §2.5), [not found] for 3.12–3.14. Optional on the lines a
+ * 3.15+ build can be (zcode-task-v2, zcode-task-v3): a manifest allows them only where the build
+ * has them, and only there session/delete is offered.
+ */
+export const TASK_DELETE_METHODS = ["deleteTask", "listDeletedTaskIds"] as const;
+/**
  * ZCode's V4 conversation input (docs/zcode-host.md §15, adr/0022): the handshake, command
  * envelopes and their query, and image uploads. Optional on both lines: a manifest whose release
  * has them allows them, and the line's API then sends every prompt through `sendText`.
@@ -124,8 +132,8 @@ export const V4_COMMAND_TYPES = [
   "setAutoDrain",
   "resolveInteraction",
   "compact",
-  // session management (session/delete, session/set_title, session/fork): in the V4 command catalogue since the 3.11.x CLI
-  "deleteSession",
+  // session management (session/set_title, session/fork): in the V4 command catalogue since the 3.11.x
+  // CLI. Not `deleteSession`: it only closes a session (session/delete is zcode-task's deleteTask, adr/0032)
   "renameSession",
   "forkAssistant",
   // a backgrounded subagent's cancel (session/cancel of its child; zcode-3.15.1-source.md §2.4), not compare-and-set
@@ -239,7 +247,7 @@ export const RELEASE_LINES: readonly ReleaseLine[] = [
         SUBAGENT_STOP_METHOD,
         SUBAGENT_DIRECTORY_METHOD,
       ],
-      task: TASK_METHODS,
+      task: [...TASK_METHODS, ...TASK_DELETE_METHODS],
       modelSelection: ["getView"],
     },
     events: { agent: ["onDynamicSessionEvent", V4_FRAME_EVENT], task: [], modelSelection: [] },
@@ -255,10 +263,14 @@ export const RELEASE_LINES: readonly ReleaseLine[] = [
     markers: ["zcodeBuiltinProviderConfigFilePath", "model-selection", "subscribeConversationV4", "conversationRowsRangeV4"],
     absent: ["onDynamicSessionEvent"],
     // the manifest schema has a `task` channel and three operations on every line: a v3 manifest
-    // names the channel and allows nothing on it; its operations name allowlisted agent methods
-    // and are never run (stop and answers go through V4 commands)
+    // names the channel and allows on it at most the desktop's task delete; its operations name
+    // allowlisted agent methods and are never run (stop and answers go through V4 commands)
     channels: { agent: "zcode-agent", task: "zcode-task", modelSelection: "model-selection" },
-    methods: { agent: [...V3_AGENT_METHODS, SUBAGENT_STOP_METHOD, SUBAGENT_DIRECTORY_METHOD], task: [], modelSelection: ["getView"] },
+    methods: {
+      agent: [...V3_AGENT_METHODS, SUBAGENT_STOP_METHOD, SUBAGENT_DIRECTORY_METHOD],
+      task: TASK_DELETE_METHODS,
+      modelSelection: ["getView"],
+    },
     events: { agent: [V4_FRAME_EVENT, V4_HEADERS_EVENT], task: [], modelSelection: [] },
     requiredMethods: { agent: V3_REQUIRED_AGENT_METHODS, task: [], modelSelection: ["getView"] },
     needsBuiltinProviderConfig: true,

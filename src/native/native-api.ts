@@ -129,9 +129,10 @@ export interface NativeApi {
    */
   releaseHeldQueue(params: SessionRef): Promise<void>;
   /**
-   * Delete the session in ZCode (session/delete): it is resumed in ZCode's agent if it is not held
-   * there, then deleted (V4 `deleteSession`). Throws SESSION_NOT_FOUND for a session ZCode does
-   * not have, UNSUPPORTED_ZCODE where the install offers no deletion (`sessionCalls`).
+   * Delete the session in ZCode (session/delete) as its desktop does (`zcode-task.deleteTask`: it
+   * leaves ZCode's lists, its conversation is kept; adr/0032), after the caller closed it. Throws
+   * UNSUPPORTED_ZCODE where the install has no real delete (`sessionCalls`). Where it has one,
+   * `listSessions` leaves deleted sessions out and `resumeSession` of one is SESSION_NOT_FOUND.
    */
   deleteSession(params: SessionRef): Promise<void>;
   /**
@@ -140,8 +141,9 @@ export interface NativeApi {
    */
   renameSession(params: SessionRef & { title: string; held: boolean }): Promise<void>;
   /**
-   * Fork the session at one of the agent's answers (session/fork, V4 `forkAssistant`): the
-   * answer whose ACP messageId is `messageId`, or the newest. Resolves with the new session's
+   * Fork the session at one of the agent's answers (session/fork, V4 `forkAssistant`), only at a
+   * row ZCode allows a fork at (`actions.canFork`): the answer whose ACP messageId is `messageId`,
+   * or the newest such row; INVALID_PARAMS for any other message and for ZCode's refusals. Resolves with the new session's
    * id (ZCode created and persisted it; the caller opens it). `held` as for renameSession.
    */
   forkSession(params: SessionRef & { messageId: string | undefined; held: boolean }): Promise<string>;

@@ -244,12 +244,14 @@ export class SessionService {
   }
 
   /**
-   * session/delete (docs/acp.md "Session management"): the bridge's side ends first, through the
-   * close path of `closeSession` (prompts answered cancelled, interactions withdrawn, the
-   * subscription ended, the native close), then ZCode deletes the session. A second delete of
-   * the same session while one runs gets that one's answer; an open of the id waits for it (and
-   * then finds no session). A session of this connection that was never prompted left nothing in
-   * ZCode (deferred persistence): closing it is the whole deletion.
+   * session/delete (docs/acp.md "Session management", adr/0032): the bridge's side ends first,
+   * through the close path of `closeSession` (prompts answered cancelled, interactions withdrawn,
+   * the subscription ended, the native close; for a released session, the close of its release),
+   * then ZCode deletes the session as its desktop does (`zcode-task.deleteTask`: it leaves ZCode's
+   * lists, its conversation is kept). A second delete of the same session while one runs gets that
+   * one's answer; an open of the id waits for it. A session of this connection that was never
+   * prompted left nothing in ZCode (deferred persistence): closing it is the whole deletion. An id
+   * ZCode does not list (unknown, or deleted already) is deleted already: nothing is resumed or sent.
    */
   deleteSession(sessionId: string): Promise<void> {
     const running = this.nativeOps.get(sessionId);
@@ -259,7 +261,11 @@ export class SessionService {
       const known = this.endForDeletion(sessionId);
       await known?.closed;
       if (known && !known.prompted) return;
-      const workspacePath = known?.workspacePath ?? (await this.findWorkspace(sessionId));
+      const workspacePath = known?.workspacePath ?? (await this.listedIn(sessionId));
+      if (workspacePath === undefined) {
+        this.deps.logger.debug("session/delete of a session ZCode does not list: nothing to delete", { sessionId });
+        return;
+      }
       await this.ensureSignedIn(workspacePath);
       await this.deps.native.deleteSession({ workspacePath, sessionId });
     });
@@ -350,7 +356,8 @@ export class SessionService {
     const record = this.released.get(sessionId);
     if (record) {
       this.released.delete(sessionId);
-      return { workspacePath: record.workspacePath, prompted: record.prompted, closed: Promise.resolve() };
+      // its release closed it natively: that close is done before ZCode is asked to delete it
+      return { workspacePath: record.workspacePath, prompted: record.prompted, closed: this.closesDone(sessionId) };
     }
     const engine = this.sessions.get(sessionId);
     if (!engine) return undefined;
@@ -361,14 +368,23 @@ export class SessionService {
     return { workspacePath: engine.workspacePath, prompted: engine.prompted, closed: engine.whenClosed() };
   }
 
-  /** The workspace of a session this connection does not have: looked up among the default directory's sessions. */
-  private async findWorkspace(sessionId: string): Promise<string> {
+  /**
+   * The workspace of a session this connection does not have, looked up among the default
+   * directory's sessions (deleted ones are not listed); undefined when it is not there.
+   */
+  private async listedIn(sessionId: string): Promise<string | undefined> {
     const workspacePath = this.deps.defaultCwd;
     const found = (await this.deps.native.listSessions(workspacePath)).find((item) => item.sessionId === sessionId);
-    if (found) return found.workspacePath ?? workspacePath;
+    return found ? (found.workspacePath ?? workspacePath) : undefined;
+  }
+
+  /** `listedIn`, or SESSION_NOT_FOUND saying where it looked. */
+  private async findWorkspace(sessionId: string): Promise<string> {
+    const workspacePath = await this.listedIn(sessionId);
+    if (workspacePath !== undefined) return workspacePath;
     throw new BridgeError(
       "SESSION_NOT_FOUND",
-      `ZCode has no session ${sessionId} among the sessions of ${workspacePath}. If it belongs to another directory, ` +
+      `ZCode has no session ${sessionId} among the sessions of ${this.deps.defaultCwd}. If it belongs to another directory, ` +
         "load it first (session/load with its cwd), then retry.",
       { details: { sessionId } },
     );

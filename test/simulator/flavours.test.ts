@@ -51,13 +51,13 @@ describe("release flavours (fixtures/sim-releases.ts)", () => {
       line: "zcode-task-v2",
       cliVersion: "0.17.0",
       rpcPin: "first-use",
-      hostFeatures: ["cli-0.17", "subagent-directory"],
+      hostFeatures: ["cli-0.17", "subagent-directory", "task-delete"],
     });
     expect(SIM_RELEASES["3.18.2"]).toMatchObject({
       line: "zcode-task-v2",
       cliVersion: "0.17.1",
       rpcPin: "first-use",
-      hostFeatures: ["cli-0.17", "context-composition", "stop-subagent", "subagent-directory"],
+      hostFeatures: ["cli-0.17", "context-composition", "stop-subagent", "subagent-directory", "task-delete"],
     });
     expect(SIM_RELEASES["3.18.2"].rpcModule).not.toMatch(/\/chunk-/);
     expect(SIM_RELEASES["4.0.0"]).toMatchObject({ line: "zcode-task-v3", rpcPin: "first-use", manifestInEnv: true });
@@ -188,6 +188,9 @@ describe.each(RELEASES)("the %s install", (release) => {
     expect(manifest.protocol.allowlist.agent.includes("listSessionSubagents")).toBe(
       flavour.hostFeatures?.includes("subagent-directory") === true,
     );
+    // the desktop's real delete from 3.16.2 on (GUESS after 3.15.1), ZCode's rows pages from 3.14 on
+    expect(manifest.protocol.allowlist.task.includes("deleteTask")).toBe(flavour.hostFeatures?.includes("task-delete") === true);
+    expect(manifest.protocol.allowlist.agent.includes("conversationRowsRangeV4")).toBe(!["3.10.2", "3.11.2", "3.12.3"].includes(release));
     expect(manifest.artifact).toMatchObject({
       appVersion: release,
       cliVersion: flavour.cliVersion,
@@ -467,8 +470,9 @@ describe("what the releases after 3.15 change on the host (shared/reference/zcod
     );
     expect(protocol.events.agent).toEqual(["onDynamicConversationFrame", "onDynamicWorkspaceProviderRuntimeHeadersRequest"]);
     expect(protocol.allowlist.agent).not.toContain("readSessionMessages");
-    // the schema's task channel is named and allows nothing; its operations are never run on this line
-    expect(protocol.allowlist.task).toEqual([]);
+    // the schema's task channel is named and allows only the desktop's task delete (GUESS after 3.15.1);
+    // its operations are never run on this line
+    expect(protocol.allowlist.task).toEqual(["deleteTask", "listDeletedTaskIds"]);
     expect(protocol.events.task).toEqual([]);
     expect(Object.values(protocol.operations).map((op) => op.method)).toEqual(Array(3).fill("sendConversationCommandV4"));
   });

@@ -8,7 +8,7 @@ import type { HostClient, HostEventSink, HostSubscription } from "../../host/typ
 import type { ModelRef, SessionListEntry, SessionSnapshot, SnapshotMessage, TaskTokenUsage } from "../../protocol/native-types.js";
 import type { Disposable } from "../../util/disposable.js";
 import { BridgeError, describeError, isBridgeError } from "../../util/errors.js";
-import { offersFork, offersSessionCommands } from "../session-calls.js";
+import { DELETE_TASK_CALL, DELETED_TASK_IDS_CALL, offersDelete, offersFork, offersSessionCommands } from "../session-calls.js";
 import { findForkTarget } from "../v4-read/fork-target.js";
 import { findLine } from "../../manifest/release-lines.js";
 import { promptRefusal } from "./sign-in.js";
@@ -63,6 +63,18 @@ export function sessionNotFound(error: unknown, sessionId: string): BridgeError 
       cause: error,
       details: { sessionId },
     },
+  );
+}
+
+/** the deleted session ids one list reads at most (a workspace's deletions over years of use) */
+export const MAX_DELETED_IDS = 50_000;
+
+/** A session ZCode's delete hid: not found, like one that never was. */
+function deletedSession(sessionId: string): BridgeError {
+  return new BridgeError(
+    "SESSION_NOT_FOUND",
+    `The session ${sessionId} was deleted in ZCode. Use session/list to see the sessions of this directory.`,
+    { details: { sessionId } },
   );
 }
 
@@ -188,6 +200,8 @@ export abstract class TaskLineApi implements NativeApi {
   }
 
   async resumeSession(params: ResumeSession): Promise<SessionSnapshot> {
+    // ZCode keeps a deleted session's conversation (its delete hides the task): it is not resumed here
+    if ((await this.deletedIds(params.workspacePath))?.has(params.sessionId) === true) throw deletedSession(params.sessionId);
     const native: Record<string, unknown> = { workspacePath: params.workspacePath, sessionId: params.sessionId };
     if (params.mcpServers) native.mcpServers = params.mcpServers;
     const raw = await this.host.call("agent", "resumeSession", native, { timeout: "resumeSession" }).catch((error: unknown) => {
@@ -232,9 +246,12 @@ export abstract class TaskLineApi implements NativeApi {
     // CLI 0.17.0 dropped includeArchived (-32602): sent only where the reviewed build accepts it
     const params: Record<string, unknown> = { workspacePath };
     if ((await this.host.acceptsParam?.("agent", "listSessions", "includeArchived")) === true) params.includeArchived = false;
-    const raw = await this.host.call<unknown>("agent", "listSessions", params, { timeout: "listSessions" });
+    const [raw, deleted] = await Promise.all([
+      this.host.call<unknown>("agent", "listSessions", params, { timeout: "listSessions" }),
+      this.deletedIds(workspacePath),
+    ]);
     if (!Array.isArray(raw)) throw new BridgeError("NATIVE_PROTOCOL_ERROR", "ZCode returned a session list that is not an array.");
-    return (raw as SessionListEntry[]).map((item) => {
+    const entries = (raw as SessionListEntry[]).map((item) => {
       if (typeof item?.sessionId !== "string" || item.sessionId === "")
         throw new BridgeError("NATIVE_PROTOCOL_ERROR", "ZCode returned a session without an id.");
       const path = item.workspace?.workspacePath;
@@ -245,6 +262,43 @@ export abstract class TaskLineApi implements NativeApi {
         updatedAt: typeof item.updatedAt === "number" && Number.isFinite(item.updatedAt) ? item.updatedAt : undefined,
       };
     });
+    // the desktop's list makes the same join: a deleted task keeps its CLI session, ZCode lists it
+    return deleted === undefined ? entries : entries.filter((entry) => !deleted.has(entry.sessionId));
+  }
+
+  /**
+   * The ids of the sessions ZCode's delete hid in a workspace (`zcode-task.listDeletedTaskIds`),
+   * undefined where the install has no real delete. Fails closed: an answer that is not a list of
+   * ids, or one above MAX_DELETED_IDS, is an error, never a list that shows deleted sessions.
+   */
+  private async deletedIds(workspacePath: string): Promise<ReadonlySet<string> | undefined> {
+    if (!(await this.deletes())) return undefined;
+    const raw = await this.host
+      .call<unknown>("task", DELETED_TASK_IDS_CALL, { workspacePath }, { timeout: "listDeletedSessions" })
+      .catch((error: unknown) => {
+        throw new BridgeError(
+          "HOST_CALL_FAILED",
+          `ZCode did not say which sessions of ${workspacePath} were deleted (zcode-task.${DELETED_TASK_IDS_CALL}: ${describeError(error)}), ` +
+            "so zcode-acp cannot tell which sessions to leave out. Retry; if it persists, restart ZCode.",
+          { cause: error },
+        );
+      });
+    if (!Array.isArray(raw) || !raw.every((id) => typeof id === "string")) {
+      throw new BridgeError("NATIVE_PROTOCOL_ERROR", `ZCode's ${DELETED_TASK_IDS_CALL} answer is not a list of session ids.`);
+    }
+    if (raw.length > MAX_DELETED_IDS) {
+      throw new BridgeError(
+        "NATIVE_PROTOCOL_ERROR",
+        `ZCode names ${raw.length} deleted sessions in ${workspacePath}, more than the ${MAX_DELETED_IDS} zcode-acp reads; ` +
+          "it cannot list this directory's sessions without showing deleted ones.",
+      );
+    }
+    return new Set(raw);
+  }
+
+  /** does this install have ZCode's real delete (../session-calls.ts)? */
+  private deletes(): Promise<boolean> {
+    return offersDelete((service, method) => this.host.allows(service, method));
   }
 
   async closeSession(params: SessionRef & { persistence?: "immediate" | "deferred" }): Promise<void> {
@@ -297,17 +351,25 @@ export abstract class TaskLineApi implements NativeApi {
   }
 
   /**
-   * session/delete: ZCode's agent deletes only a session it holds, so the session is resumed first
-   * (SESSION_NOT_FOUND when ZCode does not have it), then deleted with the V4 `deleteSession`.
+   * session/delete: ZCode's real delete, the desktop's own (`zcode-task.deleteTask`): the session
+   * leaves ZCode's lists, its conversation is kept. The caller has closed it first (ZCode's V4
+   * `deleteSession` is only that close).
    */
   async deleteSession(params: SessionRef): Promise<void> {
-    await this.requireSessionCommands("delete sessions");
-    await this.resumeSession(ref(params));
-    await this.v4Input()
-      .deleteSession(ref(params))
-      .catch((error: unknown) => {
-        throw isSessionMissingCode(error) ? sessionNotFound(error, params.sessionId) : error;
-      });
+    if (!(await this.deletes())) {
+      throw new BridgeError(
+        "UNSUPPORTED_ZCODE",
+        `This ZCode release (${this.lineId}) cannot delete sessions: its manifest does not allow zcode-task.${DELETE_TASK_CALL} and ` +
+          `${DELETED_TASK_IDS_CALL}. Use a newer ZCode release.`,
+        { details: { lineId: this.lineId } },
+      );
+    }
+    await this.host.call(
+      "task",
+      DELETE_TASK_CALL,
+      { taskId: params.sessionId, workspacePath: params.workspacePath },
+      { timeout: "deleteSession" },
+    );
   }
 
   /** session/set_title (V4 `renameSession`); a session ZCode's agent does not hold is resumed for it and closed again. */

@@ -209,16 +209,6 @@ export class V4Input {
   }
 
   /**
-   * Delete the session in ZCode (`deleteSession {}`, not compare-and-set: zcode-v4.md §4.3); the
-   * session must be held by ZCode's agent (resumed). `noop`: it was gone already.
-   */
-  async deleteSession(ref: SessionRef): Promise<void> {
-    await this.ready();
-    const { ack } = await this.command(ref, uuidV7(), "deleteSession", {}, "deleteSession");
-    if (ack.status !== "accepted" && ack.status !== "noop") throw refused(ack, "the deletion of the session", ref);
-  }
-
-  /**
    * Give the session a title (`renameSession {title}`, not compare-and-set); ZCode refuses it for
    * a session it has not persisted yet (a draft before its first prompt).
    */
@@ -242,7 +232,7 @@ export class V4Input {
     await this.ready();
     const { ack } = await this.command(ref, uuidV7(), "forkAssistant", { target }, "forkSession", base.revision, base.logEpoch);
     if (ack.status === "stale") return undefined;
-    if (ack.status !== "accepted") throw refused(ack, "the fork", ref);
+    if (ack.status !== "accepted") throw forkRefused(ack, ref) ?? refused(ack, "the fork", ref);
     const result = ack.result;
     if (!isRecord(result) || result.type !== "forkAssistant" || typeof result.sessionId !== "string" || result.sessionId === "") {
       throw new BridgeError("NATIVE_PROTOCOL_ERROR", "ZCode accepted the fork but did not name the new session.", {
@@ -492,6 +482,41 @@ function parseAck(raw: unknown, commandId: string, type: string): CommandAck {
 }
 
 /** A readable error for an ack that is not the success this command needs. */
+/**
+ * What ZCode's fork handler refuses a target with, in words (shared/reference/zcode-3.15.1-source.md
+ * §2.5: failed acks from its stable target resolver, and `fault.command.executionFailed` for a row
+ * that is not its turn's tail segment).
+ */
+const FORK_GUARDS: Readonly<Record<string, string>> = {
+  "guard.forkAssistantOnly": "ZCode forks only at an answer of the agent",
+  "guard.forkTargetNotStable": "ZCode could not pin down that message (its turn may still be running, or the history changed)",
+  "guard.forkTargetAmbiguous": "ZCode found more than one place that message could stand for",
+  "guard.compactOperationLock": "a compaction of the conversation is running",
+};
+
+/** A refused fork the client can act on (INVALID_PARAMS, readable), or undefined for any other refusal. */
+function forkRefused(ack: CommandAck, ref: SessionRef): BridgeError | undefined {
+  const code = ack.reasonCode;
+  if (code === undefined || (ack.status !== "failed" && ack.status !== "rejected")) return undefined;
+  const details = { commandId: ack.commandId, status: ack.status, reasonCode: code, sessionId: ref.sessionId };
+  if (code === "fault.command.executionFailed") {
+    return new BridgeError(
+      "INVALID_PARAMS",
+      `ZCode did not fork the session ${ref.sessionId}: a fork attaches only to the last answer of a turn (${code}` +
+        `${ack.message ? `: ${ack.message}` : ""}). Fork at a turn's final answer, or leave out the messageId.`,
+      { details },
+    );
+  }
+  if (!code.startsWith("guard.")) return undefined;
+  const why = FORK_GUARDS[code] ?? "ZCode does not allow a fork there now";
+  return new BridgeError(
+    "INVALID_PARAMS",
+    `ZCode refused to fork the session ${ref.sessionId}: ${why} (${code}). Nothing was forked; ` +
+      (code === "guard.compactOperationLock" ? "retry once the compaction is done." : "fork at another answer, or retry later."),
+    { details },
+  );
+}
+
 function refused(ack: CommandAck, what: string, ref: SessionRef): BridgeError {
   const reason = ack.reasonCode ? ` (${ack.reasonCode}${ack.message ? `: ${ack.message}` : ""})` : ack.message ? ` (${ack.message})` : "";
   const details = { commandId: ack.commandId, status: ack.status, reasonCode: ack.reasonCode };

@@ -48,12 +48,16 @@ describe("e2e: handshake, Paseo probe, auth and shutdown", () => {
         loadSession: true,
         promptCapabilities: { image: true, audio: true, embeddedContext: true },
         mcpCapabilities: { http: true, sse: true },
-        // session/delete and session/set_title where the install has ZCode's V4 commands (docs/acp.md)
+        // session/set_title where the install has ZCode's V4 commands, session/delete where it has
+        // zcode-task's deleteTask and listDeletedTaskIds (docs/acp.md)
         sessionCapabilities: {
           list: {},
           resume: {},
           close: {},
-          ...(t.sim().manifest.protocol.allowlist.agent.includes("sendConversationCommandV4") ? { delete: {}, title: {} } : {}),
+          ...(t.sim().manifest.protocol.allowlist.agent.includes("sendConversationCommandV4") ? { title: {} } : {}),
+          ...(["deleteTask", "listDeletedTaskIds"].every((m) => t.sim().manifest.protocol.allowlist.task?.includes(m) === true)
+            ? { delete: {} }
+            : {}),
           ...(t.sim().manifest.protocol.allowlist.agent.includes("conversationRowsRangeV4") ? { fork: {} } : {}),
         },
         auth: { logout: {} }, // this connection's sign-in only (adr/0025)

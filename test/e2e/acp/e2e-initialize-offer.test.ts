@@ -49,15 +49,19 @@ async function fillCache(sim: SimInstall): Promise<unknown> {
   return capabilities;
 }
 
-const offered = (sim: SimInstall) => {
-  const agent = sim.manifest.protocol.allowlist.agent;
+/** what a manifest's allowlist offers (docs/acp.md "Session management": src/native/session-calls.ts) */
+const offeredBy = (allowlist: SimInstall["manifest"]["protocol"]["allowlist"]) => {
+  const agent = allowlist.agent;
   const commands = agent.includes("sendConversationCommandV4");
+  const deletes = ["deleteTask", "listDeletedTaskIds"].every((m) => allowlist.task?.includes(m) === true);
   return {
     ...BASE,
-    ...(commands ? { delete: {}, title: {} } : {}),
+    ...(commands ? { title: {} } : {}),
+    ...(deletes ? { delete: {} } : {}),
     ...(commands && agent.includes("conversationRowsRangeV4") ? { fork: {} } : {}),
   };
 };
+const offered = (sim: SimInstall) => offeredBy(sim.manifest.protocol.allowlist);
 
 describe("e2e: initialize from the cached offer", () => {
   it("answers from the cache once a start confirmed the offer: the same capabilities, and sessions work", async () => {
@@ -96,20 +100,22 @@ describe("e2e: initialize from the cached offer", () => {
 
   // the legacy lines do not require ZCode's V4 commands: a manifest may leave them out
   const optional = !findLine(simFlavour().line)?.requiredMethods.agent?.includes("sendConversationCommandV4");
-  it.runIf(optional)("advertises only what a changed manifest still allows (V4 commands left out: no delete, no title)", async () => {
+  it.runIf(optional)("advertises only what a changed manifest still allows (V4 commands left out: no title, no fork)", async () => {
     const sim = await install();
-    expect(await fillCache(sim)).toEqual({ ...BASE, delete: {}, title: {} });
+    expect(await fillCache(sim)).toEqual(offered(sim));
+    expect(offered(sim)).toHaveProperty("title");
     const manifest = JSON.parse(await readFile(sim.manifestPath, "utf8")) as typeof sim.manifest;
     manifest.protocol.allowlist.agent = manifest.protocol.allowlist.agent.filter((m) => m !== "sendConversationCommandV4");
     await writeFile(sim.manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
     const { client, capabilities } = await start(sim);
     expect(client.stderr).not.toContain(HIT);
-    expect(capabilities).toEqual(BASE);
+    expect(capabilities).toEqual(offeredBy(manifest.protocol.allowlist));
+    expect(capabilities).not.toHaveProperty("title");
     // and that start caches the new offer: the next one advertises it from the cache
     await until(() => client.stderr.includes(CACHED), { what: "the new offer cached", timeoutMs: 15_000, intervalMs: 20 });
     const next = await start(sim);
     expect(next.client.stderr).toContain(HIT);
-    expect(next.capabilities).toEqual(BASE);
+    expect(next.capabilities).toEqual(offeredBy(manifest.protocol.allowlist));
     client.expectValid();
     next.client.expectValid();
   });

@@ -222,22 +222,26 @@ describe("e2e: ACP v2 beside v1", () => {
   it("session/delete where the install offers it (advertised), and auth/logout scoped to this connection until auth/login", async () => {
     const client = startV2({ env: { ZCODE_ACP_DIAGNOSTICS: "1" } });
     const init = await client.initialize();
-    expect(init.capabilities?.session?.delete).toEqual({});
+    // ZCode's real delete (zcode-task deleteTask and listDeletedTaskIds) where the release has it (adr/0032)
+    const deletes = ["deleteTask", "listDeletedTaskIds"].every((m) => t.sim().manifest.protocol.allowlist.task?.includes(m) === true);
+    expect(init.capabilities?.session?.delete).toEqual(deletes ? {} : undefined);
     const cwd = await t.workspace();
     const { sessionId } = await client.newSession(cwd);
     await client.prompt(sessionId, "hello");
     await client.waitForIdle(sessionId);
-    await expect(client.agent.request(acp.methods.agent.session.delete, { sessionId })).resolves.toEqual({});
-    const listed = await client.agent.request(acp.methods.agent.session.list, { cwd });
-    expect(listed.sessions.map((s) => s.sessionId)).not.toContain(sessionId);
-    // the diagnostics extension request is served on v2 too: the deleted session is not held
-    const diagnostics = (await client.agent.request("_zcode/diagnostics" as never, {} as never)) as { sessions: { sessions: number } };
-    expect(diagnostics.sessions.sessions).toBe(0);
-    expect(
-      (await t.sim().readCallLog())
-        .filter((e) => e.kind === "call" && e.method === "sendConversationCommandV4")
-        .map((e) => (e.params as any).envelope?.type),
-    ).toContain("deleteSession");
+    if (deletes) {
+      await expect(client.agent.request(acp.methods.agent.session.delete, { sessionId })).resolves.toEqual({});
+      const listed = await client.agent.request(acp.methods.agent.session.list, { cwd });
+      expect(listed.sessions.map((s) => s.sessionId)).not.toContain(sessionId);
+      // the diagnostics extension request is served on v2 too: the deleted session is not held
+      const diagnostics = (await client.agent.request("_zcode/diagnostics" as never, {} as never)) as { sessions: { sessions: number } };
+      expect(diagnostics.sessions.sessions).toBe(0);
+      expect(
+        (await t.sim().readCallLog()).filter((e) => e.kind === "call" && e.method === "deleteTask").map((e) => (e.params as any).taskId),
+      ).toEqual([sessionId]);
+    } else {
+      await expect(client.agent.request(acp.methods.agent.session.delete, { sessionId })).rejects.toMatchObject({ code: -32601 });
+    }
     // logout: this connection opens nothing until it signs in again; the app is not signed out
     await client.agent.request(acp.methods.agent.auth.logout, {});
     await expect(client.newSession(cwd)).rejects.toMatchObject({ code: -32000 });

@@ -1,16 +1,21 @@
 /**
- * session/delete and session/set_title through the built CLI (docs/acp.md "Session management"):
- * advertised and served on the flavour of the project (every simulated release with ZCode's V4
- * commands), and on the simulated 3.10.2, which has none, neither advertised nor served
- * (method-not-found). Deleting closes the session the bridge has first (its prompt answered
- * `cancelled`, its permission request answered, its subscription ended), then ZCode's
- * `deleteSession`; the session then leaves session/list and session/load finds nothing.
+ * session/delete, session/set_title and session/fork through the built CLI (docs/acp.md "Session
+ * management", adr/0026, adr/0032). session/delete is ZCode's real delete, the desktop's own
+ * (`zcode-task.deleteTask`, the list filtered by `listDeletedTaskIds`): advertised and served where
+ * the simulated release has it (3.16.2 on, GUESS after 3.15.1), neither elsewhere (method-not-found).
+ * Deleting closes the session the bridge has first (its prompt answered `cancelled`, its permission
+ * request answered, its subscription ended), then `deleteTask`; the session then leaves
+ * session/list and session/load finds nothing. session/set_title where the release has ZCode's V4
+ * commands; session/fork where it also has the rows pages (3.14.x on), only at rows ZCode allows a
+ * fork at (`actions.canFork`), its refusals readable. On the simulated 3.10.2: nothing.
  */
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSimulatedInstall, type SimInstall } from "../../../fixtures/sim-install.js";
+import { createSimulatedInstall, flavourProtocol, type SimInstall } from "../../../fixtures/sim-install.js";
 import { simFlavour } from "../../../fixtures/sim-releases.js";
 import { AcpTestClient } from "../../support/acp-test-client.js";
 import { e2e } from "../../support/e2e-harness.js";
+import { MAX_ATTACHED_SESSIONS } from "../../../src/session/session-service.js";
 
 const t = e2e();
 
@@ -18,10 +23,21 @@ const DELETE = "session/delete";
 const SET_TITLE = "session/set_title";
 const FORK = "session/fork";
 
-/** session/fork needs ZCode's rows pages beside its V4 commands: the zcode-task-v3 line (4.0.0) */
+const flavour = simFlavour();
+/** the descriptor the project's simulated install carries (known before the install exists) */
+const protocol = flavourProtocol(
+  flavour,
+  JSON.parse(readFileSync(new URL(`../../../manifests/${flavour.protocolFrom}`, import.meta.url), "utf8")).protocol,
+);
+/** ZCode's real delete: zcode-task's deleteTask and listDeletedTaskIds */
+const DELETES = ["deleteTask", "listDeletedTaskIds"].every((m) => protocol.allowlist.task?.includes(m) === true);
+/** session/fork needs ZCode's rows pages beside its V4 commands */
+const FORKS = ["sendConversationCommandV4", "conversationRowsRangeV4"].every((m) => protocol.allowlist.agent?.includes(m) === true);
+
+/** the simulated host keeps V4 rows of running turns from their start (a release read through V4) */
+const FULL_ROWS = flavour.line === "zcode-task-v3";
+/** the install's manifest allows the rows pages (the project's install, checked against FORKS) */
 const forks = (): boolean => t.sim().manifest.protocol.allowlist.agent.includes("conversationRowsRangeV4");
-/** the same, known before the install exists (the flavour of this project) */
-const FORKS = simFlavour().line === "zcode-task-v3";
 
 type Listed = { sessions: Array<{ sessionId: string; title?: string | null }> };
 
@@ -36,17 +52,31 @@ async function promptedSession(client: AcpTestClient, ws: string): Promise<strin
   return sessionId;
 }
 
+/** the zcode-task deleteTask calls for one session */
+async function deleteTasks(sessionId: string): Promise<number> {
+  return (await t.calls("deleteTask")).filter((c) => (c.params as { taskId?: string }).taskId === sessionId).length;
+}
+
+describe("e2e: which releases offer what", () => {
+  it("offers the real delete from 3.16 on and the fork from 3.14 on, as the simulated releases have them", () => {
+    const [major, minor] = flavour.release.split(".").map(Number) as [number, number];
+    const atLeast = (a: number, b: number): boolean => major > a || (major === a && minor >= b);
+    expect(DELETES).toBe(atLeast(3, 16));
+    expect(FORKS).toBe(atLeast(3, 14));
+  });
+});
+
 describe("e2e: session management where the host offers it", () => {
-  it("advertises session/delete and session/set_title (early and SDK initialize alike)", async () => {
+  it("advertises what the release offers (early and SDK initialize alike)", async () => {
     const client = await t.start();
     const init = await client.initialize();
     expect(init.agentCapabilities?.sessionCapabilities).toEqual({
       list: {},
       resume: {},
       close: {},
-      delete: {},
       title: {},
-      ...(forks() ? { fork: {} } : {}),
+      ...(DELETES ? { delete: {} } : {}),
+      ...(FORKS ? { fork: {} } : {}),
     });
     // the SDK path: a first line that is not initialize leaves initialize to the SDK
     const late = await t.start();
@@ -57,102 +87,114 @@ describe("e2e: session management where the host offers it", () => {
     late.expectValid();
   });
 
-  it("deletes a session: ZCode's deleteSession once, gone from session/list, session/load not found", async () => {
-    const client = await t.start();
-    await client.initialize();
-    const ws = await t.workspace();
-    const sessionId = await promptedSession(client, ws);
-    const kept = await promptedSession(client, ws);
-    expect((await listed(client, ws)).map((s) => s.sessionId).sort()).toEqual([sessionId, kept].sort());
+  it.runIf(DELETES)(
+    "deletes a session: zcode-task deleteTask once (no V4 deleteSession), gone from session/list, session/load not found",
+    async () => {
+      const client = await t.start();
+      await client.initialize();
+      const ws = await t.workspace();
+      const sessionId = await promptedSession(client, ws);
+      const kept = await promptedSession(client, ws);
+      expect((await listed(client, ws)).map((s) => s.sessionId).sort()).toEqual([sessionId, kept].sort());
 
-    expect(await client.agent.request(DELETE, { sessionId })).toEqual({});
-    const deletes = (await t.commands("deleteSession")).filter((c) => (c.params as { sessionId: string }).sessionId === sessionId);
-    expect(deletes).toHaveLength(1);
-    expect((await listed(client, ws)).map((s) => s.sessionId)).toEqual([kept]);
-    await expect(client.agent.request("session/load", { sessionId, cwd: ws, mcpServers: [] })).rejects.toMatchObject({
-      code: -32002,
-      message: expect.stringContaining(sessionId),
-    });
-    await expect(client.prompt(sessionId, "still there?")).rejects.toMatchObject({ code: -32002 });
-    // the other session is untouched
-    expect(await client.prompt(kept, "hello again")).toMatchObject({ stopReason: "end_turn" });
-    client.expectValid();
-  });
+      expect(await client.agent.request(DELETE, { sessionId })).toEqual({});
+      expect(await deleteTasks(sessionId)).toBe(1);
+      expect((await t.calls("deleteTask")).at(-1)?.params).toEqual({ taskId: sessionId, workspacePath: ws });
+      // ZCode's V4 deleteSession only closes (it stays listed): never sent
+      expect(await t.commands("deleteSession")).toHaveLength(0);
+      expect((await listed(client, ws)).map((s) => s.sessionId)).toEqual([kept]);
+      // ZCode's own list: the agent's still names it (the conversation is kept), the deleted ids hide it
+      const log = await t.sim().readCallLog();
+      expect(log.some((e) => e.kind === "task-deleted" && e.sessionId === sessionId && e.known === true)).toBe(true);
+      await expect(client.agent.request("session/load", { sessionId, cwd: ws, mcpServers: [] })).rejects.toMatchObject({
+        code: -32002,
+        message: expect.stringContaining(sessionId),
+      });
+      await expect(client.prompt(sessionId, "still there?")).rejects.toMatchObject({ code: -32002 });
+      // the other session is untouched
+      expect(await client.prompt(kept, "hello again")).toMatchObject({ stopReason: "end_turn" });
+      client.expectValid();
+    },
+  );
 
-  it("closes a running session first: its prompt ends cancelled, its permission request is answered, then ZCode deletes it", async () => {
-    const permissions: string[] = [];
-    let asked!: () => void;
-    const askedOnce = new Promise<void>((resolve) => (asked = resolve));
-    const client = await t.start({
-      onPermission: async (params) => {
-        permissions.push(params.toolCall.toolCallId);
-        asked();
-        // never answered by the client: the delete must answer it
-        return new Promise(() => {});
-      },
-    });
-    await client.initialize();
-    const ws = await t.workspace();
-    const sessionId = await promptedSession(client, ws);
-    const running = client.prompt(sessionId, "sim:permission command=ls");
-    await askedOnce;
+  it.runIf(DELETES)(
+    "closes a running session first: its prompt ends cancelled, its permission request is answered, then ZCode deletes it",
+    async () => {
+      const permissions: string[] = [];
+      let asked!: () => void;
+      const askedOnce = new Promise<void>((resolve) => (asked = resolve));
+      const client = await t.start({
+        onPermission: async (params) => {
+          permissions.push(params.toolCall.toolCallId);
+          asked();
+          // never answered by the client: the delete must answer it
+          return new Promise(() => {});
+        },
+      });
+      await client.initialize();
+      const ws = await t.workspace();
+      const sessionId = await promptedSession(client, ws);
+      const running = client.prompt(sessionId, "sim:permission command=ls");
+      await askedOnce;
 
-    const deleted = client.agent.request(DELETE, { sessionId });
-    expect(await running).toEqual({ stopReason: "cancelled" });
-    expect(await deleted).toEqual({});
-    expect(permissions).toHaveLength(1);
-    expect((await listed(client, ws)).map((s) => s.sessionId)).not.toContain(sessionId);
-    // the bridge closed it (unsubscribed, closeSession) before ZCode's deleteSession
-    const log = await t.sim().readCallLog();
-    const at = (predicate: (e: (typeof log)[number]) => boolean): number => log.findIndex(predicate);
-    const ofSession = (e: (typeof log)[number]): boolean => (e.params as { sessionId?: string } | undefined)?.sessionId === sessionId;
-    const closed = at((e) => e.kind === "call" && e.method === "closeSession" && ofSession(e));
-    const deletedAt = at(
-      (e) =>
-        e.kind === "call" &&
-        e.method === "sendConversationCommandV4" &&
-        (e.params as { envelope?: { type?: string; sessionId?: string } }).envelope?.type === "deleteSession" &&
-        (e.params as { envelope: { sessionId: string } }).envelope.sessionId === sessionId,
-    );
-    expect(closed).toBeGreaterThanOrEqual(0);
-    expect(deletedAt).toBeGreaterThan(closed);
-    // ZCode's permission request got exactly one answer (the legacy task answer, or the V4 resolveInteraction)
-    const answers = log.filter(
-      (e) =>
-        e.kind === "call" &&
-        ((e.method === "respondPermission" && (e.params as { taskId?: string } | undefined)?.taskId === sessionId) ||
-          (e.method === "sendConversationCommandV4" &&
-            (e.params as { envelope?: { type?: string; sessionId?: string } }).envelope?.type === "resolveInteraction" &&
-            (e.params as { envelope: { sessionId: string } }).envelope.sessionId === sessionId)),
-    );
-    expect(answers).toHaveLength(1);
-    client.expectValid({ allowUnanswered: true });
-  });
+      const deleted = client.agent.request(DELETE, { sessionId });
+      expect(await running).toEqual({ stopReason: "cancelled" });
+      expect(await deleted).toEqual({});
+      expect(permissions).toHaveLength(1);
+      expect((await listed(client, ws)).map((s) => s.sessionId)).not.toContain(sessionId);
+      // the bridge closed it (unsubscribed, closeSession) before ZCode's deleteTask
+      const log = await t.sim().readCallLog();
+      const at = (predicate: (e: (typeof log)[number]) => boolean): number => log.findIndex(predicate);
+      const ofSession = (e: (typeof log)[number]): boolean => (e.params as { sessionId?: string } | undefined)?.sessionId === sessionId;
+      const closed = at((e) => e.kind === "call" && e.method === "closeSession" && ofSession(e));
+      const deletedAt = at((e) => e.kind === "call" && e.method === "deleteTask" && (e.params as { taskId?: string }).taskId === sessionId);
+      expect(closed).toBeGreaterThanOrEqual(0);
+      expect(deletedAt).toBeGreaterThan(closed);
+      // ZCode's permission request got exactly one answer (the legacy task answer, or the V4 resolveInteraction)
+      const answers = log.filter(
+        (e) =>
+          e.kind === "call" &&
+          ((e.method === "respondPermission" && (e.params as { taskId?: string } | undefined)?.taskId === sessionId) ||
+            (e.method === "sendConversationCommandV4" &&
+              (e.params as { envelope?: { type?: string; sessionId?: string } }).envelope?.type === "resolveInteraction" &&
+              (e.params as { envelope: { sessionId: string } }).envelope.sessionId === sessionId)),
+      );
+      expect(answers).toHaveLength(1);
+      client.expectValid({ allowUnanswered: true });
+    },
+  );
 
-  it("answers two deletes of one session with one deletion, a load beside a delete with not-found, and an unknown session with not-found", async () => {
-    const client = await t.start();
-    await client.initialize();
-    const ws = await t.workspace();
-    const sessionId = await promptedSession(client, ws);
-    const before = (await t.commands("deleteSession")).length;
-    const [a, b] = await Promise.all([client.agent.request(DELETE, { sessionId }), client.agent.request(DELETE, { sessionId })]);
-    expect([a, b]).toEqual([{}, {}]);
-    expect((await t.commands("deleteSession")).length - before).toBe(1);
-    // a load sent together with a delete waits for it, then finds no session
-    const other = await promptedSession(client, ws);
-    const [deleted, loaded] = await Promise.allSettled([
-      client.agent.request(DELETE, { sessionId: other }),
-      client.agent.request("session/load", { sessionId: other, cwd: ws, mcpServers: [] }),
-    ]);
-    expect(deleted).toEqual({ status: "fulfilled", value: {} });
-    expect(loaded).toMatchObject({ status: "rejected", reason: { code: -32002 } });
-    // the SDK client turns -32002 on session/delete into success: the answer line says not found
-    const unknown = await answerLine(client, DELETE, { sessionId: "ses_never_was" });
-    expect(unknown.error).toMatchObject({ code: -32002, message: expect.stringContaining("ses_never_was") });
-    client.expectValid();
-  });
+  it.runIf(DELETES)(
+    "answers two deletes of one session with one deletion, a load beside a delete with not-found, an unknown or deleted id with {}",
+    async () => {
+      const client = await t.start();
+      await client.initialize();
+      const ws = await t.workspace();
+      const sessionId = await promptedSession(client, ws);
+      const [a, b] = await Promise.all([client.agent.request(DELETE, { sessionId }), client.agent.request(DELETE, { sessionId })]);
+      expect([a, b]).toEqual([{}, {}]);
+      expect(await deleteTasks(sessionId)).toBe(1);
+      // a load sent together with a delete waits for it, then finds no session
+      const other = await promptedSession(client, ws);
+      const [deleted, loaded] = await Promise.allSettled([
+        client.agent.request(DELETE, { sessionId: other }),
+        client.agent.request("session/load", { sessionId: other, cwd: ws, mcpServers: [] }),
+      ]);
+      expect(deleted).toEqual({ status: "fulfilled", value: {} });
+      expect(loaded).toMatchObject({ status: "rejected", reason: { code: -32002 } });
+      // ACP: deleting an unknown or already deleted session succeeds silently (the answer line itself
+      // says so: the SDK client would turn a -32002 into success too), and nothing is resumed or sent
+      const resumes = (await t.calls("resumeSession")).length;
+      expect(await answerLine(client, DELETE, { sessionId: "ses_never_was" })).toMatchObject({ result: {} });
+      expect(await answerLine(client, DELETE, { sessionId })).toMatchObject({ result: {} });
+      expect(await deleteTasks(sessionId)).toBe(1);
+      expect(await deleteTasks("ses_never_was")).toBe(0);
+      expect(await t.calls("resumeSession")).toHaveLength(resumes);
+      client.expectValid();
+    },
+  );
 
-  it("deletes a session of another connection, found in the agent's directory", async () => {
+  it.runIf(DELETES)("deletes a session of another connection, found in the agent's directory", async () => {
     const ws = await t.workspace();
     const first = await t.start({ cwd: ws });
     await first.initialize();
@@ -161,9 +203,68 @@ describe("e2e: session management where the host offers it", () => {
     const second = await t.start({ cwd: ws });
     await second.initialize();
     expect(await second.agent.request(DELETE, { sessionId })).toEqual({});
+    expect(await deleteTasks(sessionId)).toBe(1);
     expect((await listed(second, ws)).map((s) => s.sessionId)).not.toContain(sessionId);
     second.expectValid();
   });
+
+  it.runIf(DELETES)("deletes a released session after its release's native close", async () => {
+    const client = await t.start({ env: { ZCODE_ACP_DIAGNOSTICS: "1" } });
+    await client.initialize();
+    const ws = await t.workspace();
+    const sessionId = await promptedSession(client, ws);
+    const closes = async (): Promise<number> =>
+      (await t.calls("closeSession")).filter((c) => (c.params as { sessionId?: string }).sessionId === sessionId).length;
+    for (let i = 0; i < MAX_ATTACHED_SESSIONS; i++) await client.newSession(ws);
+    const counts = (await client.agent.request("_zcode/diagnostics" as never, {} as never)) as { sessions: { releasedSessions: number } };
+    expect(counts.sessions.releasedSessions).toBe(1);
+
+    expect(await client.agent.request(DELETE, { sessionId })).toEqual({});
+    expect(await closes()).toBe(1);
+    const log = await t.sim().readCallLog();
+    const closed = log.findIndex(
+      (e) => e.kind === "call" && e.method === "closeSession" && (e.params as { sessionId?: string }).sessionId === sessionId,
+    );
+    const deletedAt = log.findIndex(
+      (e) => e.kind === "call" && e.method === "deleteTask" && (e.params as { taskId?: string }).taskId === sessionId,
+    );
+    expect(deletedAt).toBeGreaterThan(closed);
+    expect(closed).toBeGreaterThanOrEqual(0);
+    expect((await listed(client, ws)).map((s) => s.sessionId)).not.toContain(sessionId);
+    const after = (await client.agent.request("_zcode/diagnostics" as never, {} as never)) as { sessions: { releasedSessions: number } };
+    expect(after.sessions.releasedSessions).toBe(0);
+    client.expectValid();
+  });
+
+  it.runIf(DELETES)("fails session/list clearly when ZCode cannot say which sessions were deleted (never shows them)", async () => {
+    const client = await t.start({ env: { ZCODE_SIM_PROFILE: JSON.stringify({ deletedTaskIdsFault: true }) } });
+    await client.initialize();
+    const ws = await t.workspace();
+    await client.newSession(ws);
+    await expect(client.agent.request("session/list", { cwd: ws })).rejects.toMatchObject({
+      message: expect.stringMatching(/did not say which sessions .* were deleted/),
+    });
+    client.expectValid();
+  });
+
+  it.skipIf(DELETES)(
+    "does not advertise or serve session/delete where the release has no real delete (V4 deleteSession only closes)",
+    async () => {
+      const client = await t.start();
+      const init = await client.initialize();
+      expect(init.agentCapabilities?.sessionCapabilities).not.toHaveProperty("delete");
+      const ws = await t.workspace();
+      const sessionId = await promptedSession(client, ws);
+      const deleted = await answerLine(client, DELETE, { sessionId });
+      expect(deleted.error).toMatchObject({ code: -32601, message: expect.stringMatching(/session\/delete is not available/) });
+      // nothing reached ZCode, and the session still works and is listed
+      expect(await t.commands("deleteSession")).toHaveLength(0);
+      expect(await t.calls("deleteTask")).toHaveLength(0);
+      expect(await client.prompt(sessionId, "still here")).toMatchObject({ stopReason: "end_turn" });
+      expect((await listed(client, ws)).map((s) => s.sessionId)).toContain(sessionId);
+      client.expectValid();
+    },
+  );
 
   it("sets a title: ZCode's renameSession, a session_info_update, and the title in session/list", async () => {
     const client = await t.start();
@@ -279,6 +380,59 @@ describe("e2e: session/fork", () => {
     },
   );
 
+  it.runIf(FORKS)(
+    "forks at the newest answer ZCode allows a fork at while a turn runs; refuses the running turn's answer readably, sending nothing",
+    async () => {
+      const client = await t.start();
+      await client.initialize();
+      const ws = await t.workspace();
+      const { sessionId } = await client.newSession(ws);
+      const settled = await answerId(client, sessionId, "settled question");
+      const running = client.prompt(sessionId, "sim:steerable wait=120000");
+      const chunk = await client.waitForUpdate(
+        sessionId,
+        (u) => u.sessionUpdate === "agent_message_chunk" && typeof u.messageId === "string" && u.messageId !== settled,
+      );
+      const forksBefore = (await t.commands("forkAssistant")).length;
+      // the running turn's answer is no place to fork at (ZCode's rows say canFork only once a turn is done)
+      await expect(
+        client.agent.request(FORK, { sessionId, cwd: ws, _meta: { jetbrains: { air: { fork: { messageId: chunk.messageId } } } } }),
+      ).rejects.toMatchObject({
+        code: -32602,
+        // on the V4 read path ZCode's rows have the running answer, not forkable; the simulated 3.14.4's
+        // rows, made from the stored history when first read, do not have it yet
+        message: FULL_ROWS
+          ? expect.stringContaining("forks only at the last answer of a finished turn")
+          : expect.stringContaining(chunk.messageId),
+      });
+      expect(await t.commands("forkAssistant")).toHaveLength(forksBefore);
+      // without a messageId: the newest answer ZCode allows a fork at, the settled one
+      const fork = await client.agent.request<{ sessionId: string }>(FORK, { sessionId, cwd: ws });
+      expect(await t.commands("forkAssistant")).toHaveLength(forksBefore + 1);
+      await client.cancel(sessionId);
+      expect(await running).toMatchObject({ stopReason: "cancelled" });
+      const history = await replayed(ws, fork.sessionId);
+      expect(history.user).toContain("settled question");
+      expect(history.user).not.toContain("sim:steerable");
+      client.expectValid();
+    },
+  );
+
+  it.runIf(FORKS)("answers ZCode's refusal of a fork (a guard) with a readable invalid-params error", async () => {
+    const client = await t.start({ env: { ZCODE_SIM_PROFILE: JSON.stringify({ v4ForkRefusal: "guard.compactOperationLock" }) } });
+    await client.initialize();
+    const ws = await t.workspace();
+    const sessionId = await promptedSession(client, ws);
+    await expect(client.agent.request(FORK, { sessionId, cwd: ws })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/refused to fork .*a compaction of the conversation is running \(guard\.compactOperationLock\)/),
+    });
+    expect(await t.commands("forkAssistant")).not.toHaveLength(0);
+    // the session is untouched and still works
+    expect(await client.prompt(sessionId, "after the refusal")).toMatchObject({ stopReason: "end_turn" });
+    client.expectValid();
+  });
+
   it.skipIf(FORKS)("is neither advertised nor served where the install has no rows pages", async () => {
     expect(forks()).toBe(false);
     const client = await t.start();
@@ -303,13 +457,13 @@ async function answerLine(
   client: AcpTestClient,
   method: string,
   params: { sessionId: string },
-): Promise<{ error?: { code: number; message: string } }> {
+): Promise<{ result?: unknown; error?: { code: number; message: string } }> {
   await client.agent.request(method, params).catch(() => undefined);
   const request = await client.waitForLine(
     (l) => l.from === "client" && l.message.method === method && l.message.params?.sessionId === params.sessionId,
   );
   const line = await client.waitForLine((l) => l.from === "agent" && l.message.id === request.message.id && l.message.method === undefined);
-  return line.message as { error?: { code: number; message: string } };
+  return line.message as { result?: unknown; error?: { code: number; message: string } };
 }
 
 describe("e2e: session management where the host does not offer it (3.10.2)", () => {

@@ -89,13 +89,9 @@ describe("zcode-acp check: which path each build takes (built binary)", () => {
   it("ZCODE_ACP_READ_PATH=v4 on a 3.18.2 whose manifest also allows the V4 read calls: V4 frames, chosen by the setting", async () => {
     const sim = sims.get("3.18.2")!;
     const m = structuredClone(sim.manifest);
-    m.protocol.allowlist.agent = [
-      ...m.protocol.allowlist.agent,
-      "subscribeConversationV4",
-      "resyncConversationV4",
-      "unsubscribeConversationV4",
-      "conversationRowsRangeV4",
-    ];
+    // (the rows pages are allowed already: 3.14.4's descriptor, for session/fork)
+    const read = ["subscribeConversationV4", "resyncConversationV4", "unsubscribeConversationV4", "conversationRowsRangeV4"];
+    m.protocol.allowlist.agent = [...m.protocol.allowlist.agent.filter((method) => !read.includes(method)), ...read];
     m.protocol.events.agent = [...(m.protocol.events.agent ?? []), "onDynamicConversationFrame"];
     const file = await writeManifest(work, "both-paths.json", m);
     const args = ["check", "--zcode-install", sim.root, "--manifest", file];

@@ -106,8 +106,15 @@ describe("the cached initialize offer", () => {
   });
 });
 
+/** an assessment whose manifest allows `agent` (and, with V4 commands, zcode-task's real delete: DELETE_TITLE) */
 const supported = (agent: string[], inputs: string[]): Assessment =>
-  ({ supported: true, message: "", steps: [], inputs, manifest: { protocol: { allowlist: { agent } } } }) as unknown as Assessment;
+  ({
+    supported: true,
+    message: "",
+    steps: [],
+    inputs,
+    manifest: { protocol: { allowlist: { agent, task: agent.length > 0 ? ["deleteTask", "listDeletedTaskIds"] : [] } } },
+  }) as unknown as Assessment;
 
 describe("initialize's session calls with the cached offer", () => {
   it("answers from the cache without waiting for the warm-up; a confirmed assessment is cached for the next start", async () => {
