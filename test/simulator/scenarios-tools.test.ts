@@ -41,6 +41,15 @@ describe("tool scenarios (docs/zcode-host.md §5.5, §5.6, §12.2 #3-5)", () => 
     expect(toolKinds(turn)).toEqual(["scheduled", "started", "result"]);
   });
 
+  it("many-reads n=N: one turn of N Read tools, each scheduled → started → result, then text", async () => {
+    const rig = await sessionRig();
+    const { turn, terminal } = await promptToEnd(rig, "sim:many-reads n=5");
+    const reads = turn.filter((e) => e.type === "tool.updated" && e.payload.kind === "result" && e.payload.toolName === "Read");
+    expect(reads).toHaveLength(5);
+    expect(new Set(reads.map((e) => e.payload.toolCallId)).size).toBe(5);
+    expect(terminal.payload).toMatchObject({ resultType: "success", toolCallCount: 5 });
+  });
+
   it("tool-edit: the persisted tool part carries the file_diff display", async () => {
     const rig = await sessionRig();
     await promptToEnd(rig, "sim:tool-edit");
