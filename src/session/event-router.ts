@@ -59,6 +59,8 @@ export interface RoutedSession {
   endTurn(turn: ActiveTurn, outcome: TurnOutcome, reportUsage: boolean): void;
   /** ZCode started a turn: the prompt whose input it carries (now the live turn), or undefined when it is not ours */
   turnStarted(turnId: string, payload: TurnStartedPayload): ActiveTurn | undefined;
+  /** a turn that was not the running prompt's ended (its end event) */
+  foreignTurnEnded?(turnId: string): void;
   /** ZCode injected guided inputs into its running turn */
   steerDrained(ids: readonly string[]): void;
   failTurn(turn: ActiveTurn, error: BridgeError): void;
@@ -265,8 +267,10 @@ export class EventRouter {
       const turn = this.engine.turnStarted(turnId, event.payload);
       if (turn) return "current";
     }
-    if (terminal) this.turnEnded(turnId);
-    else this.foreignTurnIds.add(turnId);
+    if (terminal) {
+      this.turnEnded(turnId);
+      this.engine.foreignTurnEnded?.(turnId);
+    } else this.foreignTurnIds.add(turnId);
     return "other";
   }
 
