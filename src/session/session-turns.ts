@@ -232,8 +232,8 @@ export class SessionTurns {
       throw error;
     }
     const outcome = await this.inputs.steerOutcome(input).catch((error: unknown) => {
-      // ZCode never said where it went: given up like an input whose ack was lost (removed, or stopped if it runs)
-      void this.inputs.abandon(input);
+      // ZCode never said where it went (the bounded wait ran out): given up like an input whose ack was lost
+      if (isBridgeError(error) && error.code === "HOST_TIMEOUT") void this.inputs.abandon(input);
       throw error;
     });
     this.session.logger.debug("steering text placed", { outcome });

@@ -452,7 +452,8 @@ export class ZCodeInputs {
     const answer = (input: SessionInput): void => {
       const turn = input.turn;
       const error = plan.error;
-      if (turn && turn.settle(error ? { error: notRun(error) } : { stopReason: "cancelled" })) turn.deliver();
+      // a running input's turn is answered by its end (the stop ends it)
+      if (turn && input.state !== "running" && turn.settle(error ? { error: notRun(error) } : { stopReason: "cancelled" })) turn.deliver();
       input.rejectSteer(
         error
           ? notRun(error)
@@ -472,6 +473,8 @@ export class ZCodeInputs {
         deferred.push(input);
         continue;
       }
+      // a steering text ZCode may hold is answered once the chain knows where it is
+      if (plan.native && !turn && input.state !== "waiting") continue;
       answer(input);
     }
     if (!plan.native) {
@@ -522,7 +525,7 @@ export class ZCodeInputs {
         }
         // ZCode started it, may start it, or runs it now: the stop below ends it; `pair` stops it if it starts later
         if (removed === false || now === "started" || now === "running" || now === "unknown") mayRun.push(input);
-        if (!deferred.includes(input)) answer(input);
+        if (!deferred.includes(input) && input.kind === "prompt") answer(input);
       }
       // right before the stop: only when one of ours runs now or may have started (#10: never ZCode's next turn blindly)
       const targets = this.inputs.filter(
@@ -539,6 +542,16 @@ export class ZCodeInputs {
           .catch((e: unknown) => this.deps.logger.warn("ZCode's stop failed", { error: describeError(e) }));
         this.mayBeHeld = true;
       }
+      // not running and not seen to start: watched (stopped if ZCode starts it later); the legacy line's input has no id to watch
+      for (const input of mayRun) {
+        if (input.state !== "unknown" && input.state !== "queued") continue;
+        if (input.inputId === undefined || input.pairsByOrder) {
+          input.state = "removed";
+          this.forget(input);
+        } else if (input.turn?.settled !== false) this.watch(input);
+      }
+      // a steering text that ZCode may run: stopped now (or when it starts); its request is answered
+      for (const input of mayRun) if (input.kind === "steer") answer(input);
       // without a grace (a close, a failed turn): what was stopped is answered now; still watched in case ZCode starts it
       for (const input of deferred) {
         if (plan.graceMs !== undefined || input.done) continue;
