@@ -68,6 +68,8 @@ export class TurnsModel {
   readonly outbox: ZEvent[] = [];
   readonly acks: PendingAck[] = [];
   readonly usageReads: Array<() => void> = [];
+  /** ZCode's stops and removals, in order (`stop <label of the turn it hit>`, `remove <label>`) */
+  readonly calls: string[] = [];
   /** the next send's ack is lost (ZCode took the input; the bridge hears a timeout) */
   loseNextAck = false;
   /** removals fail (a timeout) while set */
@@ -99,14 +101,16 @@ export class TurnsModel {
       takesLiveInput: async () => this.line === "v4",
       sendInput: (params: { inputId?: string; delivery?: string; content: string }) => this.sendInput(params),
       removeQueuedInput: async ({ queueItemId }: { queueItemId: string }) => {
-        if (this.failRemovals) throw new BridgeError("HOST_TIMEOUT", "removal timed out");
         const at = this.queue.findIndex((item) => `queue_${item.inputId}` === queueItemId);
+        this.calls.push(`remove ${this.byInputId.get(queueItemId.slice("queue_".length)) ?? "?"}${this.failRemovals ? " (fails)" : ""}`);
+        if (this.failRemovals) throw new BridgeError("HOST_TIMEOUT", "removal timed out");
         if (at < 0) return false;
         this.queue.splice(at, 1);
         return true;
       },
       stopTurn: async () => this.stop(),
       releaseHeldQueue: async () => {
+        this.calls.push("release");
         this.autoDrain = true;
         this.advance();
       },
@@ -229,6 +233,7 @@ export class TurnsModel {
   }
 
   private stop(): void {
+    this.calls.push(`stop ${this.running?.label ?? "(idle)"}`);
     const turn = this.running;
     if (!turn) return;
     turn.stopped = true;
