@@ -83,7 +83,7 @@ describe("adr/0036: the turn boundary", () => {
 });
 
 describe("adr/0036: cancelled only when ZCode will not run it", () => {
-  it("does not answer a queued prompt cancelled before it is out of ZCode's queue; started meanwhile, it is stopped and answered by its turn's end (#3a)", async () => {
+  it("does not answer a queued prompt cancelled before it is out of ZCode's queue; started meanwhile, its turn is stopped and ends it (#3a)", async () => {
     const model = new TurnsModel("v4");
     await runningAndQueued(model);
     model.prompt(); // p3: its send is on the chain, its ack not back: the stop routine waits for it
