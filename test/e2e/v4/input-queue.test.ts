@@ -98,6 +98,29 @@ describe("e2e: ZCode's input queue owned by the bridge", () => {
     client.expectValid();
   });
 
+  it("writes each queued turn's updates after the previous prompt's answer: three prompts behind a running one (adr/0036)", async () => {
+    const { client, sessionId } = await session();
+    const first = client.prompt(sessionId, "sim:stream-until-cancel interval=20 max=10");
+    await client.waitForUpdate(sessionId, (u) => u.sessionUpdate === "agent_message_chunk");
+    const queued = [1, 2, 3].map((n) => client.prompt(sessionId, `queued ${n}`));
+    for (const answer of [first, ...queued]) await expect(answer).resolves.toMatchObject({ stopReason: "end_turn" });
+    // in wire order: each prompt's answer comes before the first chunk of the next prompt's turn
+    const lines = client.transcript.lines.filter((l) => l.from === "agent" && l.message !== undefined).map((l) => l.message);
+    const promptIds = client.transcript.lines
+      .filter((l) => l.from === "client" && l.message?.method === "session/prompt")
+      .map((l) => l.message.id as number);
+    expect(promptIds).toHaveLength(4);
+    for (let n = 1; n <= 3; n++) {
+      const firstWords = lines.findIndex(
+        (m) => m.method === "session/update" && m.params.update.content?.text?.includes?.(`You said: queued ${n}`),
+      );
+      const previousAnswer = lines.findIndex((m) => m.id === promptIds[n - 1] && !("method" in m));
+      expect(firstWords).toBeGreaterThan(-1);
+      expect(previousAnswer, `prompt ${n - 1} answered before queued ${n}'s first words`).toBeLessThan(firstWords);
+    }
+    client.expectValid();
+  });
+
   it("keeps send order: a prompt with an image queued before a text prompt reaches ZCode first and each gets its own answer", async () => {
     const { client, sessionId } = await session();
     const order: string[] = [];
