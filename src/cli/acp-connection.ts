@@ -223,6 +223,9 @@ export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
   const answerWhatWasRead = async (): Promise<void> => {
     if (unanswered.size === 0) return;
     logger.info("input ended; answering the requests read before it", { requests: [...unanswered.values()] });
+    // the end of input is a stop: a host still starting is not waited for (adr/0019), so a request
+    // that needs it is refused with the start's error; a running host serves what was read
+    void host.refuseStarts().catch((e) => logger.warn("abandoning the host start failed", { error: describeError(e) }));
     const until = (ms: number): Promise<boolean> =>
       new Promise<boolean>((resolve) => {
         if (unanswered.size === 0) return resolve(true);
