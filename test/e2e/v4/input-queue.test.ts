@@ -110,12 +110,21 @@ describe("e2e: ZCode's input queue owned by the bridge", () => {
       .filter((l) => l.from === "client" && l.message?.method === "session/prompt")
       .map((l) => l.message.id as number);
     expect(promptIds).toHaveLength(4);
+    // the chunks' text in wire order, with the line each piece came on (deltas may split a sentence)
+    let text = "";
+    const pieces: Array<{ from: number; line: number }> = [];
+    lines.forEach((m, line) => {
+      const chunk = m.method === "session/update" ? m.params.update : undefined;
+      if (chunk?.sessionUpdate !== "agent_message_chunk" || chunk.content?.type !== "text") return;
+      pieces.push({ from: text.length, line });
+      text += chunk.content.text;
+    });
+    const lineAt = (offset: number): number => [...pieces].reverse().find((piece) => piece.from <= offset)?.line ?? -1;
     for (let n = 1; n <= 3; n++) {
-      const firstWords = lines.findIndex(
-        (m) => m.method === "session/update" && m.params.update.content?.text?.includes?.(`You said: queued ${n}`),
-      );
+      const at = text.indexOf(`You said: queued ${n}`);
+      expect(at).toBeGreaterThan(-1);
+      const firstWords = lineAt(at);
       const previousAnswer = lines.findIndex((m) => m.id === promptIds[n - 1] && !("method" in m));
-      expect(firstWords).toBeGreaterThan(-1);
       expect(previousAnswer, `prompt ${n - 1} answered before queued ${n}'s first words`).toBeLessThan(firstWords);
     }
     client.expectValid();
