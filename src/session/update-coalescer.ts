@@ -109,8 +109,6 @@ export class UpdateCoalescer {
   private readonly options: Required<Omit<UpdateCoalescerOptions, "onError">> & Pick<UpdateCoalescerOptions, "onError">;
   private readonly queue: Entry[] = [];
   private opened = false;
-  /** holds in force (hold()): nothing is written while one is */
-  private holds = 0;
   private inFlight: Entry | undefined;
   private backlog = 0;
   /** barrier entries in the queue */
@@ -257,22 +255,6 @@ export class UpdateCoalescer {
     this.pump();
   }
 
-  /**
-   * Hold the queue: updates queue but are not written until the returned release is called
-   * (idempotent). The session holds the next turn's updates until the previous prompt's answer
-   * was written.
-   */
-  hold(): () => void {
-    this.holds++;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.holds--;
-      this.pump();
-    };
-  }
-
   /** Resolves once everything queued so far was written or failed (never rejects; waits for open()). */
   drain(): Promise<void> {
     const last = this.queue[this.queue.length - 1] ?? this.inFlight;
@@ -296,7 +278,7 @@ export class UpdateCoalescer {
 
   /** Write the next entry unless one is being written (one write at a time, in order). */
   private pump(): void {
-    if (!this.opened || this.holds > 0 || this.inFlight || this.queue.length === 0 || this.queue[0]!.barrier) return;
+    if (!this.opened || this.inFlight || this.queue.length === 0 || this.queue[0]!.barrier) return;
     const entry = this.queue.shift()!;
     this.inFlight = entry;
     const update = entry.parts && entry.parts.length > 1 ? withText(entry.update, entry.parts.join("")) : entry.update;
