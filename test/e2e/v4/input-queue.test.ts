@@ -130,6 +130,28 @@ describe("e2e: ZCode's input queue owned by the bridge", () => {
     client.expectValid();
   });
 
+  it("$/cancel_request of a queued prompt removes that prompt only: the running turn and the prompt behind it go on (adr/0036)", async () => {
+    const { client, sessionId } = await session();
+    const first = client.prompt(sessionId, "sim:stream-until-cancel interval=20 max=40");
+    await client.waitForUpdate(sessionId, (u) => u.sessionUpdate === "agent_message_chunk");
+    const controller = new AbortController();
+    const cancelled = client.agent.request(
+      "session/prompt",
+      { sessionId, prompt: [{ type: "text", text: "cancel me alone" }] },
+      { cancellationSignal: controller.signal },
+    );
+    const after = client.prompt(sessionId, "behind the cancelled one");
+    await until(async () => (await envelopes("sendText", sessionId)).length === 3, { what: "three sends" });
+    controller.abort();
+    await expect(cancelled).resolves.toMatchObject({ stopReason: "cancelled" });
+    await expect(first).resolves.toMatchObject({ stopReason: "end_turn" });
+    await expect(after).resolves.toMatchObject({ stopReason: "end_turn" });
+    expect(forSession(await t.commands("stop"), sessionId)).toHaveLength(0);
+    expect(client.text(sessionId)).toContain("You said: behind the cancelled one");
+    expect(client.text(sessionId)).not.toContain("You said: cancel me alone");
+    client.expectValid();
+  });
+
   it("keeps send order: a prompt with an image queued before a text prompt reaches ZCode first and each gets its own answer", async () => {
     const { client, sessionId } = await session();
     const order: string[] = [];
