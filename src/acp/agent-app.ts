@@ -19,6 +19,9 @@ import { registerSessionManagement } from "./session-management.js";
 import { parseSetModel, SET_MODEL_METHOD, withModels } from "./session-models.js";
 import { MODEL_OPTION_ID } from "../session/session-options.js";
 import { createAgentConnection, type ZcodeAgentOptions } from "./agent-connection.js";
+import type { PromptControl } from "../session/session-turns.js";
+
+const requestKey = (id: unknown): string => JSON.stringify(id) ?? "undefined";
 
 export type { ZcodeAgentOptions };
 
@@ -32,6 +35,10 @@ export interface ZcodeAgent {
   cancelSession(sessionId: string): void;
   /** the transport wrote this message to the client (with `reportsWrites`) */
   responseWritten(message: object): void;
+  /** `$/cancel_request` of a running session/prompt, as soon as the transport reads it: that prompt only (adr/0036) */
+  cancelPrompt(requestId: unknown): void;
+  /** is this session/prompt request's turn the one ZCode runs now? */
+  promptRuns(requestId: unknown): boolean;
   /**
    * the transport read an `initialize` request: its raw params, before the SDK's stable parser
    * drops the unstable client capabilities (`unstableClientCapabilities`)
@@ -46,6 +53,8 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
   const { sessions, withSession, afterWrite, afterResponse, sendReleaseNotices, cancelSession, shutdown } = connection;
   /** what the SDK's stable parser dropped from the last initialize read (plan, subagents) */
   let unstableCapabilities: ReturnType<typeof unstableClientCapabilities> = {};
+  /** the running session/prompt requests' own controls, by request id (their `$/cancel_request`) */
+  const prompts = new Map<string, PromptControl>();
 
   /** the session management calls initialize advertised */
   let advertised: SessionCalls | undefined;
@@ -163,20 +172,31 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
         // a released session reopens first: a cancel while it does is seen by this prompt
         const engine = sessions().session(params.sessionId);
         const cancelsBefore = engine.cancelCount;
-        const onAbort = (): void => engine.cancel();
+        const key = requestKey(requestId);
+        // `$/cancel_request` of this request cancels this prompt only (adr/0036), not the session
+        let control: PromptControl | undefined;
+        let aborted = false;
+        const onAbort = (): void => {
+          aborted = true;
+          control?.cancel();
+        };
         signal.addEventListener("abort", onAbort, { once: true });
         try {
           await engine.whenOpen();
           // a cancel read after this request but before this handler ran found no turn (adr/0019)
-          if (options.tracker?.cancelledOnWire(requestId)) return { stopReason: "cancelled" as const };
-          // the session holds the next turn's updates until this answer is out (session-turns.ts)
-          const answered = engine.prompt(params.prompt, cancelsBefore);
+          if (options.tracker?.cancelledOnWire(requestId) || aborted) return { stopReason: "cancelled" as const };
+          // the session holds the next turn's updates until this answer is out (session-turns.ts, adr/0036)
+          const answered = engine.prompt(params.prompt, cancelsBefore, (c) => {
+            control = c;
+            prompts.set(key, c);
+          });
           answered.then(
             (result) => afterWrite(requestId, () => engine.answerWritten(result)),
             (error: unknown) => afterWrite(requestId, () => engine.answerWritten(error)),
           );
           return await answered;
         } finally {
+          prompts.delete(key);
           signal.removeEventListener("abort", onAbort);
         }
       }),
@@ -222,5 +242,17 @@ export function createZcodeAgent(options: ZcodeAgentOptions): ZcodeAgent {
     unstableCapabilities = unstableClientCapabilities(rawParams);
   };
 
-  return { app, shutdown, diagnostics: connection.diagnostics, cancelSession, responseWritten: connection.responseWritten, initializeRead };
+  const cancelPrompt = (requestId: unknown): void => prompts.get(requestKey(requestId))?.cancel();
+  const promptRuns = (requestId: unknown): boolean => prompts.get(requestKey(requestId))?.runs() === true;
+
+  return {
+    app,
+    shutdown,
+    diagnostics: connection.diagnostics,
+    cancelSession,
+    responseWritten: connection.responseWritten,
+    initializeRead,
+    cancelPrompt,
+    promptRuns,
+  };
 }

@@ -99,7 +99,7 @@ export class WireOrder implements InteractionTracker {
   /** answers read whose interaction is not over yet */
   private readonly answered = new Set<Ticket>();
   /** running session/prompt requests of the client: id → session */
-  private readonly prompts = new Map<string, string>();
+  private readonly runningPrompts = new Map<string, string>();
   /** of those, the ones a later cancel of their session was read for */
   private readonly cancelledPrompts = new Set<string>();
   private warnedUntagged = false;
@@ -107,6 +107,12 @@ export class WireOrder implements InteractionTracker {
   constructor(
     private readonly cancelSession: (sessionId: string) => void,
     private readonly logger: Logger,
+    /**
+     * `$/cancel_request` of one session/prompt cancels that prompt only (adr/0036): `runs` says
+     * whether its turn is the running one (then it is ordered against interaction answers like a
+     * session/cancel), `cancel` cancels it. Without it (v2) the request cancels its session.
+     */
+    private readonly prompts?: { runs(requestId: unknown): boolean; cancel(requestId: unknown): void },
   ) {}
 
   track<P extends object>(kind: InteractionKind, params: P, signal: AbortSignal): P {
@@ -144,7 +150,7 @@ export class WireOrder implements InteractionTracker {
     const m = message as unknown as Message;
     if (!("id" in m)) return message;
     if (typeof m.method !== "string") {
-      this.prompts.delete(idKey(m.id));
+      this.runningPrompts.delete(idKey(m.id));
       this.cancelledPrompts.delete(idKey(m.id));
       return message;
     }
@@ -181,15 +187,19 @@ export class WireOrder implements InteractionTracker {
     if (read.kind === "request") {
       if (read.method === "session/prompt") {
         const sessionId = (message.params as { sessionId: string }).sessionId;
-        this.prompts.set(idKey(read.id), sessionId);
-        bound(this.prompts);
+        this.runningPrompts.set(idKey(read.id), sessionId);
+        bound(this.runningPrompts);
       }
       return message;
     }
     let sessionId: string | undefined;
     // the params of both were checked by readClientMessage
     if (read.method === "session/cancel") sessionId = (message.params as { sessionId: string }).sessionId;
-    if (read.method === "$/cancel_request") sessionId = this.prompts.get(idKey((message.params as { requestId: unknown }).requestId));
+    if (read.method === "$/cancel_request") {
+      const requestId = (message.params as { requestId: unknown }).requestId;
+      sessionId = this.runningPrompts.get(idKey(requestId));
+      if (sessionId !== undefined && this.prompts) return this.cancelPrompt(sessionId, requestId, message);
+    }
     return sessionId === undefined ? message : this.cancel(sessionId, message);
   }
 
@@ -216,14 +226,31 @@ export class WireOrder implements InteractionTracker {
     return this.cancelledPrompts.has(idKey(requestId));
   }
 
+  /**
+   * `$/cancel_request` of one prompt: only it is marked cancelled on the wire; when its turn is the
+   * running one, the session's open interactions are its own, so they are ordered as for a cancel.
+   */
+  private cancelPrompt(sessionId: string, requestId: unknown, message: Message): Message | Promise<Message> {
+    this.cancelledPrompts.add(idKey(requestId));
+    const prompts = this.prompts!;
+    const apply = (): Message => {
+      try {
+        prompts.cancel(requestId);
+      } catch (error) {
+        this.logger.warn("a prompt's cancel at the transport failed; the SDK handler still runs", { sessionId, error: String(error) });
+      }
+      return message;
+    };
+    if (!prompts.runs(requestId)) return apply();
+    return this.afterEarlierAnswers(sessionId, apply);
+  }
+
   private cancel(sessionId: string, message: Message): Message | Promise<Message> {
-    for (const [id, promptSession] of this.prompts) if (promptSession === sessionId) this.cancelledPrompts.add(id);
+    for (const [id, promptSession] of this.runningPrompts) if (promptSession === sessionId) this.cancelledPrompts.add(id);
     for (const id of this.cancelledPrompts) {
       if (this.cancelledPrompts.size <= MAX_TRACKED) break;
       this.cancelledPrompts.delete(id);
     }
-    for (const ticket of this.asked.values()) if (ticket.sessionId === sessionId && ticket.state === "asked") ticket.state = "stale";
-    const earlier = [...this.answered].filter((t) => t.sessionId === sessionId).map((t) => t.over!);
     const apply = (): Message => {
       try {
         this.cancelSession(sessionId);
@@ -232,6 +259,13 @@ export class WireOrder implements InteractionTracker {
       }
       return message;
     };
+    return this.afterEarlierAnswers(sessionId, apply);
+  }
+
+  /** Every interaction of the session still asked becomes stale; `apply` runs once the answers read earlier were consumed. */
+  private afterEarlierAnswers(sessionId: string, apply: () => Message): Message | Promise<Message> {
+    for (const ticket of this.asked.values()) if (ticket.sessionId === sessionId && ticket.state === "asked") ticket.state = "stale";
+    const earlier = [...this.answered].filter((t) => t.sessionId === sessionId).map((t) => t.over!);
     if (earlier.length === 0) return apply();
     let timer: NodeJS.Timeout | undefined;
     const safety = new Promise<void>((resolve) => {

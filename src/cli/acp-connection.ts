@@ -42,6 +42,14 @@ import type { StopRequests } from "./stop-requests.js";
 const EXIT_BACKSTOP_MS = 5_000;
 /** how long the input is held for the SDK's answer to the replayed initialize (it takes milliseconds) */
 const REPLAY_ANSWER_MS = 5_000;
+/**
+ * At the end of input, how long the requests already read may take to be answered (a prompt runs to
+ * its turn's end) before the sessions are closed (what still runs is answered `cancelled`) and what
+ * is left gets an error (adr/0036)
+ */
+export const EOF_ANSWER_MS = 120_000;
+/** after that close, how long the answers it causes may take before the rest is answered with an error */
+const EOF_CLOSE_ANSWER_MS = 5_000;
 
 export interface AcpConnectionOptions {
   config: Config;
@@ -88,12 +96,23 @@ interface ServedAgent {
   shutdown(): Promise<void>;
   /** v1: the raw initialize params, before the SDK's stable parser drops the unstable capabilities */
   initializeRead?(rawParams: unknown): void;
+  /** v1: `$/cancel_request` of one session/prompt cancels that prompt only */
+  cancelPrompt?(requestId: unknown): void;
+  promptRuns?(requestId: unknown): boolean;
 }
+
+const requestKey = (id: unknown): string => JSON.stringify(id) ?? "undefined";
 
 export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
   const { config, logger, host, early, stop } = options;
   // wire order of cancels and interaction answers; `agent` is bound right below
-  const wire = new WireOrder((sessionId) => agent.cancelSession(sessionId), logger.child("wire"));
+  const wire = new WireOrder(
+    (sessionId) => agent.cancelSession(sessionId),
+    logger.child("wire"),
+    options.protocol === 2
+      ? undefined
+      : { runs: (requestId) => agent.promptRuns?.(requestId) === true, cancel: (requestId) => agent.cancelPrompt?.(requestId) },
+  );
   const agentOptions: ZcodeAgentOptions = {
     native: new CurrentLineApi(host, { readPath: config.readPath, logger: logger.child("native") }),
     logger,
@@ -145,8 +164,17 @@ export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
     void held.then(() => clearTimeout(timer));
   }
   let warmedUp = early !== undefined;
+  /** requests read and not answered yet (id → method): at the end of input each gets its answer (adr/0036) */
+  const unanswered = new Map<string, string>();
+  let allAnswered: (() => void) | undefined;
+  const answered = (message: Message): void => {
+    if (unanswered.size === 0 || !isResponse(message)) return;
+    unanswered.delete(requestKey(message.id));
+    if (unanswered.size === 0) allAnswered?.();
+  };
   const intercept = (message: Message): boolean => {
     if (replayed && isResponse(message) && message.id === replayed.id) {
+      answered(message);
       if (`${JSON.stringify(message)}\n` !== replayed.answer) {
         logger.error("the SDK answered the replayed initialize differently from the early answer, which the client got", {
           id: replayed.id,
@@ -165,7 +193,10 @@ export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
   // our writer (one string write per message, same bytes, far less garbage) and our reader
   const writable = stdoutMessages(process.stdout, {
     intercept,
-    observe: (message) => wire.outgoing(message),
+    observe: (message) => {
+      answered(message);
+      return wire.outgoing(message);
+    },
     responseWritten: (message) => agent.responseWritten(message),
   });
   const replies = writable.getWriter();
@@ -174,6 +205,7 @@ export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
     input: options.input.stream(early ? held : undefined),
     reply: (message) => void replies.write(message).catch((e) => logger.warn("transport answer not written", { error: describeError(e) })),
     gate: (read) => {
+      if (read.kind === "request") unanswered.set(requestKey(read.id), read.method);
       // the raw capabilities, before the SDK's stable parser drops the unstable ones (plan, subagents)
       if (read.kind === "request" && read.method === "initialize") agent.initializeRead?.(read.message.params);
       return wire.incoming(read);
@@ -183,7 +215,62 @@ export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
       if (how !== "eof") inputFailure = how;
     },
   });
-  const connection = agent.connect({ readable, writable });
+  /**
+   * The end of input (adr/0036): the SDK would close the connection at once and drop what it still
+   * handles, so its input ends only once every request read was answered — bounded: then the
+   * sessions are closed (a running prompt answers `cancelled`), and what is still open gets an error.
+   */
+  const answerWhatWasRead = async (): Promise<void> => {
+    if (unanswered.size === 0) return;
+    logger.info("input ended; answering the requests read before it", { requests: [...unanswered.values()] });
+    // the end of input is a stop: a host still starting is not waited for (adr/0019), so a request
+    // that needs it is refused with the start's error; a running host serves what was read
+    void host.refuseStarts().catch((e) => logger.warn("abandoning the host start failed", { error: describeError(e) }));
+    const until = (ms: number): Promise<boolean> =>
+      new Promise<boolean>((resolve) => {
+        if (unanswered.size === 0) return resolve(true);
+        const timer = setTimeout(() => resolve(false), ms);
+        timer.unref();
+        allAnswered = () => {
+          clearTimeout(timer);
+          resolve(true);
+        };
+      });
+    if (await until(EOF_ANSWER_MS)) return;
+    logger.warn("requests read before the end of input are still open; closing the sessions", {
+      requests: [...unanswered.values()],
+      waitedMs: EOF_ANSWER_MS,
+    });
+    await agent.shutdown();
+    if (await until(EOF_CLOSE_ANSWER_MS)) return;
+    for (const [key, method] of unanswered) {
+      const error = {
+        code: -32603,
+        message: `The input ended and ${method} could not be finished in time; it was not completed.`,
+        data: { code: "INPUT_ENDED" },
+      };
+      await replies
+        .write({ jsonrpc: "2.0", id: JSON.parse(key) as string | number | null, error } as unknown as AnyMessage)
+        .catch((e) => logger.warn("transport answer not written", { error: describeError(e) }));
+    }
+  };
+  const source = readable.getReader();
+  const sdkInput = new ReadableStream<AnyMessage>({
+    async pull(controller) {
+      let next: Awaited<ReturnType<typeof source.read>>;
+      try {
+        next = await source.read();
+      } catch (error) {
+        controller.error(error);
+        return;
+      }
+      if (!next.done) return controller.enqueue(next.value);
+      await answerWhatWasRead();
+      controller.close();
+    },
+    cancel: (reason) => source.cancel(reason),
+  });
+  const connection = agent.connect({ readable: sdkInput, writable });
   // while the host starts (another process), compile the validators its first answers need
   if (options.sessionWaiting) setImmediate(compileSessionValidators);
 

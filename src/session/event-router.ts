@@ -60,6 +60,8 @@ export interface RoutedSession {
   endTurn(turn: ActiveTurn, outcome: TurnOutcome, reportUsage: boolean): void;
   /** ZCode started a turn: the prompt whose input it carries (now the live turn), or undefined when it is not ours */
   turnStarted(turnId: string, payload: TurnStartedPayload): ActiveTurn | undefined;
+  /** a turn that was not the running prompt's ended (its end event) */
+  foreignTurnEnded?(turnId: string): void;
   /** ZCode injected guided inputs into its running turn */
   steerDrained(ids: readonly string[]): void;
   /** ZCode's compaction failed or was stopped (ZCode then holds what is queued behind it) */
@@ -274,8 +276,10 @@ export class EventRouter {
       const turn = this.engine.turnStarted(turnId, event.payload);
       if (turn) return "current";
     }
-    if (terminal) this.turnEnded(turnId);
-    else this.foreignTurnIds.add(turnId);
+    if (terminal) {
+      this.turnEnded(turnId);
+      this.engine.foreignTurnEnded?.(turnId);
+    } else this.foreignTurnIds.add(turnId);
     return "other";
   }
 

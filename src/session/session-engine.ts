@@ -22,7 +22,7 @@ import { EventRouter, type RoutedSession } from "./event-router.js";
 import { UpdateCoalescer } from "./update-coalescer.js";
 import { setSessionConfigOption, setSessionMode, type SettingsContext } from "./session-settings.js";
 import { SessionLifecycle } from "./session-lifecycle.js";
-import { SessionTurns } from "./session-turns.js";
+import { SessionTurns, type PromptControl } from "./session-turns.js";
 
 const RUNNING_STATUSES = new Set(["running", "waiting"]);
 
@@ -102,7 +102,7 @@ export class SessionEngine {
           if (early !== undefined) for (const update of this.router.closeOpenTools(early)) this.post(update);
           this.router.forgetTools();
         },
-        reportUsage: (turn) => this.reportUsage(turn),
+        reportUsage: (turn, post) => this.reportUsage(turn, post),
         runningNow: async () => isRunning(await this.readSnapshot()),
         resume: async () => {
           await this.deps.native.resumeSession({ ...this.where, expectedMode: this.state.options.currentMode });
@@ -130,8 +130,9 @@ export class SessionEngine {
       get liveTurn() {
         return liveTurn();
       },
-      endTurn: (turn, outcome, reportUsage) => this.turns.endTurn(turn, outcome, reportUsage),
+      endTurn: (turn, outcome, reportUsage) => this.turns.turnEndSeen(turn, outcome, reportUsage),
       turnStarted: (turnId, payload) => this.turns.turnStarted(turnId, payload),
+      foreignTurnEnded: (turnId) => this.turns.foreignTurnEnded(turnId),
       steerDrained: (ids) => this.turns.steerDrained(ids),
       compactionStopped: () => this.turns.compactionStopped(),
       failTurn: (turn, error) => this.turns.failTurn(turn, error),
@@ -451,8 +452,12 @@ export class SessionEngine {
   }
 
   /** session/prompt: answers when the prompt's own turn ends (session-turns.ts). */
-  prompt(blocks: readonly ContentBlock[], cancelsBefore = this.turns.cancelCount): Promise<TurnResult> {
-    return this.turns.prompt(blocks, cancelsBefore);
+  prompt(
+    blocks: readonly ContentBlock[],
+    cancelsBefore = this.turns.cancelCount,
+    control?: (control: PromptControl) => void,
+  ): Promise<TurnResult> {
+    return this.turns.prompt(blocks, cancelsBefore, control ? { control } : {});
   }
 
   /** session/cancel: answered at once in every state. */
@@ -516,7 +521,8 @@ export class SessionEngine {
     }
   }
 
-  private async reportUsage(turn: ActiveTurn): Promise<void> {
+  /** `post`: in front of the ended turn's boundary (adr/0036) */
+  private async reportUsage(turn: ActiveTurn, post: (update: SessionUpdate) => void): Promise<void> {
     const [tokens, snapshot, composition] = await Promise.all([
       this.deps.native.tokenUsage(this.where).catch((e) => {
         this.logger.warn("getTaskTokenUsage failed", { error: describeError(e) });
@@ -531,9 +537,9 @@ export class SessionEngine {
     ]);
     // usage first: it records the usage key, so applying the snapshot does not repeat it
     const usage = withContextComposition(this.state.turnUsage(snapshot, tokens), composition);
-    if (usage) this.post(usage);
+    if (usage) post(usage);
     turn.usage = promptUsage(tokens);
-    this.applySnapshot(snapshot, { emit: true });
+    for (const update of this.state.apply(snapshot, { emit: true })) post(update);
   }
 
   // ---- resynchronisation ----

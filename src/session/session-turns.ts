@@ -18,14 +18,23 @@ import type { SessionDeps } from "./session-deps.js";
 import type { SessionLifecycle } from "./session-lifecycle.js";
 import type { IdleBehavior, SteeringOutcome } from "./steering.js";
 import type { TurnOutcome } from "./stop-reason.js";
-import type { UpdateCoalescer } from "./update-coalescer.js";
+import type { TurnBarrier, UpdateCoalescer } from "./update-coalescer.js";
 import { ZCodeInputs, type SessionInput } from "./zcode-inputs.js";
 
 /** a send that failed this way failed with the host: nothing can be stopped (the next host has a new queue) */
 const HOST_GONE = new Set(["HOST_EXITED", "CHANNEL_CLOSED", "HOST_START_FAILED"]);
 
-/** how long the next turn's updates wait for the previous prompt's answer to be written (a client that reads slowly) */
-export const ANSWER_WRITE_WAIT_MS = 5_000;
+/** What a session/prompt request may do with its own prompt (its `$/cancel_request`). */
+export interface PromptControl {
+  /** cancel this prompt only: out of ZCode's queue, or its turn stopped if it runs */
+  cancel(): void;
+  /** is its turn the one ZCode runs now? */
+  runs(): boolean;
+}
+
+function toBridge(error: unknown): BridgeError {
+  return isBridgeError(error) ? error : new BridgeError("HOST_CALL_FAILED", describeError(error), { cause: error });
+}
 
 /** What the turns need of their session; the engine builds it over its private members. */
 export interface TurnSession {
@@ -42,8 +51,11 @@ export interface TurnSession {
   markResync(): void;
   /** the native turn ended: its late events are dropped; final updates for tools still open */
   closeTurnEvents(turn: ActiveTurn, early: string | undefined): void;
-  /** the usage and snapshot read after a completed turn */
-  reportUsage(turn: ActiveTurn): Promise<void>;
+  /**
+   * the usage and snapshot read after a completed turn; its updates go through `post`, which puts
+   * them in front of the turn's boundary (adr/0036: the next turn's updates wait behind it)
+   */
+  reportUsage(turn: ActiveTurn, post: (update: SessionUpdate) => void): Promise<void>;
   /** resume the session natively (ZCode's CLI lost it) */
   resume(): Promise<void>;
   /** does ZCode run a turn of this session now (its state, read)? */
@@ -56,7 +68,7 @@ export class SessionTurns {
   private current: { input: SessionInput; turn: ActiveTurn } | undefined;
   /** counts session/cancel: a prompt that waited for its session sees a cancel meanwhile */
   private cancels = 0;
-  /** the next turn's updates wait for these answers to be written, by the value answered */
+  /** turn boundaries lifted once these answers are written, by the value answered (adr/0036) */
   private readonly answerHolds = new Map<unknown, () => void>();
   /** ZCode accepted a prompt (or may have): it keeps the session (deferred persistence) */
   prompted: boolean;
@@ -102,7 +114,11 @@ export class SessionTurns {
    * operations; it answers when its own turn ends. `cancelsBefore`: the `cancelCount` when the
    * request arrived; a cancel meanwhile answers it `cancelled` without a turn.
    */
-  async prompt(blocks: readonly ContentBlock[], cancelsBefore = this.cancels): Promise<TurnResult> {
+  async prompt(
+    blocks: readonly ContentBlock[],
+    cancelsBefore = this.cancels,
+    request: { awaited?: boolean; control?: (control: PromptControl) => void } = {},
+  ): Promise<TurnResult> {
     const { lifecycle, deps } = this.session;
     if (lifecycle.ended) throw lifecycle.closedError();
     if (this.cancels !== cancelsBefore) return { stopReason: "cancelled" };
@@ -118,7 +134,9 @@ export class SessionTurns {
     if (this.cancels !== cancelsBefore) return { stopReason: "cancelled" };
     const input = this.inputs.admit("prompt", content);
     const turn = input.turn!;
-    turn.awaited = true;
+    // only a session/prompt request waits for the answer's write (a steered turn of its own has none)
+    turn.awaited = request.awaited !== false;
+    request.control?.({ cancel: () => this.cancelOne(input), runs: () => this.current?.input === input });
     lifecycle.touch();
     void lifecycle
       .run(async (signal) => {
@@ -181,7 +199,7 @@ export class SessionTurns {
     if (!this.busy || (current?.cancelRequested === true && !this.inputs.active)) {
       if (idle === "promptRequired") return { outcome: "promptRequired", reason: "noRunningTurn" };
       // the behaviour both adapters keep for clients that did not opt in: a turn no request awaits
-      const detached = this.prompt(blocks);
+      const detached = this.prompt(blocks, this.cancels, { awaited: false });
       detached.catch((e: unknown) =>
         this.session.logger.warn("a steered prompt started as its own turn failed", { error: describeError(e) }),
       );
@@ -196,15 +214,28 @@ export class SessionTurns {
     }
     const input = this.inputs.admit("steer", convertPrompt(blocks, this.session.where.workspacePath));
     lifecycle.touch();
-    await lifecycle.run(async (signal) => {
-      await this.session.beforeSend(signal, undefined);
-      await this.inputs.send(input).catch((error: unknown) => {
-        // ZCode may hold it: it leaves ZCode's queue, or its turn is stopped (nothing else is)
-        if (isOutcomeUnknown(error) && !HOST_GONE.has(error.code)) void this.inputs.abandon(input);
-        throw error;
+    let sending = false;
+    try {
+      await lifecycle.run(async (signal) => {
+        await this.session.beforeSend(signal, undefined);
+        sending = true;
+        await this.inputs.send(input).catch((error: unknown) => {
+          // ZCode may hold it: it leaves ZCode's queue, or its turn is stopped (nothing else is)
+          if (isOutcomeUnknown(error) && !HOST_GONE.has(error.code)) void this.inputs.abandon(input);
+          else if (input.state === "sending" || input.state === "waiting") this.inputs.dropUnsent(input, toBridge(error));
+          throw error;
+        });
       });
+    } catch (error) {
+      // it failed before its send (a resync, no subscription, a refused operation): nothing of it reached ZCode
+      if (!sending || input.state === "waiting") this.inputs.dropUnsent(input, toBridge(error));
+      throw error;
+    }
+    const outcome = await this.inputs.steerOutcome(input).catch((error: unknown) => {
+      // ZCode never said where it went (the bounded wait ran out): given up like an input whose ack was lost
+      if (isBridgeError(error) && error.code === "HOST_TIMEOUT") void this.inputs.abandon(input);
+      throw error;
     });
-    const outcome = await this.inputs.steerOutcome(input);
     this.session.logger.debug("steering text placed", { outcome });
     return { outcome };
   }
@@ -220,8 +251,9 @@ export class SessionTurns {
     if (!input) return undefined;
     const turn = input.turn!;
     if (turn.settled) {
-      // answered already (cancelled while it waited): what it does is not shown; the stop ends it
-      this.inputs.ended(input);
+      // answered already (given up while it waited): what it does is not shown; `pair` queued its
+      // stop, sent only while this turn still runs (`foreignTurnEnded` marks its end)
+      this.inputs.runsUnseen(input, turnId);
       return undefined;
     }
     const previous = this.current;
@@ -250,6 +282,11 @@ export class SessionTurns {
     }
     this.session.logger.debug("native turn bound", { turn: turn.number, turnId });
     return turn;
+  }
+
+  /** A turn that is not the running prompt's ended (ZCode's own, or an input of ours given up). */
+  foreignTurnEnded(turnId: string): void {
+    this.inputs.turnEnded(turnId);
   }
 
   /** `turn.steerDrained`: guided inputs joined ZCode's running turn. */
@@ -290,6 +327,30 @@ export class SessionTurns {
     void this.inputs.stop({ native: true, graceMs: this.session.deps.cancelGraceMs });
   }
 
+  /**
+   * `$/cancel_request` of one prompt: only it is cancelled. Running: ZCode's turn is stopped (the
+   * queue behind it goes on) and its end answers `cancelled`; waiting: it leaves ZCode's queue and is
+   * answered once it is out (or, if ZCode started it meanwhile, once its stopped turn ended).
+   */
+  private cancelOne(input: SessionInput): void {
+    const turn = input.turn;
+    if (!turn || turn.settled || turn.cancelRequested) return;
+    if (this.current?.input === input) {
+      turn.cancelRequested = true;
+      turn.abortSignal("cancel");
+      void this.session.deps.broker
+        .withdrawAll(this.session.sessionId, "cancel")
+        .catch((e) => this.session.logger.warn("withdrawAll failed", { error: describeError(e) }));
+      turn.startGraceTimer(this.session.deps.cancelGraceMs, () => {
+        this.session.markResync();
+        this.endTurn(turn, { stopReason: "cancelled" }, false);
+      });
+      void this.inputs.stopOne(input);
+      return;
+    }
+    void this.inputs.withdraw(input, this.session.deps.cancelGraceMs);
+  }
+
   /** The bridge fails the running turn itself (an interaction it cannot answer, a protocol error): stop it, fail what waits. */
   failTurn(turn: ActiveTurn, error: BridgeError): void {
     if (turn.settled) return;
@@ -326,7 +387,18 @@ export class SessionTurns {
 
   // ---- the end of a turn ----
 
-  /** End the turn with this outcome (first one wins); the prompt answers after its queued updates (and usage). */
+  /** ZCode's end of the turn (`turn.completed` / `turn.failed`): seen, so no stop goes out for it any more. */
+  turnEndSeen(turn: ActiveTurn, outcome: TurnOutcome, reportUsage: boolean): void {
+    if (this.current?.turn === turn) this.current.input.endSeen = true;
+    this.endTurn(turn, outcome, reportUsage);
+  }
+
+  /**
+   * End the turn with this outcome (first one wins). The turn boundary (adr/0036) is set here, at
+   * once: what is posted from now on (the next turn's updates) waits behind it; the turn's own
+   * final updates (closed tools, usage) go in front of it; the prompt answers once they were
+   * written, and the boundary lifts once that answer was written.
+   */
   endTurn(turn: ActiveTurn, outcome: TurnOutcome, reportUsage: boolean): void {
     if (!turn.settle(outcome)) return;
     const current = this.current;
@@ -340,32 +412,29 @@ export class SessionTurns {
     const early =
       "error" in outcome ? `Not finished: ${outcome.error.message}` : outcome.stopReason === "cancelled" ? "Cancelled." : undefined;
     this.session.closeTurnEvents(turn, early);
+    const boundary = this.session.updates.barrier();
     void this.session.deps.broker
       .withdrawAll(this.session.sessionId, "turn-end")
       .catch((e) => this.session.logger.warn("withdrawAll failed", { error: describeError(e) }));
-    void this.finishTurn(turn, reportUsage);
+    void this.finishTurn(turn, reportUsage, boundary);
   }
 
-  private async finishTurn(turn: ActiveTurn, reportUsage: boolean): Promise<void> {
+  private async finishTurn(turn: ActiveTurn, reportUsage: boolean, boundary: TurnBarrier): Promise<void> {
     if (reportUsage)
-      await this.session.reportUsage(turn).catch((e) => this.session.logger.warn("usage report failed", { error: describeError(e) }));
-    const { updates, deps } = this.session;
-    await updates.drain();
+      await this.session
+        .reportUsage(turn, (update) => boundary.post(update))
+        .catch((e) => this.session.logger.warn("usage report failed", { error: describeError(e) }));
+    await boundary.passed();
+    const answer = turn.deliver();
     // the next turn's updates go out after this prompt's answer (a client shows them under the right prompt)
-    if (turn.awaited && deps.answerWrites === true) {
-      const release = updates.hold();
-      const answer = turn.deliver();
-      const done = (): void => {
-        clearTimeout(timer);
+    if (turn.awaited && this.session.deps.answerWrites === true && !this.session.lifecycle.ended) {
+      this.answerHolds.set(answer, () => {
         this.answerHolds.delete(answer);
-        release();
-      };
-      const timer = setTimeout(done, ANSWER_WRITE_WAIT_MS);
-      timer.unref?.();
-      this.answerHolds.set(answer, done);
+        boundary.lift();
+      });
       return;
     }
-    turn.deliver();
+    boundary.lift();
   }
 
   /** The answer `answer` (the prompt's result or error) was written to the client. */

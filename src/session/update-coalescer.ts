@@ -17,6 +17,13 @@
  *
  * Merging can be turned off (`merge: false`, from the CLI's `mergeDeltas` setting: the
  * benchmark's baseline); the backlog measure and `pressure()` stay.
+ *
+ * Turn boundaries (adr/0036): `barrier()` puts a barrier entry at the tail. Nothing queued after
+ * it is written until it is lifted, while `barrier.post` still queues an update in front of it
+ * (the ended turn's own final updates: usage, snapshot changes). `barrier.passed()` resolves once
+ * everything in front of it was written; the session then hands out the prompt's answer and lifts
+ * the barrier once that answer was written. Updates held behind a barrier wait for us, not for the
+ * client, so they do not count towards `pressure()` (the host channel is not held back for them).
  */
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
 
@@ -51,6 +58,8 @@ interface Deferred {
 
 interface Entry {
   update: SessionUpdate;
+  /** a turn boundary (`barrier()`): not written; the queue stops here until it is lifted */
+  barrier?: true;
   /** another ACP session than the queue's own (a subagent's child); never merged across sessions */
   target: string | undefined;
   /** text parts of a merged chunk, joined when it is written */
@@ -59,6 +68,16 @@ interface Entry {
   cost: number;
   /** created only when a caller wants to know when the entry was written */
   done: Deferred | undefined;
+}
+
+/** A turn boundary in the queue (see `UpdateCoalescer.barrier`). */
+export interface TurnBarrier {
+  /** queue an update in front of the barrier (the ended turn's own final updates); after a lift: an ordinary post */
+  post(update: SessionUpdate, target?: string): void;
+  /** resolves once everything queued in front of the barrier was written or failed (never rejects; waits for open()) */
+  passed(): Promise<void>;
+  /** let what waits behind the barrier go (idempotent) */
+  lift(): void;
 }
 
 function deferred(): Deferred {
@@ -90,10 +109,12 @@ export class UpdateCoalescer {
   private readonly options: Required<Omit<UpdateCoalescerOptions, "onError">> & Pick<UpdateCoalescerOptions, "onError">;
   private readonly queue: Entry[] = [];
   private opened = false;
-  /** holds in force (hold()): nothing is written while one is */
-  private holds = 0;
   private inFlight: Entry | undefined;
   private backlog = 0;
+  /** barrier entries in the queue */
+  private barriers = 0;
+  /** the part of the backlog behind the first barrier (waiting for an answer, not for the client) */
+  private held = 0;
   private openWaiters: Array<() => void> = [];
   private relief: { promise: Promise<void>; resolve(): void } | undefined;
   /** deltas merged away (diagnostics, tests) */
@@ -144,6 +165,7 @@ export class UpdateCoalescer {
       tail.chars += text.length;
       tail.cost += text.length;
       this.backlog += text.length;
+      if (this.barriers > 0) this.held += text.length; // the tail is behind a barrier
       this.merged += 1;
       return tail;
     }
@@ -158,7 +180,71 @@ export class UpdateCoalescer {
     };
     this.queue.push(entry);
     this.backlog += entry.cost;
+    if (this.barriers > 0) this.held += entry.cost;
     return entry;
+  }
+
+  /**
+   * The turn boundary: a barrier entry at the tail. Updates posted from now on wait behind it
+   * until `lift()`; `post` on the barrier queues in front of it.
+   */
+  barrier(): TurnBarrier {
+    const mark: Entry = {
+      update: undefined as unknown as SessionUpdate,
+      barrier: true,
+      target: undefined,
+      parts: undefined,
+      chars: 0,
+      cost: 0,
+      done: undefined,
+    };
+    this.queue.push(mark);
+    this.barriers++;
+    let lifted = false;
+    return {
+      post: (update, target) => {
+        if (lifted) return this.post(update, target);
+        const at = this.queue.indexOf(mark);
+        const chars = mergeableText(update)?.length ?? 0;
+        const entry: Entry = { update, target, parts: undefined, chars, cost: ENTRY_COST + chars, done: undefined };
+        this.queue.splice(at, 0, entry);
+        this.backlog += entry.cost;
+        if (this.queue.findIndex((other) => other.barrier) < at) this.held += entry.cost;
+        this.pump();
+      },
+      passed: () => {
+        if (lifted) return this.drain();
+        const at = this.queue.indexOf(mark);
+        const before = at > 0 ? this.queue[at - 1]! : this.inFlight;
+        if (before) {
+          before.done ??= deferred();
+          return before.done.promise.then(noop, noop);
+        }
+        if (!this.opened) return new Promise((resolve) => this.openWaiters.push(resolve));
+        return Promise.resolve();
+      },
+      lift: () => {
+        if (lifted) return;
+        lifted = true;
+        const at = this.queue.indexOf(mark);
+        const first = this.queue.findIndex((other) => other.barrier) === at;
+        this.queue.splice(at, 1);
+        this.barriers--;
+        if (first) this.held = this.heldBehindFirstBarrier();
+        mark.done?.resolve();
+        this.pump();
+      },
+    };
+  }
+
+  private heldBehindFirstBarrier(): number {
+    let held = 0;
+    let behind = false;
+    for (const entry of this.queue) {
+      if (entry.barrier) behind = true;
+      else if (behind) held += entry.cost;
+    }
+    return held;
   }
 
   /** Let queued updates go out (the client knows the session by now). Idempotent. */
@@ -167,22 +253,6 @@ export class UpdateCoalescer {
     this.opened = true;
     for (const wake of this.openWaiters.splice(0)) wake();
     this.pump();
-  }
-
-  /**
-   * Hold the queue: updates queue but are not written until the returned release is called
-   * (idempotent). The session holds the next turn's updates until the previous prompt's answer
-   * was written.
-   */
-  hold(): () => void {
-    this.holds++;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.holds--;
-      this.pump();
-    };
   }
 
   /** Resolves once everything queued so far was written or failed (never rejects; waits for open()). */
@@ -199,7 +269,7 @@ export class UpdateCoalescer {
   /** undefined while the backlog is below the high-water mark, else a promise settled at the low one. */
   pressure(): Promise<void> | undefined {
     if (this.relief) return this.relief.promise;
-    if (this.backlog <= this.options.highWaterChars) return undefined;
+    if (this.backlog - this.held <= this.options.highWaterChars) return undefined;
     let resolve!: () => void;
     const promise = new Promise<void>((res) => (resolve = res));
     this.relief = { promise, resolve };
@@ -208,7 +278,7 @@ export class UpdateCoalescer {
 
   /** Write the next entry unless one is being written (one write at a time, in order). */
   private pump(): void {
-    if (!this.opened || this.holds > 0 || this.inFlight || this.queue.length === 0) return;
+    if (!this.opened || this.inFlight || this.queue.length === 0 || this.queue[0]!.barrier) return;
     const entry = this.queue.shift()!;
     this.inFlight = entry;
     const update = entry.parts && entry.parts.length > 1 ? withText(entry.update, entry.parts.join("")) : entry.update;
@@ -235,7 +305,7 @@ export class UpdateCoalescer {
     const entry = this.inFlight!;
     this.inFlight = undefined;
     this.backlog -= entry.cost;
-    if (this.relief && (this.backlog <= this.options.lowWaterChars || this.queue.length === 0)) {
+    if (this.relief && (this.backlog - this.held <= this.options.lowWaterChars || this.queue.length === 0)) {
       this.relief.resolve();
       this.relief = undefined;
     }

@@ -60,6 +60,12 @@ export class SessionInput {
   stopSent = false;
   /** its send's outcome is unknown and its answer went out: if ZCode runs it, only its turn is stopped */
   abandoned = false;
+  /** cancelled while ZCode may hold it: if ZCode starts it, its turn is stopped at once (adr/0036) */
+  stopOnStart = false;
+  /** the turn ZCode runs for it after its answer went out (not shown; ended by `turnEnded`) */
+  unseenTurnId: string | undefined;
+  /** ZCode's end of its turn was seen (a stop must not go out for it any more: ZCode may run another turn now) */
+  endSeen = false;
   /** the ACP turn it feeds: a prompt's from the start, a steering text's once it runs as a turn of its own */
   turn: ActiveTurn | undefined;
   /** a steering text waiting to learn where it went */
@@ -299,7 +305,8 @@ export class ZCodeInputs {
     if (!input || input.state === "running") return undefined;
     input.state = "running";
     this.heldByCompaction = false; // the queue runs again
-    if (input.abandoned) void this.onChain(() => this.stopAlone(input)); // its answer went out: what it does is not shown
+    // its answer went out (what it does is not shown), or it was cancelled while ZCode held it: stopped alone
+    if (input.abandoned || input.stopOnStart) void this.onChain(() => this.stopAlone(input));
     if (input.kind === "steer") {
       input.turn ??= new ActiveTurn(); // a steering text that runs as a turn of its own: no prompt awaits it
       input.resolveSteer("startedNewTurn");
@@ -330,6 +337,117 @@ export class ZCodeInputs {
     if (this.heldByCompaction) this.releaseAfterCompaction();
   }
 
+  /** An input that failed before anything of it reached ZCode: it is done, its steering request fails with `error`. */
+  dropUnsent(input: SessionInput, error: BridgeError): void {
+    if (input.done) return;
+    input.state = "removed";
+    input.rejectSteer(error);
+    this.forget(input);
+  }
+
+  /** ZCode started `input`'s turn after its answer went out: watched until `turnEnded`, stopped alone (queued by `pair`). */
+  runsUnseen(input: SessionInput, turnId: string): void {
+    input.unseenTurnId = turnId;
+    if (!input.abandoned && !input.stopOnStart) {
+      input.abandoned = true;
+      void this.onChain(() => this.stopAlone(input));
+    }
+  }
+
+  /** A turn not shown as a prompt's ended: an input whose unseen turn it was is over (a stop for it is not sent any more). */
+  turnEnded(turnId: string): void {
+    for (const input of [...this.inputs]) {
+      if (input.unseenTurnId !== turnId) continue;
+      input.endSeen = true;
+      this.ended(input);
+    }
+  }
+
+  /** `$/cancel_request` of the running prompt: only its turn is stopped; what waits in ZCode's queue runs on. */
+  stopOne(input: SessionInput): Promise<void> {
+    return this.onChain(() => this.stopAlone(input));
+  }
+
+  /**
+   * `$/cancel_request` of a waiting prompt: only it leaves ZCode's queue. Answered `cancelled` once
+   * ZCode will not run it (never sent, or removed); if ZCode started it meanwhile, its turn is
+   * stopped and its end answers it; `graceMs` bounds the wait (then it is watched: stopped if it starts).
+   */
+  withdraw(input: SessionInput, graceMs: number): Promise<void> {
+    const turn = input.turn;
+    if (!turn || input.done || turn.settled) return Promise.resolve();
+    if (input.state === "waiting") {
+      if (turn.settle({ stopReason: "cancelled" })) turn.deliver();
+      input.state = "removed";
+      this.forget(input);
+      return Promise.resolve();
+    }
+    this.defer(input, turn, graceMs);
+    return this.onChain(async () => {
+      if (input.done || turn.settled || input.state === "waiting") {
+        if (!input.done && input.state === "waiting") this.removeUnsent(input);
+        return;
+      }
+      const removed = await this.removeOne(input);
+      if (removed === true) {
+        if (turn.settle({ stopReason: "cancelled" })) turn.deliver();
+        input.state = "removed";
+        this.forget(input);
+      } else if (stateOf(input) === "running") await this.stopAlone(input);
+    });
+  }
+
+  /** A cancelled input ZCode may hold or run: answered by its removal or its stopped turn's end, bounded by `graceMs`. */
+  private defer(input: SessionInput, turn: ActiveTurn, graceMs: number | undefined, error?: BridgeError): void {
+    turn.cancelRequested = true;
+    turn.abortSignal("cancel");
+    input.stopOnStart = true;
+    if (graceMs === undefined) return;
+    turn.startGraceTimer(graceMs, () => {
+      this.deps.logger.warn("a cancelled prompt was neither removed from ZCode's queue nor seen to end within the grace; answered");
+      if (turn.settle(error ? { error: notRun(error) } : { stopReason: "cancelled" })) turn.deliver();
+      // still watched: if ZCode starts it later, its turn is stopped (and not shown)
+      if (input.state !== "running" && !input.done) this.watch(input);
+    });
+  }
+
+  /** Keep an input whose answer went out but which ZCode may still start: `pair` stops it then. */
+  private watch(input: SessionInput): void {
+    input.abandoned = true;
+    input.state = "unknown";
+    const watched = this.inputs.filter((other) => other.abandoned && other.state === "unknown");
+    for (const old of watched.slice(0, Math.max(0, watched.length - MAX_ABANDONED_INPUTS))) {
+      old.state = "removed";
+      this.forget(old);
+    }
+  }
+
+  private removeUnsent(input: SessionInput): void {
+    const turn = input.turn;
+    if (turn?.settle({ stopReason: "cancelled" })) turn.deliver();
+    input.state = "removed";
+    this.forget(input);
+  }
+
+  /**
+   * Take `input` out of ZCode's queue (one compare-and-set delete): true when removed, false when it
+   * was not there, undefined when the removal failed (then it is removed again before a held queue
+   * is released, and stopped if ZCode starts it).
+   */
+  private async removeOne(input: SessionInput): Promise<boolean | undefined> {
+    const queueItemId = input.queueItemId;
+    if (queueItemId === undefined) return false;
+    const removed = await this.deps.native.removeQueuedInput({ ...this.deps.where, queueItemId }).catch((e: unknown) => {
+      this.deps.logger.warn("a queued input could not be removed from ZCode's queue", { error: describeError(e) });
+      return undefined;
+    });
+    if (removed === undefined) {
+      input.stopOnStart = true;
+      this.leftovers = [...this.leftovers.filter((id) => id !== queueItemId), queueItemId].slice(-MAX_WAITING_INPUTS);
+    }
+    return removed;
+  }
+
   /** Wait (bounded) for ZCode to say where a steering text went. */
   async steerOutcome(input: SessionInput): Promise<SteerOutcome> {
     const ms = this.deps.steerOutcomeMs ?? DEFAULT_STEER_OUTCOME_MS;
@@ -356,32 +474,25 @@ export class ZCodeInputs {
   }
 
   /**
-   * The one stop routine. Now: every input still waiting is answered (cancelled, or `plan.error`)
-   * and leaves the bound. Then, on the chain (after the sends in flight): each of them that ZCode
-   * may hold leaves its queue (one compare-and-set delete after the other), and — when one of ours
-   * runs or may run — ZCode's running turn is stopped. Resolves when that native part is done
-   * (never rejects: failures are logged; the next send releases a held queue).
+   * The one stop routine. Now: every input still waiting that never reached ZCode is answered
+   * (cancelled, or `plan.error`) and leaves the bound. An input ZCode may hold or run is answered
+   * only once ZCode will not run it (adr/0036): on the chain (after the sends in flight) each of
+   * them leaves ZCode's queue (one compare-and-set delete after the other) and is answered when it
+   * was removed; one that ZCode started meanwhile is stopped and answered by its turn's end (a
+   * cancel: bounded by `graceMs`; else once the stop went out). Then — when one of ours still runs
+   * or may run, checked right before it — ZCode's running turn is stopped. Resolves when that
+   * native part is done (never rejects: failures are logged; the next send releases a held queue,
+   * after removing again what could not be removed).
    */
   stop(plan: StopPlan): Promise<void> {
+    /** what of ours runs now (the caller may end its ACP turn at once: ZCode still runs it until its end is seen) */
     const running = this.running;
     const answered = this.inputs.filter((input) => input.waiting || (input.state === "unknown" && !input.abandoned));
-    /** prompts ZCode may have started: answered by their turn's end (or the grace), not now */
-    const awaitingTurn: SessionInput[] = [];
-    for (const input of answered) {
-      const error = plan.error;
+    const answer = (input: SessionInput): void => {
       const turn = input.turn;
-      if (turn && !error && plan.graceMs !== undefined && (input.state === "sending" || input.state === "started")) {
-        turn.cancelRequested = true;
-        turn.abortSignal("cancel");
-        turn.startGraceTimer(plan.graceMs, () => {
-          this.deps.logger.warn("a cancelled prompt's turn did not end within the grace; answered cancelled");
-          if (turn.settle({ stopReason: "cancelled" })) turn.deliver();
-          if (input.state !== "running") this.ended(input);
-        });
-        awaitingTurn.push(input);
-        continue;
-      }
-      if (turn && turn.settle(error ? { error: notRun(error) } : { stopReason: "cancelled" })) turn.deliver();
+      const error = plan.error;
+      // a running input's turn is answered by its end (the stop ends it)
+      if (turn && input.state !== "running" && turn.settle(error ? { error: notRun(error) } : { stopReason: "cancelled" })) turn.deliver();
       input.rejectSteer(
         error
           ? notRun(error)
@@ -390,6 +501,20 @@ export class ZCodeInputs {
               "The session's turn was cancelled before ZCode took the steering text; it was removed. Send it again as a prompt if it still applies.",
             ),
       );
+    };
+    /** prompts ZCode may hold or run: answered by their removal or their stopped turn's end, not now */
+    const deferred: SessionInput[] = [];
+    for (const input of answered) {
+      const turn = input.turn;
+      if (plan.native && input.state !== "waiting") input.stopOnStart = true; // if ZCode starts it, it is stopped
+      if (plan.native && turn && !turn.settled && input.state !== "waiting") {
+        this.defer(input, turn, plan.graceMs, plan.error);
+        deferred.push(input);
+        continue;
+      }
+      // a steering text ZCode may hold is answered once the chain knows where it is
+      if (plan.native && !turn && input.state !== "waiting") continue;
+      answer(input);
     }
     if (!plan.native) {
       for (const input of [...answered, ...(running ? [running] : []), ...this.inputs.filter((input) => input.abandoned)]) {
@@ -401,52 +526,76 @@ export class ZCodeInputs {
       return Promise.resolve();
     }
     return this.onChain(async () => {
-      // one stop per input: a second cancel (the transport and the handler both report one) adds none
-      const stopFor = new Set<SessionInput>();
-      if (running && !running.stopSent) stopFor.add(running);
+      /** not in ZCode's queue any more and not seen to end: ZCode may run it now */
+      const mayRun: SessionInput[] = [];
       for (const input of answered) {
         // never sent (answered before its place on the chain came), or refused: nothing to remove
         if (input.state === "waiting" || input.state === "removed") {
+          if (deferred.includes(input)) answer(input);
           input.state = "removed";
           this.forget(input);
           continue;
         }
-        // ZCode started it, may have, or runs it now (paired while the stop waited for its send)
-        if ((input.state === "started" || input.state === "unknown" || input.state === "running" || input.pairsByOrder) && !input.stopSent)
-          stopFor.add(input);
-        const queueItemId = input.queueItemId;
-        let removed: boolean | void = undefined;
-        if (queueItemId !== undefined && (input.state === "queued" || input.state === "sending" || input.state === "unknown")) {
-          removed = await this.deps.native
-            .removeQueuedInput({ ...this.deps.where, queueItemId })
-            .catch((e: unknown) =>
-              this.deps.logger.warn("a queued input could not be removed from ZCode's queue", { error: describeError(e) }),
-            );
-          // not in the queue any more and not seen to end: ZCode may have started it (a prompt), or
-          // holds it as a guide of the running turn, which the stop turns into a queue item
-          if (removed === false && stateOf(input) !== "ended") {
-            if (input.kind === "steer") this.leftovers = [...this.leftovers, queueItemId].slice(-MAX_WAITING_INPUTS);
-            else if (!input.stopSent) stopFor.add(input);
-          }
-        }
-        if (awaitingTurn.includes(input)) {
-          // its turn runs, or will: the turn's end answers it (or the grace)
-          const now = stateOf(input);
-          if (removed !== true && (now === "started" || now === "running" || now === "queued")) continue;
-          const turn = input.turn!;
-          if (turn.settle({ stopReason: "cancelled" })) turn.deliver();
-        }
-        if (stateOf(input) !== "running") {
+        let removed: boolean | undefined = false;
+        if (input.state === "queued" || input.state === "sending" || input.state === "unknown") removed = await this.removeOne(input);
+        if (removed === true) {
+          answer(input);
           input.state = "removed";
           this.forget(input);
+          continue;
         }
+        const now = stateOf(input);
+        if (now === "ended" || now === "removed") continue;
+        if (removed === undefined && input.kind === "steer") {
+          // not removed: kept as a leftover (removed again before a release); its request is answered
+          answer(input);
+          input.state = "removed";
+          this.forget(input);
+          continue;
+        }
+        if (removed === false && input.kind === "steer" && now !== "running") {
+          // held by ZCode as a guide of the running turn: the stop turns it into a queue item, removed before a release
+          const queueItemId = input.queueItemId;
+          if (queueItemId !== undefined) this.leftovers = [...this.leftovers, queueItemId].slice(-MAX_WAITING_INPUTS);
+          answer(input);
+          input.state = "removed";
+          this.forget(input);
+          continue;
+        }
+        // ZCode started it, may start it, or runs it now: the stop below ends it; `pair` stops it if it starts later
+        if (removed === false || now === "started" || now === "running" || now === "unknown") mayRun.push(input);
+        if (!deferred.includes(input) && input.kind === "prompt") answer(input);
       }
-      if (stopFor.size > 0) {
-        for (const input of stopFor) input.stopSent = true;
+      // right before the stop: only when one of ours runs now or may have started (#10: never ZCode's next turn blindly)
+      const targets = this.inputs.filter(
+        (input) => input.state === "running" || ((input.state === "started" || input.pairsByOrder) && input.stopOnStart),
+      );
+      for (const input of [...(running ? [running] : []), ...mayRun]) if (!targets.includes(input)) targets.push(input);
+      for (const input of [...targets]) {
+        if (input.stopSent || input.endSeen || input.state === "removed") targets.splice(targets.indexOf(input), 1);
+      }
+      if (targets.length > 0) {
+        for (const input of targets) input.stopSent = true;
         await this.deps.native
           .stopTurn(this.deps.where)
           .catch((e: unknown) => this.deps.logger.warn("ZCode's stop failed", { error: describeError(e) }));
         this.mayBeHeld = true;
+      }
+      // not running and not seen to start: watched (stopped if ZCode starts it later); the legacy line's input has no id to watch
+      for (const input of mayRun) {
+        if (input.state !== "unknown" && input.state !== "queued") continue;
+        if (input.inputId === undefined || input.pairsByOrder) {
+          input.state = "removed";
+          this.forget(input);
+        } else if (input.turn?.settled !== false) this.watch(input);
+      }
+      // a steering text that ZCode may run: stopped now (or when it starts); its request is answered
+      for (const input of mayRun) if (input.kind === "steer") answer(input);
+      // without a grace (a close, a failed turn): what was stopped is answered now; still watched in case ZCode starts it
+      for (const input of deferred) {
+        if (plan.graceMs !== undefined || input.done) continue;
+        answer(input);
+        if (input.state !== "running") this.watch(input);
       }
     });
   }
@@ -498,7 +647,14 @@ export class ZCodeInputs {
    */
   private async stopAlone(input: SessionInput): Promise<void> {
     // ZCode runs one turn of a session at a time: when another input of ours runs now, its turn is over
-    if (input.stopSent || this.inputs.some((other) => other !== input && other.state === "running")) return;
+    // re-checked right before the stop: its turn must still run (seen to end: ZCode may run another turn now)
+    if (
+      input.stopSent ||
+      input.endSeen ||
+      input.state === "removed" ||
+      this.inputs.some((other) => other !== input && other.state === "running")
+    )
+      return;
     input.stopSent = true;
     await this.deps.native
       .stopTurn(this.deps.where)

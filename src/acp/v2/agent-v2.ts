@@ -195,7 +195,10 @@ export function createZcodeAgentV2(options: ZcodeAgentOptions): ZcodeAgentV2 {
         const written = new Promise<void>((resolve) => afterWrite(requestId, resolve));
         // a cancel read after this request but before this handler ran found no turn (adr/0019)
         if (options.tracker?.cancelledOnWire(requestId)) {
-          void written.then(() => sendState(sessionId, { state: "idle", stopReason: "cancelled" }));
+          // v2 states are aggregate: idle only when no other prompt of the session runs (its own end reports it)
+          void written.then(() =>
+            (running.get(sessionId) ?? 0) > 0 ? undefined : sendState(sessionId, { state: "idle", stopReason: "cancelled" }),
+          );
           return { messageId };
         }
         state.port!.beginTurn(sessionId);

@@ -155,6 +155,23 @@ describe("e2e: ACP v2 beside v1", () => {
     client.expectValid();
   });
 
+  it("a prompt cancelled on the wire while another runs: no idle until the running turn ended (states are aggregate, adr/0036)", async () => {
+    const { client, sessionId } = await v2Session();
+    await client.prompt(sessionId, "sim:stream-until-cancel interval=30");
+    await client.waitForUpdate(sessionId, (u) => u.sessionUpdate === "agent_message_chunk");
+    // the second prompt and the cancel back to back: the cancel is read before (or right after) its handler runs
+    const second = client.prompt(sessionId, "queued then cancelled");
+    void client.cancel(sessionId);
+    await second;
+    expect(await client.waitForIdle(sessionId, 0, 20_000)).toMatchObject({ stopReason: "cancelled" });
+    await client.prompt(sessionId, "after both");
+    expect(await client.waitForIdle(sessionId, 1, 20_000)).toMatchObject({ stopReason: "end_turn" });
+    const updates = client.updates(sessionId);
+    // one idle for the cancelled work, written after every update of the running turn, and one for the last prompt
+    expect(updates.filter(isState("idle")).map((u: any) => u.stopReason)).toEqual(["cancelled", "end_turn"]);
+    client.expectValid();
+  });
+
   it("session/resume in a new process: history replayed from the start as v2 chunks with ids, then the state snapshot, then the response", async () => {
     const { client: first, sessionId } = await v2Session();
     await first.prompt(sessionId, "remember this");

@@ -98,6 +98,60 @@ describe("e2e: ZCode's input queue owned by the bridge", () => {
     client.expectValid();
   });
 
+  it("writes each queued turn's updates after the previous prompt's answer: three prompts behind a running one (adr/0036)", async () => {
+    const { client, sessionId } = await session();
+    const first = client.prompt(sessionId, "sim:stream-until-cancel interval=20 max=10");
+    await client.waitForUpdate(sessionId, (u) => u.sessionUpdate === "agent_message_chunk");
+    const queued = [1, 2, 3].map((n) => client.prompt(sessionId, `queued ${n}`));
+    for (const answer of [first, ...queued]) await expect(answer).resolves.toMatchObject({ stopReason: "end_turn" });
+    // in wire order: each prompt's answer comes before the first chunk of the next prompt's turn
+    const lines = client.transcript.lines.filter((l) => l.from === "agent" && l.message !== undefined).map((l) => l.message);
+    const promptIds = client.transcript.lines
+      .filter((l) => l.from === "client" && l.message?.method === "session/prompt")
+      .map((l) => l.message.id as number);
+    expect(promptIds).toHaveLength(4);
+    // the chunks' text in wire order, with the line each piece came on (deltas may split a sentence)
+    let text = "";
+    const pieces: Array<{ from: number; line: number }> = [];
+    lines.forEach((m, line) => {
+      const chunk = m.method === "session/update" ? m.params.update : undefined;
+      if (chunk?.sessionUpdate !== "agent_message_chunk" || chunk.content?.type !== "text") return;
+      pieces.push({ from: text.length, line });
+      text += chunk.content.text;
+    });
+    const lineAt = (offset: number): number => [...pieces].reverse().find((piece) => piece.from <= offset)?.line ?? -1;
+    for (let n = 1; n <= 3; n++) {
+      const at = text.indexOf(`You said: queued ${n}`);
+      expect(at).toBeGreaterThan(-1);
+      const firstWords = lineAt(at);
+      const previousAnswer = lines.findIndex((m) => m.id === promptIds[n - 1] && !("method" in m));
+      expect(previousAnswer, `prompt ${n - 1} answered before queued ${n}'s first words`).toBeLessThan(firstWords);
+    }
+    client.expectValid();
+  });
+
+  it("$/cancel_request of a queued prompt removes that prompt only: the running turn and the prompt behind it go on (adr/0036)", async () => {
+    const { client, sessionId } = await session();
+    const first = client.prompt(sessionId, "sim:stream-until-cancel interval=20 max=40");
+    await client.waitForUpdate(sessionId, (u) => u.sessionUpdate === "agent_message_chunk");
+    const controller = new AbortController();
+    const cancelled = client.agent.request(
+      "session/prompt",
+      { sessionId, prompt: [{ type: "text", text: "cancel me alone" }] },
+      { cancellationSignal: controller.signal },
+    );
+    const after = client.prompt(sessionId, "behind the cancelled one");
+    await until(async () => (await envelopes("sendText", sessionId)).length === 3, { what: "three sends" });
+    controller.abort();
+    await expect(cancelled).resolves.toMatchObject({ stopReason: "cancelled" });
+    await expect(first).resolves.toMatchObject({ stopReason: "end_turn" });
+    await expect(after).resolves.toMatchObject({ stopReason: "end_turn" });
+    expect(forSession(await t.commands("stop"), sessionId)).toHaveLength(0);
+    expect(client.text(sessionId)).toContain("You said: behind the cancelled one");
+    expect(client.text(sessionId)).not.toContain("You said: cancel me alone");
+    client.expectValid();
+  });
+
   it("keeps send order: a prompt with an image queued before a text prompt reaches ZCode first and each gets its own answer", async () => {
     const { client, sessionId } = await session();
     const order: string[] = [];
