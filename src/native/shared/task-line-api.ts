@@ -170,8 +170,7 @@ export abstract class TaskLineApi implements NativeApi {
       if (v4Allowed) path = "v4";
       else if (eventLost) throw legacyNotServed(this.lineId);
     }
-    if (path === "v4")
-      this.logger.warn("the running host does not serve the legacy session stream: sessions are read through V4", { incarnation });
+    this.logger.info("read path chosen for the running host", { incarnation, path, sendPrompt, legacyEventLost: eventLost, v4Allowed });
     if (this.host.incarnation === incarnation)
       this.chosenRead = { incarnation, path, legacyServed: !eventLost && sendPrompt !== "unserved" };
     return path;
@@ -180,7 +179,8 @@ export abstract class TaskLineApi implements NativeApi {
   /**
    * A session's subscription gave no first event within `waitedMs`: on the legacy path, a served
    * legacy stream confirms with its snapshot at once, so this host does not serve it. True when
-   * the line now reads through V4 (the caller subscribes once more); false otherwise.
+   * the line now reads through V4 (the caller subscribes once more); false on another path; throws
+   * UNSUPPORTED_ZCODE when there is no path left.
    */
   async subscriptionUnconfirmed(waitedMs: number): Promise<boolean> {
     if (this.readPath !== "legacy") return false;
@@ -188,7 +188,8 @@ export abstract class TaskLineApi implements NativeApi {
     this.legacyEventLost = incarnation;
     this.host.learnUnserved?.("agent", LEGACY_SESSION_EVENT, `its subscription gave no first snapshot within ${waitedMs} ms`);
     if (this.chosenRead?.incarnation === incarnation) this.chosenRead = undefined;
-    return (await this.chooseReadPath().catch(() => "legacy" as const)) === "v4";
+    // no V4 read allowed either: the typed error names what the running host lacks
+    return (await this.chooseReadPath()) === "v4";
   }
 
   get incarnation(): number {
@@ -492,8 +493,9 @@ export abstract class TaskLineApi implements NativeApi {
     );
   }
 
-  async answerPermission(params: SessionRef & { requestId: string; optionId: string }): Promise<unknown> {
-    if ((await this.chooseReadPath()) === "v4") {
+  answerPermission(params: SessionRef & { requestId: string; optionId: string }): Promise<unknown> {
+    // the path chosen when the session subscribed (an interaction comes only through a subscription)
+    if (this.readPath === "v4") {
       return this.v4Input().resolveInteraction(ref(params), params.requestId, { optionId: params.optionId }, "answerPermission");
     }
     return this.host.operate(
@@ -504,8 +506,8 @@ export abstract class TaskLineApi implements NativeApi {
     );
   }
 
-  async answerQuestion(params: SessionRef & { requestId: string; answer: QuestionAnswer }): Promise<unknown> {
-    if ((await this.chooseReadPath()) === "v4") {
+  answerQuestion(params: SessionRef & { requestId: string; answer: QuestionAnswer }): Promise<unknown> {
+    if (this.readPath === "v4") {
       // the V4 answer of a question or a plan approval: {action, content?} (zcode-v4.md §5.3)
       const answer: Record<string, unknown> = { action: params.answer.action };
       if (params.answer.action === "accept" && params.answer.content !== undefined) answer.content = params.answer.content;

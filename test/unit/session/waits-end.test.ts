@@ -52,7 +52,7 @@ describe("session waits end", () => {
     const native = host.session(opened.sessionId);
     // the subscription ends while the host runs: the next prompt resyncs (resume, subscribe, read)
     for (const sink of [...native.sinks]) sink.onEnd(new BridgeError("CHANNEL_OVERFLOW", "behind"));
-    await until(() => engine.diagnostics().subscribed === false, "the lost subscription");
+    await until(() => engine.diagnostics().subscribed === false, { what: "the lost subscription" });
     host.handlers.set("agent.resumeSession", () => new Promise(() => undefined));
     await expect(engine.prompt([{ type: "text", text: "hi" }])).rejects.toMatchObject({ code: "HOST_TIMEOUT" });
     expect(host.callsOf("sendPrompt")).toHaveLength(0);
