@@ -65,13 +65,14 @@ export function allowedMethods(base: ProtocolDescriptor, line: ReleaseLine, bund
         added.push(method);
       }
   }
-  added.push(...addV4Read(protocol, line, bundle));
+  // V4 reading needs the V4 handshake, which is part of the V4 input: only beside it
+  if (keepV4) added.push(...addV4Read(protocol, line, bundle));
   return { protocol, v4: !v4InBase ? "not in base" : keepV4 ? "named" : "absent", v4Missing, leftOut, added };
 }
 
 /**
- * The V4 read path (its calls and frame event, all together) where the line has it and the bundle
- * names all of it, though the base lacks it: the upper bound the bridge falls back to when the
+ * The V4 read path (its calls and frame event, all together) where the line has it, the bundle
+ * names all of it and the V4 input (whose handshake it needs) stays, though the base lacks it: the upper bound the bridge falls back to when the
  * running host does not serve the legacy session stream (adr/0033). Read only then: while the host
  * serves the legacy stream, sessions are read through it.
  */

@@ -105,6 +105,23 @@ describe("a 4.0-like build whose bundle names the legacy calls its host does not
   });
 });
 
+describe("onboard --probe reports what the running host serves", () => {
+  it("4.0.1: sendPrompt, named in its bundle, is not served; the sessions will be read through V4", async () => {
+    const fresh = await createSimulatedInstall({ release: "4.0.1" });
+    try {
+      const cwd = await mkdtemp(join(dirname(fresh.root), "cwd-"));
+      const run = await runCli(["onboard", "--probe", "--accept"], { env: fresh.env, cwd });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toMatch(/served by the running host:\s+ok: probed sendPrompt, getContextComposition: not served: sendPrompt/);
+      const report = JSON.parse(await readFile(join(cwd, "zcode-acp-probe-4.0.1.json"), "utf8")) as { probe: { served: unknown } };
+      expect(report.probe.served).toMatchObject({ status: "ok", notServed: ["sendPrompt"] });
+      expect((await callsOf(fresh, "sendPrompt")).map((c) => c.params)).toEqual([{}]);
+    } finally {
+      await fresh.cleanup();
+    }
+  });
+});
+
 describe("a 3.16-like build whose bundle names 3.18's getContextComposition without serving it (3.16.3)", () => {
   it("sends it at most once per host; every turn still ends with the session's own usage", async () => {
     const { client, ws } = await start(v3163);
