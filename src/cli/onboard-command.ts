@@ -197,6 +197,7 @@ async function probeCommand(config: Config, io: OnboardIo, logger: Logger): Prom
       line("V4 hello:", probe.hello) +
       line("V4 clientHello:", probe.initialize) +
       line("listSessions (no includeArchived):", probe.listSessions) +
+      (probe.served ? line("served by the running host:", probe.served) : "") +
       `\nReport written to ${file} (mode 0600). It holds versions, hashes and what is present or missing, ` +
       "no path under your home directory and no account data: attach it to a bug report. Nothing was pinned.\n",
   );

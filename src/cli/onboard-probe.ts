@@ -14,7 +14,7 @@ import type { Logger } from "../log/logger.js";
 import type { ProbeTarget } from "../onboard/inspect.js";
 import type { ProbeResult, ProbeStep } from "../onboard/probe-report.js";
 import { shareableCapabilities } from "../onboard/probe-report.js";
-import { V4_INPUT_METHODS } from "../manifest/release-lines.js";
+import { CONTEXT_COMPOSITION_METHOD, SUBAGENT_STOP_METHOD, V4_INPUT_METHODS } from "../manifest/release-lines.js";
 import { describeError, isBridgeError } from "../util/errors.js";
 import { PACKAGE_VERSION } from "../version.js";
 
@@ -46,6 +46,32 @@ function failed(error: unknown): ProbeStep {
 }
 
 const notTried = (detail: string): ProbeStep => ({ status: "not tried", detail });
+
+/**
+ * The calls whose presence decides a path or a feature and that refuse a params object naming no
+ * session (adr/0033): the legacy prompt call (with it, the legacy session stream), 3.18's context
+ * composition and subagent stop. Each allowed one is probed once, bounded (PROBE_TIMEOUT_MS).
+ */
+const PROBED_CALLS = ["sendPrompt", CONTEXT_COMPOSITION_METHOD, SUBAGENT_STOP_METHOD] as const;
+
+async function probeServed(host: HostConnection, allowed: readonly string[]): Promise<NonNullable<ProbeResult["served"]>> {
+  const probed = PROBED_CALLS.filter((method) => allowed.includes(method));
+  const notServed: string[] = [];
+  const unknown: string[] = [];
+  for (const method of probed) {
+    const served = await host.probe("agent", method).catch(() => "unknown" as const);
+    if (served === "unserved") notServed.push(method);
+    else if (served === "unknown") unknown.push(method);
+  }
+  const detail =
+    probed.length === 0
+      ? "nothing to probe (the candidate allows none of sendPrompt, getContextComposition, stopSubagent)"
+      : `probed ${probed.join(", ")}: ` +
+        (notServed.length > 0 ? `not served: ${notServed.join(", ")}` : "all served") +
+        (unknown.length > 0 ? `; no answer in time: ${unknown.join(", ")}` : "") +
+        (notServed.includes("sendPrompt") ? " — sessions will be read through V4 where allowed (adr/0033)" : "");
+  return { status: unknown.length > 0 ? "failed" : "ok", detail, probed, notServed };
+}
 
 export async function runProbe(target: ProbeTarget, options: ProbeOptions): Promise<ProbeResult> {
   const { install } = target;
@@ -126,6 +152,7 @@ export async function runProbe(target: ProbeTarget, options: ProbeOptions): Prom
         result.initialize = notTried("no hello");
       }
     }
+    result.served = await probeServed(host, manifest.protocol.allowlist.agent);
     try {
       const sessions = await host.call<unknown>(
         "agent",

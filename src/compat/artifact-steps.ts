@@ -51,12 +51,66 @@ interface ModulePin {
   firstUse?: { pin: FirstUsePin; file: string };
 }
 
+/** The verified host entry and what the later parts of step 5 share (its evidence, the messages' words). */
+interface VerifiedEntry {
+  hostIndex: MemberLocation;
+  hostSha: string;
+  hostPinning: FilePinning;
+  evidence: Evidence;
+  /** "ZCode <version>" */
+  version: string;
+  /** what to do about a mismatch */
+  reinstall: string;
+}
+
+/** The RPC module found (pinned or on first use), before its roles are judged. */
+interface ModuleFound {
+  rpcPath: string;
+  rpcModule: MemberLocation;
+  rpcSha: string;
+  roles: RoleFinding;
+  rpcPinning: FilePinning;
+  /** the first-use pin file recorded now */
+  recordedPin?: string;
+}
+
+type RpcScan = Awaited<ReturnType<typeof scanRpcCandidates>>;
+
 /**
  * Step 5: the host index's SHA-256; the RPC module at its pinned path (or found by its exports on
  * first use) with the pinned (or recorded) SHA-256; its roles, whose export names must be the
- * pinned ones where the manifest pins them.
+ * pinned ones where the manifest pins them. Each part is one function below, in this order.
  */
 export async function checkHostArtifacts(ctx: ArtifactContext): Promise<HostArtifacts> {
+  const { artifact } = ctx.manifest;
+  const entry = await verifyHostEntry(ctx);
+  const scan = await scanRpcCandidates(ctx.install, artifact.hostIndex.path, entry.hostIndex, ctx.cache);
+  const { pin, pinFile } = await modulePinInForce(ctx, entry);
+  const found = pin !== undefined ? await checkPinnedModule(ctx, entry, scan, pin) : await findModuleOnFirstUse(ctx, entry, scan, pinFile!);
+  const exports = checkRoles(ctx, entry, found);
+  const { rpcPath, rpcModule, rpcSha, rpcPinning, recordedPin } = found;
+  const { hostIndex, hostPinning, evidence } = entry;
+  const pinned = artifact.exports;
+  const how = describeFound(rpcPath, exports);
+  const state =
+    rpcPinning.how === "will be pinned on first use"
+      ? `${rpcPath} found by its exports (${RPC_CLASS_NAMES.join(", ")}), SHA-256 ${rpcSha}: it will be pinned on first use`
+      : rpcPinning.how === "pinned on first use"
+        ? `${rpcPath} matches the SHA-256 pinned on first use on ${rpcPinning.on ?? "?"} (${rpcPinning.record ?? "?"})`
+        : `${rpcPath} matches the verified SHA-256`;
+  return {
+    hostIndex,
+    rpcModule,
+    rpc: { path: rpcPath, sha256: rpcSha, exports, foundBy: pin !== undefined ? "pinned path" : "exports" },
+    pinning: [hostPinning, rpcPinning],
+    ...(recordedPin !== undefined ? { recordedPin } : {}),
+    evidence,
+    summary: `${artifact.hostIndex.path} matches the verified SHA-256; ${state}; RPC roles ${how}${pinned ? " (the pinned export names)" : ""}`,
+  };
+}
+
+/** 5a. The host entry: its SHA-256 must be the manifest's. */
+async function verifyHostEntry(ctx: ArtifactContext): Promise<VerifiedEntry> {
   const { artifact } = ctx.manifest;
   const version = `ZCode ${artifact.appVersion}`;
   const reinstall = `reinstall ZCode ${artifact.appVersion} from the official download`;
@@ -71,9 +125,16 @@ export async function checkHostArtifacts(ctx: ArtifactContext): Promise<HostArti
     );
   }
   const hostPinning: FilePinning = { what: "host entry", path: artifact.hostIndex.path, ...manifestPinHow(ctx.manifestKind) };
-  const scan = await scanRpcCandidates(ctx.install, artifact.hostIndex.path, hostIndex, ctx.cache);
+  return { hostIndex, hostSha, evidence, hostPinning, version, reinstall };
+}
 
-  // the pin in force: the manifest's, else the first-use store's
+/** 5b. The RPC module's pin in force: the manifest's, else the first-use store's (none yet: first use). */
+async function modulePinInForce(
+  ctx: ArtifactContext,
+  entry: VerifiedEntry,
+): Promise<{ pin: ModulePin | undefined; pinFile: string | undefined }> {
+  const { artifact } = ctx.manifest;
+  const { version, reinstall, hostSha, evidence } = entry;
   let pin: ModulePin | undefined;
   let pinFile: string | undefined;
   if (artifact.rpcModule.pin === undefined) pin = { path: artifact.rpcModule.path, sha256: artifact.rpcModule.sha256 };
@@ -111,116 +172,126 @@ export async function checkHostArtifacts(ctx: ArtifactContext): Promise<HostArti
       pin = { path: recorded.rpcModule.path, sha256: recorded.rpcModule.sha256, firstUse: { pin: recorded, file: pinFile } };
     }
   }
+  return { pin, pinFile };
+}
 
-  let rpcPath: string;
-  let rpcModule: MemberLocation;
-  let rpcSha: string;
-  let roles: RoleFinding;
-  let rpcPinning: FilePinning;
-  let recordedPin: string | undefined;
-  if (pin !== undefined) {
-    // 2. a pinned module: looked up among the entry's static imports, no search
-    evidence["RPC module (pinned path)"] = { expected: pin.path, actual: scan.imports.includes(pin.path) ? pin.path : scan.imports };
-    if (!scan.imports.includes(pin.path)) {
-      throw installProblem(
-        `The verified ${version} host entry does not import the pinned RPC module ${pin.path}` +
-          `${pin.firstUse ? ` (pinned on first use in ${pin.firstUse.file})` : ""}. The install is a different build; ${reinstall}.`,
-        evidence,
-      );
-    }
-    rpcPath = pin.path;
-    rpcModule = await ctx.install.archive.locate(rpcPath);
-    rpcSha = await hashMember(ctx.cache, rpcModule);
-    evidence[`sha256 ${rpcPath}`] = { expected: pin.sha256, actual: rpcSha };
-    if (rpcSha !== pin.sha256) {
-      if (pin.firstUse) {
-        const on = pin.firstUse.pin.pinnedAt.slice(0, 10);
-        throw installProblem(
-          `The RPC module ${rpcPath} of ${version} changed since it was pinned on first use on ${on} ` +
-            `(SHA-256 ${rpcSha}, pinned ${pin.sha256} in ${pin.firstUse.file}). Its host entry is still the verified one, ` +
-            `so the module was modified after it was pinned: zcode-acp refuses it. Reinstall ZCode ${artifact.appVersion} from the official download; ` +
-            `if you are sure the new bytes are genuine, delete ${pin.firstUse.file} to pin the module again at the next use.`,
-          evidence,
-        );
-      }
-      throw installProblem(
-        `The ${version} host files differ from the verified release (SHA-256 mismatch: ${rpcPath}). ` +
-          `The install was modified or is a different build; ${reinstall}.`,
-        evidence,
-      );
-    }
-    roles = await findRoles(ctx.install, rpcModule, ctx.cache, ctx.env, ctx.childTimeoutMs);
-    rpcPinning = pin.firstUse
-      ? {
-          what: "RPC module",
-          path: rpcPath,
-          how: "pinned on first use",
-          on: pin.firstUse.pin.pinnedAt.slice(0, 10),
-          record: pin.firstUse.file,
-        }
-      : { what: "RPC module", path: rpcPath, ...manifestPinHow(ctx.manifestKind) };
-  } else {
-    // 3. first use: the one static import of the verified entry whose exports hold the roles
-    const judged = await judgeCandidates(ctx.install, scan.matches, ctx.cache, ctx.env, ctx.childTimeoutMs);
-    const holders = [...judged.holders, ...judged.ambiguous];
-    evidence["RPC module (by its exports)"] = {
-      expected: artifact.rpcModule.path ?? "one static import of the host entry whose exports hold the roles",
-      actual: holders.length === 1 ? holders[0]!.path : holders.map((h) => h.path),
-    };
-    if (holders.length === 0) {
-      const others = judged.others.length > 0 ? ` (${describeOthers(judged.others)})` : "";
-      throw installProblem(
-        `No RPC module found: of the ${scan.imports.length} modules the host index imports, none exports ${RPC_ROLES.map((r) => ROLE_SHAPES[r]).join(", ")}` +
-          `${others}. The install is not the verified ${version}; ${reinstall}.`,
-        evidence,
-      );
-    }
-    if (holders.length > 1) {
-      throw installProblem(
-        `The RPC module is ambiguous: the exports of ${holders.map((h) => h.path).join(" and ")} all hold the RPC roles. ` +
-          `The install is not the verified ${version}; ${reinstall}.`,
-        evidence,
-      );
-    }
-    const found = holders[0]!;
-    if (artifact.rpcModule.path !== undefined && found.path !== artifact.rpcModule.path) {
-      throw installProblem(
-        `The RPC module found by its exports is ${found.path}, but the public record of ${version} names ${artifact.rpcModule.path}. ` +
-          `The install is a different build; ${reinstall}.`,
-        evidence,
-      );
-    }
-    rpcPath = found.path;
-    rpcModule = found.location;
-    rpcSha = await hashMember(ctx.cache, rpcModule);
-    roles = found.finding;
-    evidence[`sha256 ${rpcPath}`] = { expected: "pinned on first use", actual: rpcSha };
-    rpcPinning = { what: "RPC module", path: rpcPath, how: "will be pinned on first use", record: pinFile! };
-    if (ctx.recordFirstUse && roles.ok) {
-      const now = (ctx.now ?? (() => new Date()))();
-      const kept = await recordFirstUsePin(
-        pinFile!,
-        {
-          manifest: artifact.id,
-          appVersion: artifact.appVersion,
-          hostIndex: { path: artifact.hostIndex.path, sha256: hostSha },
-          rpcModule: { path: rpcPath, sha256: rpcSha },
-        },
-        now,
-      );
-      if (kept.rpcModule.path !== rpcPath || kept.rpcModule.sha256 !== rpcSha) {
-        evidence[`pin ${pinFile!}`] = { expected: kept.rpcModule, actual: { path: rpcPath, sha256: rpcSha } };
-        throw installProblem(
-          `The RPC module ${rpcPath} (SHA-256 ${rpcSha}) differs from the one another zcode-acp pinned on first use a moment ago ` +
-            `(${kept.rpcModule.path}, SHA-256 ${kept.rpcModule.sha256}, in ${pinFile!}). zcode-acp refuses it; run \`zcode-acp check\`.`,
-          evidence,
-        );
-      }
-      rpcPinning = { what: "RPC module", path: rpcPath, how: "pinned on first use", on: kept.pinnedAt.slice(0, 10), record: pinFile! };
-      if (kept.pinnedAt === now.toISOString()) recordedPin = pinFile!;
-    }
+/** 5c. A pinned module: looked up among the entry's static imports (no search), its SHA-256 the pinned one. */
+async function checkPinnedModule(ctx: ArtifactContext, entry: VerifiedEntry, scan: RpcScan, pin: ModulePin): Promise<ModuleFound> {
+  const { artifact } = ctx.manifest;
+  const { version, reinstall, evidence } = entry;
+  evidence["RPC module (pinned path)"] = { expected: pin.path, actual: scan.imports.includes(pin.path) ? pin.path : scan.imports };
+  if (!scan.imports.includes(pin.path)) {
+    throw installProblem(
+      `The verified ${version} host entry does not import the pinned RPC module ${pin.path}` +
+        `${pin.firstUse ? ` (pinned on first use in ${pin.firstUse.file})` : ""}. The install is a different build; ${reinstall}.`,
+      evidence,
+    );
   }
+  const rpcPath = pin.path;
+  const rpcModule = await ctx.install.archive.locate(rpcPath);
+  const rpcSha = await hashMember(ctx.cache, rpcModule);
+  evidence[`sha256 ${rpcPath}`] = { expected: pin.sha256, actual: rpcSha };
+  if (rpcSha !== pin.sha256) {
+    if (pin.firstUse) {
+      const on = pin.firstUse.pin.pinnedAt.slice(0, 10);
+      throw installProblem(
+        `The RPC module ${rpcPath} of ${version} changed since it was pinned on first use on ${on} ` +
+          `(SHA-256 ${rpcSha}, pinned ${pin.sha256} in ${pin.firstUse.file}). Its host entry is still the verified one, ` +
+          `so the module was modified after it was pinned: zcode-acp refuses it. Reinstall ZCode ${artifact.appVersion} from the official download; ` +
+          `if you are sure the new bytes are genuine, delete ${pin.firstUse.file} to pin the module again at the next use.`,
+        evidence,
+      );
+    }
+    throw installProblem(
+      `The ${version} host files differ from the verified release (SHA-256 mismatch: ${rpcPath}). ` +
+        `The install was modified or is a different build; ${reinstall}.`,
+      evidence,
+    );
+  }
+  const roles = await findRoles(ctx.install, rpcModule, ctx.cache, ctx.env, ctx.childTimeoutMs);
+  const rpcPinning: FilePinning = pin.firstUse
+    ? {
+        what: "RPC module",
+        path: rpcPath,
+        how: "pinned on first use",
+        on: pin.firstUse.pin.pinnedAt.slice(0, 10),
+        record: pin.firstUse.file,
+      }
+    : { what: "RPC module", path: rpcPath, ...manifestPinHow(ctx.manifestKind) };
+  return { rpcPath, rpcModule, rpcSha, roles, rpcPinning };
+}
 
+/** 5d. First use: the one static import of the verified entry whose exports hold the roles (recorded as the pin for the bridge). */
+async function findModuleOnFirstUse(ctx: ArtifactContext, entry: VerifiedEntry, scan: RpcScan, pinFile: string): Promise<ModuleFound> {
+  const { artifact } = ctx.manifest;
+  const { version, reinstall, hostSha, evidence } = entry;
+  const judged = await judgeCandidates(ctx.install, scan.matches, ctx.cache, ctx.env, ctx.childTimeoutMs);
+  const holders = [...judged.holders, ...judged.ambiguous];
+  evidence["RPC module (by its exports)"] = {
+    expected: artifact.rpcModule.path ?? "one static import of the host entry whose exports hold the roles",
+    actual: holders.length === 1 ? holders[0]!.path : holders.map((h) => h.path),
+  };
+  if (holders.length === 0) {
+    const others = judged.others.length > 0 ? ` (${describeOthers(judged.others)})` : "";
+    throw installProblem(
+      `No RPC module found: of the ${scan.imports.length} modules the host index imports, none exports ${RPC_ROLES.map((r) => ROLE_SHAPES[r]).join(", ")}` +
+        `${others}. The install is not the verified ${version}; ${reinstall}.`,
+      evidence,
+    );
+  }
+  if (holders.length > 1) {
+    throw installProblem(
+      `The RPC module is ambiguous: the exports of ${holders.map((h) => h.path).join(" and ")} all hold the RPC roles. ` +
+        `The install is not the verified ${version}; ${reinstall}.`,
+      evidence,
+    );
+  }
+  const found = holders[0]!;
+  if (artifact.rpcModule.path !== undefined && found.path !== artifact.rpcModule.path) {
+    throw installProblem(
+      `The RPC module found by its exports is ${found.path}, but the public record of ${version} names ${artifact.rpcModule.path}. ` +
+        `The install is a different build; ${reinstall}.`,
+      evidence,
+    );
+  }
+  const rpcPath = found.path;
+  const rpcModule = found.location;
+  const rpcSha = await hashMember(ctx.cache, rpcModule);
+  const roles = found.finding;
+  evidence[`sha256 ${rpcPath}`] = { expected: "pinned on first use", actual: rpcSha };
+  let rpcPinning: FilePinning = { what: "RPC module", path: rpcPath, how: "will be pinned on first use", record: pinFile };
+  let recordedPin: string | undefined;
+  if (ctx.recordFirstUse && roles.ok) {
+    const now = (ctx.now ?? (() => new Date()))();
+    const kept = await recordFirstUsePin(
+      pinFile,
+      {
+        manifest: artifact.id,
+        appVersion: artifact.appVersion,
+        hostIndex: { path: artifact.hostIndex.path, sha256: hostSha },
+        rpcModule: { path: rpcPath, sha256: rpcSha },
+      },
+      now,
+    );
+    if (kept.rpcModule.path !== rpcPath || kept.rpcModule.sha256 !== rpcSha) {
+      evidence[`pin ${pinFile}`] = { expected: kept.rpcModule, actual: { path: rpcPath, sha256: rpcSha } };
+      throw installProblem(
+        `The RPC module ${rpcPath} (SHA-256 ${rpcSha}) differs from the one another zcode-acp pinned on first use a moment ago ` +
+          `(${kept.rpcModule.path}, SHA-256 ${kept.rpcModule.sha256}, in ${pinFile}). zcode-acp refuses it; run \`zcode-acp check\`.`,
+        evidence,
+      );
+    }
+    rpcPinning = { what: "RPC module", path: rpcPath, how: "pinned on first use", on: kept.pinnedAt.slice(0, 10), record: pinFile };
+    if (kept.pinnedAt === now.toISOString()) recordedPin = pinFile;
+  }
+  return { rpcPath, rpcModule, rpcSha, roles, rpcPinning, ...(recordedPin !== undefined ? { recordedPin } : {}) };
+}
+
+/** 5e. The module's roles: importable in the install's Electron, with the pinned export names where the manifest pins them. */
+function checkRoles(ctx: ArtifactContext, entry: VerifiedEntry, found: ModuleFound): Record<RpcRole, string> {
+  const { artifact } = ctx.manifest;
+  const { version, reinstall, evidence } = entry;
+  const { rpcPath, roles } = found;
   if (!roles.ok) {
     evidence["RPC roles"] = { expected: RPC_ROLES.map((r) => ROLE_SHAPES[r]).join("; "), actual: roles.message };
     const why =
@@ -242,22 +313,7 @@ export async function checkHostArtifacts(ctx: ArtifactContext): Promise<HostArti
       );
     }
   }
-  const how = describeFound(rpcPath, roles.exports);
-  const state =
-    rpcPinning.how === "will be pinned on first use"
-      ? `${rpcPath} found by its exports (${RPC_CLASS_NAMES.join(", ")}), SHA-256 ${rpcSha}: it will be pinned on first use`
-      : rpcPinning.how === "pinned on first use"
-        ? `${rpcPath} matches the SHA-256 pinned on first use on ${rpcPinning.on ?? "?"} (${rpcPinning.record ?? "?"})`
-        : `${rpcPath} matches the verified SHA-256`;
-  return {
-    hostIndex,
-    rpcModule,
-    rpc: { path: rpcPath, sha256: rpcSha, exports: roles.exports, foundBy: pin !== undefined ? "pinned path" : "exports" },
-    pinning: [hostPinning, rpcPinning],
-    ...(recordedPin !== undefined ? { recordedPin } : {}),
-    evidence,
-    summary: `${artifact.hostIndex.path} matches the verified SHA-256; ${state}; RPC roles ${how}${pinned ? " (the pinned export names)" : ""}`,
-  };
+  return roles.exports;
 }
 
 export interface CliIntegrity {

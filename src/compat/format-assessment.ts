@@ -2,6 +2,15 @@
 import type { Advisory, Assessment, AssessmentStep, CliVersionSource, FilePinning } from "./types.js";
 import { STEP_TITLES } from "./step-recorder.js";
 
+/**
+ * What `check` (which starts nothing) can say of the path (adr/0033): the manifest — for an
+ * onboarded build, the host bundle's text — is the upper bound; the running host decides.
+ */
+export const RUNNING_HOST_DECIDES =
+  "the running host decides (check starts nothing): the paths above are the manifest's upper bound; " +
+  "a call or event the host does not serve is learned at its first use and the session falls back to V4 where allowed, " +
+  "else fails naming it (`zcode-acp onboard --probe` shows what a running host serves)";
+
 const MARK: Record<AssessmentStep["status"], string> = { pass: "ok  ", fail: "FAIL", diagnostic: "note", skipped: "skip" };
 
 /** why a CLI version can be unknown: it is never run (adr/0020) */
@@ -65,6 +74,7 @@ export function formatAssessment(report: Assessment): string {
     lines.push(`  session list:     ${paths.sessionList}`);
     lines.push(`  context usage:    ${paths.contextUsage}`);
     lines.push(`  missing:          ${paths.missing.length > 0 ? paths.missing.join(", ") : "nothing this path needs"}`);
+    lines.push(`  path chosen by:   ${RUNNING_HOST_DECIDES}`);
   }
   // which file is pinned how (adr/0020)
   (report.pinning ?? []).forEach((pin, i) => lines.push(`  ${i === 0 ? "pinned:" : ""}`.padEnd(20) + formatPin(pin)));

@@ -21,6 +21,7 @@ import { acceptsOptionalParam } from "../manifest/release-lines.js";
 import { HostIncarnation } from "./incarnation.js";
 import { requireSupported } from "./launcher.js";
 import { buildTimeoutTable, timeoutFor, type TimeoutTable } from "./timeouts.js";
+import { isMethodNotFound, notServedError, PROBE_TIMEOUT_MS, ServedSurface, type Served } from "./served-surface.js";
 import type { Disposable } from "../util/disposable.js";
 import type {
   CallOptions,
@@ -79,6 +80,8 @@ export class HostConnection implements HostClient {
   private startsRefused = false;
   /** the largest inbound frame of the incarnations that ended */
   private largestFrameOfEnded = 0;
+  /** what the running incarnation was found not to serve (adr/0033); replaced with each launch */
+  private served = new ServedSurface(0);
 
   constructor(options: HostConnectionOptions) {
     this.options = options;
@@ -123,12 +126,61 @@ export class HostConnection implements HostClient {
       throw new BridgeError("METHOD_NOT_ALLOWED", `the protocol ${host.install.manifest.protocol.id} has no ${String(service)} channel`);
     }
     const label = `${service}.${method}`;
-    const result = await host.channel.request(
-      "__call",
-      { service, method, params },
-      { timeoutMs: timeoutFor(this.timeouts, options.timeout ?? "default"), label },
+    const channelName = host.install.manifest.protocol.channels[service] ?? service;
+    const served = this.servedOf(host);
+    // a call this host answered "Method not found" is not sent to it again (adr/0033)
+    const known = served.why(service, method);
+    if (known !== undefined) throw notServedError(channelName, method, known);
+    try {
+      const result = await host.channel.request(
+        "__call",
+        { service, method, params },
+        { timeoutMs: timeoutFor(this.timeouts, options.timeout ?? "default"), label },
+      );
+      return result as T;
+    } catch (error) {
+      if (!isMethodNotFound(error)) throw error;
+      const how = "the host answered “Method not found”";
+      served.learn(service, method, how);
+      this.logger.warn("the running host does not serve an allowlisted call; not sent to it again", { method: label });
+      throw notServedError(channelName, method, how);
+    }
+  }
+
+  /**
+   * Does the running host serve `service.method`? One probe per incarnation with a params object that
+   * names no session, so a served method refuses it and nothing runs (adr/0033); bounded by
+   * PROBE_TIMEOUT_MS. A hash-pinned release (no `trust: "local"`) is not probed: its calls were
+   * reviewed against the released build, so the pin answers "served" without a call.
+   */
+  async probe(service: ServiceName, method: string): Promise<Served> {
+    const host = await this.ensureStarted();
+    const served = this.servedOf(host);
+    if (served.why(service, method) !== undefined) return "unserved";
+    if (!(await this.allows(service, method))) return "unknown";
+    if (host.install.manifest.trust !== "local") return "served";
+    return served.probe(service, method, () =>
+      host.channel.request("__call", { service, method, params: {} }, { timeoutMs: PROBE_TIMEOUT_MS, label: `probe ${service}.${method}` }),
     );
-    return result as T;
+  }
+
+  /** `service.name` (a method or an event) is not served by the running host: learned for this incarnation. */
+  learnUnserved(service: ServiceName, name: string, how: string): void {
+    const host = this.current;
+    if (host?.alive !== true) return;
+    this.servedOf(host).learn(service, name, how);
+    this.logger.warn("the running host does not serve an allowlisted name", { name: `${service}.${name}`, how });
+  }
+
+  /** What the running incarnation was found not to serve (`service.name` → how it was learned). */
+  unserved(): Record<string, string> {
+    const host = this.current;
+    return host?.alive === true && this.served.incarnation === host.number ? this.served.learned() : {};
+  }
+
+  private servedOf(host: HostIncarnation): ServedSurface {
+    if (this.served.incarnation !== host.number) this.served = new ServedSurface(host.number);
+    return this.served;
   }
 
   async operate<T = unknown>(
@@ -157,9 +209,12 @@ export class HostConnection implements HostClient {
     return (await this.ensureStarted()).install.manifest.protocol.id;
   }
 
+  /** allowed by the manifest (the upper bound) and not found unserved by the running host (adr/0033) */
   async allows(service: ServiceName, method: string): Promise<boolean> {
-    const { protocol } = (await this.ensureStarted()).install.manifest;
-    return protocol.channels[service] !== undefined && (protocol.allowlist[service] ?? []).includes(method);
+    const host = await this.ensureStarted();
+    const { protocol } = host.install.manifest;
+    if (protocol.channels[service] === undefined || !(protocol.allowlist[service] ?? []).includes(method)) return false;
+    return this.servedOf(host).why(service, method) === undefined;
   }
 
   async acceptsParam(service: ServiceName, method: string, param: string): Promise<boolean> {
@@ -177,6 +232,8 @@ export class HostConnection implements HostClient {
     if (!host.install.manifest.protocol.events.agent.includes(event)) {
       throw new BridgeError("METHOD_NOT_ALLOWED", `the protocol ${host.install.manifest.protocol.id} does not allow ${event}`);
     }
+    const unservedEvent = this.servedOf(host).why("agent", event);
+    if (unservedEvent !== undefined) throw notServedError(host.install.manifest.protocol.channels.agent ?? "agent", event, unservedEvent);
     // "subscribing": an end is held until the host acknowledged; "done": ended or refused
     let state: "subscribing" | "active" | "done" = "subscribing";
     let heldEnd: BridgeError | null | undefined;

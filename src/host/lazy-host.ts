@@ -19,6 +19,7 @@ import type {
   HostEventTarget,
 } from "./types.js";
 import type { Disposable } from "../util/disposable.js";
+import type { Served } from "./served-surface.js";
 
 /** a host client that can be started before its first request (HostConnection) */
 interface StartableHost extends HostClient {
@@ -103,6 +104,15 @@ export class LazyHostClient implements HostClient {
 
   async allows(service: ServiceName, method: string): Promise<boolean> {
     return (await this.ready()).allows(service, method);
+  }
+
+  async probe(service: ServiceName, method: string): Promise<Served> {
+    const host = await this.ready();
+    return (await host.probe?.(service, method)) ?? "unknown";
+  }
+
+  learnUnserved(service: ServiceName, name: string, how: string): void {
+    this.host?.learnUnserved?.(service, name, how);
   }
 
   async acceptsParam(service: ServiceName, method: string, param: string): Promise<boolean> {

@@ -8,6 +8,7 @@
 import type { Disposable } from "../util/disposable.js";
 import type { BridgeError } from "../util/errors.js";
 import type { OperationTimeout } from "./timeouts.js";
+import type { Served } from "./served-surface.js";
 
 /** Channel keys of the manifest's protocol descriptor (which ones a line has: src/manifest/release-lines.ts). */
 export type ServiceName = "agent" | "task" | "modelSelection";
@@ -84,8 +85,18 @@ export interface HostClient {
    * "next" answers its next bounded piece `{messages, done}`, "close" releases it.
    */
   history(historyId: string, op: "next" | "close", options?: CallOptions): Promise<unknown>;
-  /** Does the verified install's manifest allowlist `service.method`? Starts the host lazily. */
+  /**
+   * Does the verified install's manifest allowlist `service.method`, and has the running host not
+   * answered it "Method not found" (src/host/served-surface.ts, adr/0033)? Starts the host lazily.
+   */
   allows(service: ServiceName, method: string): Promise<boolean>;
+  /**
+   * Does the running host serve `service.method`? One bounded probe per host incarnation
+   * (src/host/served-surface.ts). Absent (a test double): not probed ("unknown").
+   */
+  probe?(service: ServiceName, method: string): Promise<Served>;
+  /** `service.name` (a method or an event) is not served by the running host: learned until it restarts. */
+  learnUnserved?(service: ServiceName, name: string, how: string): void;
   /**
    * Does the verified build accept the optional parameter `param` of `service.method`? False for a
    * parameter its CLI dropped (src/manifest/release-lines.ts DROPPED_PARAMS). Starts the host lazily.

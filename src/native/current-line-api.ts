@@ -140,6 +140,9 @@ export class CurrentLineApi implements NativeApi {
   declineProviderHeaders(params: SessionRef & { requestId: string; message: string }): Promise<unknown> {
     return this.with((api) => api.declineProviderHeaders(params));
   }
+  subscriptionUnconfirmed(waitedMs: number): Promise<boolean> {
+    return this.with(async (api) => (await api.subscriptionUnconfirmed?.(waitedMs)) ?? false);
+  }
   subscribe(params: SessionRef, sink: HostEventSink): Promise<HostSubscription> {
     return this.with((api) => api.subscribe(params, sink));
   }

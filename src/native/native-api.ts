@@ -169,6 +169,12 @@ export interface NativeApi {
   answerQuestion(params: SessionRef & { requestId: string; answer: QuestionAnswer }): Promise<unknown>;
   /** provider runtime headers are never supplied: always a decline with this message */
   declineProviderHeaders(params: SessionRef & { requestId: string; message: string }): Promise<unknown>;
+  /**
+   * A session's subscription gave no first event within `waitedMs` (adr/0033): the native API
+   * learns that the running host does not serve that stream; true when it now reads another way
+   * (the caller subscribes once more), false when there is none. Absent: false.
+   */
+  subscriptionUnconfirmed?(waitedMs: number): Promise<boolean>;
   /** the session's events (snapshot first), in the bridge's session model */
   subscribe(params: SessionRef, sink: NativeEventSink): Promise<NativeSubscription>;
 }

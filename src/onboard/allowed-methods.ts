@@ -5,7 +5,13 @@
  * methods only all together, since the line's API sends prompts through V4 when the allowlist has
  * them (adr/0022) and a build with part of them would fail its first prompt.
  */
-import { CONTEXT_COMPOSITION_METHOD, V4_INPUT_METHODS, type ReleaseLine } from "../manifest/release-lines.js";
+import {
+  CONTEXT_COMPOSITION_METHOD,
+  V4_FRAME_EVENT,
+  V4_INPUT_METHODS,
+  V4_READ_METHODS,
+  type ReleaseLine,
+} from "../manifest/release-lines.js";
 import type { PerChannel, ProtocolDescriptor } from "../manifest/types.js";
 
 export interface AllowedMethods {
@@ -59,7 +65,33 @@ export function allowedMethods(base: ProtocolDescriptor, line: ReleaseLine, bund
         added.push(method);
       }
   }
+  // V4 reading needs the V4 handshake, which is part of the V4 input: only beside it
+  if (keepV4) added.push(...addV4Read(protocol, line, bundle));
   return { protocol, v4: !v4InBase ? "not in base" : keepV4 ? "named" : "absent", v4Missing, leftOut, added };
+}
+
+/**
+ * The V4 read path (its calls and frame event, all together) where the line has it, the bundle
+ * names all of it and the V4 input (whose handshake it needs) stays, though the base lacks it: the upper bound the bridge falls back to when the
+ * running host does not serve the legacy session stream (adr/0033). Read only then: while the host
+ * serves the legacy stream, sessions are read through it.
+ */
+function addV4Read(protocol: ProtocolDescriptor, line: ReleaseLine, bundle: string): string[] {
+  const names = [...V4_READ_METHODS, V4_FRAME_EVENT];
+  const lineHas =
+    V4_READ_METHODS.every((m) => (line.methods.agent ?? []).includes(m)) && (line.events.agent ?? []).includes(V4_FRAME_EVENT);
+  if (!lineHas || !names.every((name) => bundle.includes(name))) return [];
+  const added: string[] = [];
+  for (const method of V4_READ_METHODS)
+    if (!protocol.allowlist.agent.includes(method)) {
+      protocol.allowlist.agent.push(method);
+      added.push(method);
+    }
+  if (!protocol.events.agent.includes(V4_FRAME_EVENT)) {
+    protocol.events.agent.push(V4_FRAME_EVENT);
+    added.push(V4_FRAME_EVENT);
+  }
+  return added;
 }
 
 /** What the review says about the allowlist (one line each). */

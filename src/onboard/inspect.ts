@@ -406,7 +406,11 @@ export function readPath(bundle: string): { path: string; missing: string[] } {
   const v4 = V4_READ_NAMES.filter((name) => bundle.includes(name));
   if (bundle.includes(LEGACY_READ_EVENT))
     return {
-      path: `legacy ${LEGACY_READ_EVENT}${v4.length > 0 ? ` (the bundle also names the V4 read path: ${v4.join(", ")}; not used)` : ""}`,
+      path:
+        `legacy ${LEGACY_READ_EVENT}` +
+        (v4.length > 0
+          ? ` (the bundle also names the V4 read path: ${v4.join(", ")}; read only where the running host does not serve the legacy stream)`
+          : ""),
       missing: [],
     };
   if (v4.length === V4_READ_NAMES.length) return { path: "V4 conversation frames (the zcode-task-v3 line)", missing: [] };

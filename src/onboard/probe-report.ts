@@ -27,6 +27,11 @@ export interface ProbeResult {
   initialize: ProbeStep;
   /** listSessions({workspacePath}) without includeArchived: the parameter CLI 0.17.0 dropped */
   listSessions: ProbeStep & { sessions?: number };
+  /**
+   * what the running host serves of the candidate's optional and legacy calls (adr/0033): each probed
+   * once with a params object naming no session; "Method not found" is not served. Absent: not probed.
+   */
+  served?: ProbeStep & { probed: string[]; notServed: string[] };
   /** how long the host took to answer ready, in ms */
   startupMs?: number;
 }
@@ -204,5 +209,6 @@ export function probeMarkdown(report: ShareableReport): string {
   if (report.probe.hello.capabilities) lines.push(`  - capabilities: ${code(report.probe.hello.capabilities)}`);
   step("V4 clientHello (initializeConversationV4)", report.probe.initialize);
   step("listSessions without includeArchived", report.probe.listSessions);
+  if (report.probe.served) step("what the running host serves", report.probe.served);
   return `${lines.join("\n")}\n`;
 }

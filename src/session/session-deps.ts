@@ -14,6 +14,8 @@ export interface SessionDeps {
   cancelGraceMs: number;
   /** how long ZCode may take to confirm a subscription with its first snapshot (default 30 s; the host timeout table's `subscribe`) */
   subscribeConfirmMs?: number;
+  /** how long one resynchronisation may take in all (default DEFAULT_RESYNC_TIMEOUT_MS, src/session/session-engine.ts) */
+  resyncTimeoutMs?: number;
   /** merge text chunks while the client is behind (off only for the benchmark's baseline) */
   mergeDeltas: boolean;
   /** the ACP layer reports when each prompt's answer was written (SessionEngine.answerWritten): the next turn's updates wait for it */

@@ -36,6 +36,13 @@ const HOST_GONE = new Set(["HOST_EXITED", "CHANNEL_CLOSED", "HOST_START_FAILED"]
 /** how long ZCode may take to confirm a subscription with its first snapshot (SessionDeps.subscribeConfirmMs) */
 export const DEFAULT_SUBSCRIBE_CONFIRM_MS = 30_000;
 
+/**
+ * How long one resynchronisation may take in all (resume, subscribe, read, wait for ZCode's turn
+ * to end): each of its calls has its own host timeout, this bounds their sum, so that a prompt
+ * waiting on a resync whose answers never come is answered (adr/0033).
+ */
+export const DEFAULT_RESYNC_TIMEOUT_MS = 180_000;
+
 export type CloseReason = "close" | "disconnect" | "release";
 
 function toBridgeError(error: unknown, code: "HOST_CALL_FAILED" | "INTERNAL" = "HOST_CALL_FAILED"): BridgeError {
@@ -104,10 +111,7 @@ export class SessionEngine {
         },
         reportUsage: (turn, post) => this.reportUsage(turn, post),
         runningNow: async () => isRunning(await this.readSnapshot()),
-        resume: async () => {
-          await this.deps.native.resumeSession({ ...this.where, expectedMode: this.state.options.currentMode });
-          this.resident = true;
-        },
+        resume: () => this.resumeAfterRuntimeRestart(),
       },
       options.prompted,
     );
@@ -209,17 +213,25 @@ export class SessionEngine {
     return this.opening ?? Promise.reject(new BridgeError("INTERNAL", `session ${this.sessionId} was never opened`));
   }
 
-  /** Subscribe to the session's events. Paired with `detach`: a subscription that arrives after a close is disposed at once. */
-  private async attach(signal: AbortSignal): Promise<void> {
+  /**
+   * Subscribe to the session's events. Paired with `detach`: a subscription that arrives after a
+   * close is disposed at once. Every wait ends (adr/0033): ZCode confirms with the first event
+   * within `subscribeConfirmMs`; a subscription that ends before it fails the open with its own
+   * end's error at once; one that stays silent tells the native API, which may read the session
+   * another way (a host that does not serve the legacy stream: V4), and is tried once more.
+   */
+  private async attach(signal: AbortSignal, retried = false): Promise<void> {
     const generation = ++this.subscriptionGeneration;
     let confirmed = false;
-    let confirm: (() => void) | undefined;
+    /** the end of a subscription that had not confirmed yet */
+    let endedEarly: BridgeError | undefined;
+    let settle: (() => void) | undefined;
     const subscription = await this.deps.native.subscribe(
       { workspacePath: this.workspacePath, sessionId: this.sessionId },
       {
         onEvent: (event) => {
           confirmed = true;
-          confirm?.();
+          settle?.();
           if (!this.lifecycle.ended && generation === this.subscriptionGeneration) this.router.receive(event);
           // while the client is behind, the host channel is held back (backpressure)
           return this.updates.pressure();
@@ -227,6 +239,13 @@ export class SessionEngine {
         onEnd: (error) => {
           if (generation !== this.subscriptionGeneration) return;
           const ended = error ?? new BridgeError("HOST_EXITED", "The ZCode host stopped.");
+          if (!confirmed) {
+            // ended before its snapshot (review #8): the confirmation wait ends now, with this end
+            endedEarly = ended;
+            if (HOST_GONE.has(ended.code)) this.resident = false;
+            settle?.();
+            return;
+          }
           this.lostSubscription(ended, HOST_GONE.has(ended.code));
         },
       },
@@ -234,35 +253,72 @@ export class SessionEngine {
     // ZCode confirms a subscription with its first event, the snapshot; a host that could not
     // subscribe natively only logs it (docs/zcode-history.md §4.4): no snapshot, no subscription
     const confirmMs = this.deps.subscribeConfirmMs ?? DEFAULT_SUBSCRIBE_CONFIRM_MS;
-    if (!confirmed && !signal.aborted && generation === this.subscriptionGeneration) {
-      confirmed = await new Promise<boolean>((resolve) => {
-        const finish = (value: boolean): void => {
+    if (!confirmed && endedEarly === undefined && !signal.aborted && generation === this.subscriptionGeneration) {
+      await new Promise<void>((resolve) => {
+        const finish = (): void => {
           clearTimeout(timer);
-          signal.removeEventListener("abort", aborted);
-          confirm = undefined;
-          resolve(value);
+          signal.removeEventListener("abort", finish);
+          settle = undefined;
+          resolve();
         };
-        const aborted = (): void => finish(false);
-        const timer = setTimeout(() => finish(false), confirmMs);
-        signal.addEventListener("abort", aborted, { once: true });
-        confirm = () => finish(true);
+        const timer = setTimeout(finish, confirmMs);
+        signal.addEventListener("abort", finish, { once: true });
+        settle = finish;
       });
     }
-    if (signal.aborted || generation !== this.subscriptionGeneration || !confirmed) {
-      // closed (or the host went away, or ZCode never confirmed) while subscribing: nothing may outlive this engine
-      const unconfirmed = generation === this.subscriptionGeneration;
-      if (unconfirmed) this.subscriptionGeneration++; // its end is ours, not a lost subscription
-      await subscription.dispose().catch((e) => this.logger.warn("unsubscribe failed", { error: describeError(e) }));
-      if (signal.aborted) throw this.lifecycle.closedError();
-      if (unconfirmed) {
-        throw new BridgeError(
-          "HOST_TIMEOUT",
-          `ZCode did not confirm the event subscription of session ${this.sessionId} within ${confirmMs} ms (no first snapshot).`,
-        );
-      }
+    if (confirmed && endedEarly === undefined && !signal.aborted && generation === this.subscriptionGeneration) {
+      this.subscription = subscription;
       return;
     }
-    this.subscription = subscription;
+    // closed (or the host went away, or ZCode never confirmed) while subscribing: nothing may outlive this engine
+    const unconfirmed = generation === this.subscriptionGeneration;
+    if (unconfirmed) this.subscriptionGeneration++; // its end is ours, not a lost subscription
+    await subscription.dispose().catch((e) => this.logger.warn("unsubscribe failed", { error: describeError(e) }));
+    if (signal.aborted) throw this.lifecycle.closedError();
+    if (endedEarly !== undefined) {
+      throw new BridgeError(
+        endedEarly.code,
+        `ZCode ended the event subscription of session ${this.sessionId} before its first snapshot: ${endedEarly.message}`,
+        { cause: endedEarly, details: { sessionId: this.sessionId } },
+      );
+    }
+    if (!unconfirmed) return;
+    // a silent subscription: the running host may not serve this stream (adr/0033)
+    if (!retried && (await this.deps.native.subscriptionUnconfirmed?.(confirmMs)) === true) {
+      this.logger.warn("the session's subscription gave no first snapshot; reading it another way", { confirmMs });
+      if (signal.aborted) throw this.lifecycle.closedError();
+      return this.attach(signal, true);
+    }
+    throw new BridgeError(
+      "HOST_TIMEOUT",
+      `ZCode did not confirm the event subscription of session ${this.sessionId} within ${confirmMs} ms (no first snapshot).`,
+    );
+  }
+
+  /**
+   * ZCode's CLI no longer held the session (its agent runtime restarted, review #7): resume it and,
+   * as the runtime's V4 subscriptions went with it (zcode-v4.md §3.2), subscribe again before the
+   * input is sent once more. The old subscription is ended as ours (its end is not a loss: the
+   * prompt about to be resent stays).
+   */
+  private async resumeAfterRuntimeRestart(): Promise<void> {
+    const resumed = await this.deps.native.resumeSession({ ...this.where, expectedMode: this.state.options.currentMode });
+    this.resident = true;
+    if (this.subscription === undefined) return; // the send's own resync subscribes
+    await this.detach();
+    this.router.resetSeq(resumed.runtime?.eventSeq ?? -1);
+    const signal = this.lifecycle.signal;
+    try {
+      await this.attach(signal);
+    } finally {
+      if (!this.lifecycle.ended) this.lifecycle.to(this.subscription ? "attached" : "detached");
+    }
+    if (!this.subscription) {
+      throw new BridgeError(
+        "HOST_CALL_FAILED",
+        `Session ${this.sessionId} could not subscribe again after ZCode's agent restarted; send the prompt again to retry.`,
+      );
+    }
   }
 
   /** End the subscription (the pair of `attach`). */
@@ -557,7 +613,41 @@ export class SessionEngine {
    * background turn. Ends early when the session closes or the turn it runs for settles; a failure
    * leaves the session marked (the next operation resyncs again) and says so.
    */
-  private async resync(signal: AbortSignal, turn?: ActiveTurn): Promise<void> {
+  private async resync(outer: AbortSignal, turn?: ActiveTurn): Promise<void> {
+    // the whole resync is bounded: at the bound its work is aborted and the waiting prompt answered
+    const limitMs = this.deps.resyncTimeoutMs ?? DEFAULT_RESYNC_TIMEOUT_MS;
+    const bound = new AbortController();
+    const signal = AbortSignal.any([outer, bound.signal]);
+    let timer: NodeJS.Timeout | undefined;
+    const overdue = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        bound.abort();
+        reject(
+          new BridgeError(
+            "HOST_TIMEOUT",
+            `Could not resynchronise session ${this.sessionId} with ZCode within ${limitMs} ms (ZCode did not answer). Send the prompt again to retry.`,
+            { details: { sessionId: this.sessionId, timeoutMs: limitMs } },
+          ),
+        );
+      }, limitMs);
+    });
+    overdue.catch(() => undefined);
+    try {
+      await Promise.race([this.resyncWork(signal, turn), overdue]);
+    } catch (error) {
+      // the bound's own end: the session stays marked, the next operation resyncs again
+      if (bound.signal.aborted && !outer.aborted) {
+        this.needsResync = true;
+        if (!this.lifecycle.ended) this.lifecycle.to(this.subscription ? "attached" : "detached");
+        throw isBridgeError(error, "HOST_TIMEOUT") ? error : await overdue.catch((e: unknown) => e);
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async resyncWork(signal: AbortSignal, turn?: ActiveTurn): Promise<void> {
     const stopped = (): boolean => signal.aborted || turn?.settled === true;
     this.logger.info("resynchronising the session", { subscribed: this.subscription !== undefined });
     this.lifecycle.to("resyncing");

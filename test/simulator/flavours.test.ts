@@ -44,7 +44,15 @@ const bothClassNames = (text: string): boolean => text.includes("MessagePortProt
 
 describe("release flavours (fixtures/sim-releases.ts)", () => {
   it("the table: lines, chunk names, letters and CLI versions as the brief and the public records say", () => {
-    expect(RELEASES).toEqual(["3.10.2", "3.11.2", "3.12.3", "3.14.4", "3.14.5", "3.16.2", "3.18.2", "4.0.0"]);
+    expect(RELEASES).toEqual(["3.10.2", "3.11.2", "3.12.3", "3.14.4", "3.14.5", "3.16.2", "3.16.3", "3.18.2", "4.0.0", "4.0.1"]);
+    // the held-out flavours (adr/0033): bundles that name calls their hosts do not serve, onboarded only
+    expect(SIM_RELEASES["3.16.3"]).toMatchObject({
+      line: "zcode-task-v2",
+      hostFeatures: ["cli-0.17"],
+      namedNotServed: ["context-composition"],
+      manifestInEnv: false,
+    });
+    expect(SIM_RELEASES["4.0.1"]).toMatchObject({ line: "zcode-task-v3", namedNotServed: ["session-events"], manifestInEnv: false });
     // after 3.15 (shared/reference/zcode-3.16-4.0.md): CLI 0.17.x, no public fingerprint (first-use, the
     // simulator's own manifest), 3.18.2's RPC module renamed away from chunk-*, 4.0.0 on zcode-task-v3
     expect(SIM_RELEASES["3.16.2"]).toMatchObject({
@@ -177,13 +185,25 @@ describe.each(RELEASES)("the %s install", (release) => {
     }
   });
 
+  it("its index.js names the legacy session event and 3.18's calls exactly where the release has them or names them unserved", async () => {
+    const install = await make(release);
+    const index = await readFile(join(install.appArchive, "out/host/index.js"), "utf8");
+    const named = flavour.namedNotServed ?? [];
+    expect(index.includes("onDynamicSessionEvent")).toBe(flavour.line !== "zcode-task-v3" || named.includes("session-events"));
+    expect(index.includes("getContextComposition")).toBe(
+      flavour.hostFeatures?.includes("context-composition") === true || named.includes("context-composition"),
+    );
+  });
+
   it("writes the manifest of exactly these files, the protocol of the line's pinned manifest, exports only on v1", async () => {
     const install = await make(release);
     const reference = await pinned(flavour.protocolFrom);
     const manifest = JSON.parse(await readFile(install.manifestPath, "utf8"));
     expect(manifest).toEqual(install.manifest);
     expect(manifest.protocol).toEqual(flavourProtocol(flavour, reference.protocol));
-    expect(manifest.protocol.allowlist.agent.includes("getContextComposition")).toBe(release === "3.18.2" || release === "4.0.0");
+    expect(manifest.protocol.allowlist.agent.includes("getContextComposition")).toBe(
+      flavour.hostFeatures?.includes("context-composition") === true,
+    );
     expect(manifest.protocol.allowlist.agent.includes("stopSubagent")).toBe(flavour.hostFeatures?.includes("stop-subagent") === true);
     expect(manifest.protocol.allowlist.agent.includes("listSessionSubagents")).toBe(
       flavour.hostFeatures?.includes("subagent-directory") === true,

@@ -30,7 +30,7 @@ describe("every scenario is tested and documented", () => {
     );
     const text = sources.join("\n");
     const names = Object.keys(registry.SCENARIOS);
-    expect(names.length).toBe(50);
+    expect(names.length).toBe(51);
     const untested = names.filter((name) => !new RegExp(`sim:${name}(?![\\w-])`).test(text));
     expect(untested).toEqual([]);
     const undocumented = names.filter((name) => !README.includes(`| \`${name}\``));

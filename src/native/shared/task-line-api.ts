@@ -104,6 +104,21 @@ export interface LineOptions {
   logger?: Logger;
 }
 
+/** the legacy session event and prompt call (zcode-task-v1/v2; zcode-task-v3 has neither) */
+const LEGACY_SESSION_EVENT = "onDynamicSessionEvent";
+const LEGACY_INPUT_CALL = "sendPrompt";
+
+/** The running host serves no legacy session stream and the manifest does not allow the V4 read calls. */
+function legacyNotServed(lineId: string): BridgeError {
+  return new BridgeError(
+    "UNSUPPORTED_ZCODE",
+    `The running ZCode host (${lineId}) does not serve zcode-agent.${LEGACY_SESSION_EVENT} (a subscription gave no first snapshot), ` +
+      "and this install's manifest does not allow the V4 read calls (subscribeConversationV4, conversationRowsRangeV4) to read sessions otherwise. " +
+      "Onboard this build again (`zcode-acp onboard --probe`), or use a verified ZCode release.",
+    { details: { lineId, missing: [`zcode-agent.${LEGACY_SESSION_EVENT}`] } },
+  );
+}
+
 /** The V4 read path was chosen but this install's manifest does not allow what it needs. */
 function noV4Read(lineId: string, method: string): BridgeError {
   return new BridgeError(
@@ -125,15 +140,69 @@ export abstract class TaskLineApi implements NativeApi {
    * session layer sees one usage, not two that differ only by what the V4 zone leaves out.
    */
   private readonly v4Costs = new Map<string, { used: number; size: number; cost: unknown }>();
-  protected readonly readPath: ReadPath;
+  /** the read path asked for (ZCODE_ACP_READ_PATH, or the line's only one) */
+  private readonly configuredRead: ReadPath;
+  /** the read path chosen for one host incarnation from what that host serves (adr/0033) */
+  private chosenRead: { incarnation: number; path: ReadPath; legacyServed: boolean } | undefined;
+  /** the host incarnation whose legacy session event was found not served (its subscription never confirmed) */
+  private legacyEventLost: number | undefined;
   protected readonly logger: Logger;
 
   constructor(
     protected readonly host: HostClient,
     options: LineOptions = {},
   ) {
-    this.readPath = options.readPath ?? "legacy";
+    this.configuredRead = options.readPath ?? "legacy";
     this.logger = options.logger ?? silentLogger;
+  }
+
+  /** The read path of the running host as chosen (`chooseReadPath`); the configured one before any choice. */
+  protected get readPath(): ReadPath {
+    const chosen = this.chosenRead;
+    return chosen !== undefined && chosen.incarnation === this.host.incarnation ? chosen.path : this.configuredRead;
+  }
+
+  /**
+   * The read path for the running host, chosen once per incarnation (adr/0033): the manifest's
+   * allowlist is the upper bound, the host's answers decide. The legacy stream is read where the
+   * host serves it; where it does not (its `sendPrompt` answered a probe "Method not found", the
+   * two go together in ZCode, or a legacy subscription never confirmed) V4 is read where the
+   * manifest allows it; else a typed error names what is missing.
+   */
+  protected async chooseReadPath(): Promise<ReadPath> {
+    if (this.configuredRead === "v4") return "v4";
+    const v4Allowed =
+      (await this.host.allows("agent", "subscribeConversationV4")) && (await this.host.allows("agent", "conversationRowsRangeV4"));
+    const incarnation = this.host.incarnation;
+    const chosen = this.chosenRead;
+    if (chosen !== undefined && chosen.incarnation === incarnation) return chosen.path;
+    const eventLost = this.legacyEventLost === incarnation;
+    const sendPrompt = eventLost ? "unserved" : ((await this.host.probe?.("agent", LEGACY_INPUT_CALL)) ?? "unknown");
+    let path: ReadPath = "legacy";
+    if (eventLost || sendPrompt === "unserved") {
+      if (v4Allowed) path = "v4";
+      else if (eventLost) throw legacyNotServed(this.lineId);
+    }
+    this.logger.info("read path chosen for the running host", { incarnation, path, sendPrompt, legacyEventLost: eventLost, v4Allowed });
+    if (this.host.incarnation === incarnation)
+      this.chosenRead = { incarnation, path, legacyServed: !eventLost && sendPrompt !== "unserved" };
+    return path;
+  }
+
+  /**
+   * A session's subscription gave no first event within `waitedMs`: on the legacy path, a served
+   * legacy stream confirms with its snapshot at once, so this host does not serve it. True when
+   * the line now reads through V4 (the caller subscribes once more); false on another path; throws
+   * UNSUPPORTED_ZCODE when there is no path left.
+   */
+  async subscriptionUnconfirmed(waitedMs: number): Promise<boolean> {
+    if (this.readPath !== "legacy") return false;
+    const incarnation = this.host.incarnation;
+    this.legacyEventLost = incarnation;
+    this.host.learnUnserved?.("agent", LEGACY_SESSION_EVENT, `its subscription gave no first snapshot within ${waitedMs} ms`);
+    if (this.chosenRead?.incarnation === incarnation) this.chosenRead = undefined;
+    // no V4 read allowed either: the typed error names what the running host lacks
+    return (await this.chooseReadPath()) === "v4";
   }
 
   get incarnation(): number {
@@ -185,6 +254,7 @@ export abstract class TaskLineApi implements NativeApi {
   }
 
   async createSession(params: NewSession): Promise<SessionSnapshot> {
+    await this.chooseReadPath();
     const raw = await this.host.call(
       "agent",
       "createSession",
@@ -200,6 +270,7 @@ export abstract class TaskLineApi implements NativeApi {
   }
 
   async resumeSession(params: ResumeSession): Promise<SessionSnapshot> {
+    await this.chooseReadPath();
     // ZCode keeps a deleted session's conversation (its delete hides the task): it is not resumed here
     if ((await this.deletedIds(params.workspacePath))?.has(params.sessionId) === true) throw deletedSession(params.sessionId);
     const native: Record<string, unknown> = { workspacePath: params.workspacePath, sessionId: params.sessionId };
@@ -222,7 +293,7 @@ export abstract class TaskLineApi implements NativeApi {
   }
 
   async *readHistory(params: SessionRef): AsyncGenerator<SnapshotMessage[]> {
-    if (this.readPath === "v4") {
+    if ((await this.chooseReadPath()) === "v4") {
       await this.requireV4Read("conversationRowsRangeV4");
       // a subagent's tools are in its own conversation: read after its `subagent` row (v4-read/history.ts)
       const directory = await readSubagentDirectory(this.host, ref(params), this.logger);
@@ -506,6 +577,7 @@ export abstract class TaskLineApi implements NativeApi {
   }
 
   answerPermission(params: SessionRef & { requestId: string; optionId: string }): Promise<unknown> {
+    // the path chosen when the session subscribed (an interaction comes only through a subscription)
     if (this.readPath === "v4") {
       return this.v4Input().resolveInteraction(ref(params), params.requestId, { optionId: params.optionId }, "answerPermission");
     }
@@ -543,7 +615,7 @@ export abstract class TaskLineApi implements NativeApi {
   }
 
   async subscribe(params: SessionRef, sink: HostEventSink): Promise<HostSubscription> {
-    if (this.readPath === "v4") return this.subscribeV4(params, sink);
+    if ((await this.chooseReadPath()) === "v4") return this.subscribeV4(params, sink);
     return this.host.subscribe(
       { ...ref(params), deliveryKind: "desktop-continuous", includeSnapshot: true },
       { onEvent: (event) => sink.onEvent(this.normaliseEvent(event, params)), onEnd: (error) => sink.onEnd(error) },
@@ -562,6 +634,9 @@ export abstract class TaskLineApi implements NativeApi {
    */
   protected async subscribeV4(params: SessionRef, sink: HostEventSink): Promise<HostSubscription> {
     await this.requireV4Read("subscribeConversationV4");
+    // a host that does not serve the legacy stream (adr/0033) has no header requests on it to listen to
+    const chosen = this.chosenRead;
+    if (chosen !== undefined && chosen.incarnation === this.host.incarnation && !chosen.legacyServed) return this.openV4(params, sink);
     const seen = new Set<string>();
     return joinHeaderRequests(
       this.host,

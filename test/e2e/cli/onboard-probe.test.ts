@@ -182,7 +182,10 @@ describe("onboard --probe", () => {
       const calls = await callsOf(other);
       const methods = calls.map((c) => c.method);
       expect(methods).toEqual(expect.arrayContaining(["helloConversationV4", "initializeConversationV4", "listSessions"]));
-      expect(methods.filter((m) => m === "sendPrompt" || m === "sendConversationCommandV4" || m === "createSession")).toEqual([]);
+      expect(methods.filter((m) => m === "sendConversationCommandV4" || m === "createSession")).toEqual([]);
+      // sendPrompt only as the served-call probe (adr/0033): no session, so nothing runs
+      expect(calls.filter((c) => c.method === "sendPrompt").map((c) => c.params)).toEqual([{}]);
+      expect(report.probe.served).toMatchObject({ status: "ok", notServed: [] });
       for (const call of calls.filter((c) => c.method === "listSessions")) expect(call.params).not.toHaveProperty("includeArchived");
       expect(await storeFiles(other)).toEqual([]);
     } finally {

@@ -9,7 +9,9 @@ describe("the paths the review reports", () => {
     expect(readPath("x onDynamicSessionEvent y")).toEqual({ path: "legacy onDynamicSessionEvent", missing: [] });
     const both = readPath("onDynamicSessionEvent subscribeConversationV4 onDynamicConversationFrame");
     expect(both.missing).toEqual([]);
-    expect(both.path).toContain("also names the V4 read path: subscribeConversationV4, onDynamicConversationFrame; not used");
+    expect(both.path).toContain(
+      "also names the V4 read path: subscribeConversationV4, onDynamicConversationFrame; read only where the running host does not serve the legacy stream",
+    );
   });
 
   it("a bundle with only the V4 read path: read through V4 frames when it names every read call, else what it lacks", () => {
