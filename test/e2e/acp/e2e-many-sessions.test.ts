@@ -57,7 +57,9 @@ describe("e2e: many sessions", () => {
     // one per held session; on zcode-task-v3 also the one workspace listener for provider-header requests
     const headers = alive.filter((l) => l.event === "onDynamicWorkspaceProviderRuntimeHeadersRequest");
     expect(headers.length).toBeLessThanOrEqual(1);
-    expect(alive.length - headers.length).toBe(MAX_ATTACHED_SESSIONS);
+    // the legacy stream: one listen per held session; V4 frames: one listener for the workspace (adr/0034)
+    const frames = alive.filter((l) => l.event === "onDynamicConversationFrame");
+    expect(alive.length - headers.length).toBe(frames.length > 0 ? 1 : MAX_ATTACHED_SESSIONS);
     expect(log.filter((e) => e.kind === "call" && e.method === "closeSession")).toHaveLength(SESSIONS - MAX_ATTACHED_SESSIONS);
 
     // the first was prompted (ZCode kept it): resumed; the second never was: created again with its id and mode

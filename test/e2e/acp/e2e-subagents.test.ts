@@ -103,7 +103,11 @@ describe("e2e: subagents as child sessions", () => {
     const childId = announce.update.sessionId as string;
     expect(asked).toHaveLength(1);
     expect(asked[0].sessionId).toBe(childId);
-    expect(asked[0].toolCall.title).toContain("npm test");
+    // on the V4 path the child's tool row comes on the child's own conversation, the question on the
+    // parent's: which is read first is not fixed, so the title is the tool's or ZCode's reason; the
+    // input is the tool's either way
+    expect(asked[0].toolCall.title).toMatch(/npm test|Run shell command/);
+    expect(JSON.stringify(asked[0].toolCall.rawInput)).toContain("npm test");
     expect(client.text(sessionId)).toBe("The sub-agent ran the tests.");
     expect(client.text(childId)).toBe("All 12 tests pass.");
     const answers = answersFor(await t.sim().readCallLog(), "respondPermission", sessionId);
