@@ -197,6 +197,10 @@ export abstract class TaskLineApi implements NativeApi {
    */
   async subscriptionUnconfirmed(waitedMs: number): Promise<boolean> {
     if (this.readPath !== "legacy") return false;
+    // a host that serves the legacy input serves its stream too (the two go together in ZCode; a
+    // pinned release's are served by its review): one silent subscription is a hang of that session,
+    // not a missing method — the open fails with its timeout, and the next open subscribes anew
+    if ((await this.host.probe?.("agent", LEGACY_INPUT_CALL)) === "served") return false;
     const incarnation = this.host.incarnation;
     this.legacyEventLost = incarnation;
     this.host.learnUnserved?.("agent", LEGACY_SESSION_EVENT, `its subscription gave no first snapshot within ${waitedMs} ms`);
