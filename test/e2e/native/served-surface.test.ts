@@ -132,7 +132,7 @@ describe("a 3.16-like build whose bundle names 3.18's getContextComposition with
     expect(await callsOf(v3163, "getContextComposition")).toHaveLength(1);
     const usages = client.updates(sessionId).filter((u) => u.sessionUpdate === "usage_update");
     expect(usages.length).toBeGreaterThanOrEqual(3);
-    expect(usages.at(-1)._meta.zcode.contextComposition).toBeUndefined();
+    expect(usages.at(-1)._meta?.zcode?.contextComposition).toBeUndefined();
     client.expectValid();
   });
 });
