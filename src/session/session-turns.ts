@@ -310,21 +310,27 @@ export class SessionTurns {
   cancel(): void {
     this.cancels++;
     const turn = this.live;
-    if (turn && !turn.cancelRequested) {
-      turn.cancelRequested = true;
-      turn.abortSignal("cancel");
-      void this.session.deps.broker
-        .withdrawAll(this.session.sessionId, "cancel")
-        .catch((e) => this.session.logger.warn("withdrawAll failed", { error: describeError(e) }));
-      turn.startGraceTimer(this.session.deps.cancelGraceMs, () => {
-        this.session.logger.warn("no terminal event after ZCode's stop; the session will be resynchronised", {
-          graceMs: this.session.deps.cancelGraceMs,
-        });
-        this.session.markResync();
-        this.endTurn(turn, { stopReason: "cancelled" }, false);
-      });
-    }
+    if (turn && !turn.cancelRequested) this.cancelRunning(turn);
     void this.inputs.stop({ native: true, graceMs: this.session.deps.cancelGraceMs });
+  }
+
+  /**
+   * The running turn is cancelled: its interactions are withdrawn, and its end answers `cancelled`,
+   * at the latest after the cancel grace (then the session is resynchronised).
+   */
+  private cancelRunning(turn: ActiveTurn): void {
+    turn.cancelRequested = true;
+    turn.abortSignal("cancel");
+    void this.session.deps.broker
+      .withdrawAll(this.session.sessionId, "cancel")
+      .catch((e) => this.session.logger.warn("withdrawAll failed", { error: describeError(e) }));
+    turn.startGraceTimer(this.session.deps.cancelGraceMs, () => {
+      this.session.logger.warn("no terminal event after ZCode's stop; the session will be resynchronised", {
+        graceMs: this.session.deps.cancelGraceMs,
+      });
+      this.session.markResync();
+      this.endTurn(turn, { stopReason: "cancelled" }, false);
+    });
   }
 
   /**
@@ -336,15 +342,7 @@ export class SessionTurns {
     const turn = input.turn;
     if (!turn || turn.settled || turn.cancelRequested) return;
     if (this.current?.input === input) {
-      turn.cancelRequested = true;
-      turn.abortSignal("cancel");
-      void this.session.deps.broker
-        .withdrawAll(this.session.sessionId, "cancel")
-        .catch((e) => this.session.logger.warn("withdrawAll failed", { error: describeError(e) }));
-      turn.startGraceTimer(this.session.deps.cancelGraceMs, () => {
-        this.session.markResync();
-        this.endTurn(turn, { stopReason: "cancelled" }, false);
-      });
+      this.cancelRunning(turn);
       void this.inputs.stopOne(input);
       return;
     }
