@@ -57,7 +57,10 @@ export function formatAssessment(report: Assessment): string {
     lines.push(`  [${MARK[step.status]}] ${STEP_TITLES[step.id].padEnd(width)}  ${step.summary}`);
     // evidence for what needs attention; passing steps stay one line
     if ((step.status === "fail" || step.status === "diagnostic") && step.evidence) {
-      for (const [field, { expected, actual }] of Object.entries(step.evidence)) {
+      // only the pairs that differ (a step's evidence may also hold the pairs that matched before it failed)
+      const pairs = Object.entries(step.evidence);
+      const differing = pairs.filter(([, { expected, actual }]) => show(expected) !== show(actual));
+      for (const [field, { expected, actual }] of differing.length > 0 ? differing : pairs) {
         lines.push(`         ${field}: expected ${show(expected)}, actual ${show(actual)}`);
       }
     }

@@ -40,6 +40,10 @@ function expectPackedExportCheckFailure(report: Assessment): void {
   // the pinned path, looked up among the host index's static imports (no search), then hash-checked, before any import
   expect(evidence["RPC module (pinned path)"]).toEqual({ expected: "out/host/chunk-KGXW6KHC.js", actual: "out/host/chunk-KGXW6KHC.js" });
   expect(String(evidence["RPC roles"]!.actual)).toMatch(/Cannot find module|ERR_MODULE_NOT_FOUND/);
+  // `check` prints only the evidence that differs: the hashes that matched are not listed as if they were wrong
+  const text = formatAssessment(report);
+  expect(text).toMatch(/RPC roles: expected/);
+  expect(text).not.toMatch(/sha256 out\/host\/index\.js: expected/);
 }
 
 const forms = [
