@@ -92,3 +92,11 @@ describe("protocol violations the bridge must fail closed on (docs/zcode-host.md
     expect(terminals(rig.events.ofTurn(terminal.turnId))).toHaveLength(1);
   });
 });
+
+describe("agent runtime restart (adr/0033, review #7)", () => {
+  it("sim:agent-restart: its own turn ends normally (the restart comes at the session's next input)", async () => {
+    const rig = await sessionRig();
+    const { terminal } = await promptToEnd(rig, "sim:agent-restart");
+    expect(terminal.payload).toMatchObject({ resultType: "success" });
+  });
+});

@@ -38,7 +38,10 @@ async function prompted(sim: SimInstall, options: { simProfile?: Record<string, 
     (await sim.readCallLog()).filter((e) => e.kind === "call" && e.method === "getContextComposition"),
     sessionId,
   );
-  return { client, sessionId, last: usages.at(-1), calls };
+  // the end-of-turn report is the one with the session's token totals (a repeat of the snapshot's
+  // usage without them may follow it: a known duplicate, see the stop note)
+  const last = usages.filter((u) => (u._meta?.zcode as { tokenUsage?: unknown } | undefined)?.tokenUsage !== undefined).at(-1);
+  return { client, sessionId, last, calls };
 }
 
 describe("getContextComposition feeds the context usage (simulated 3.18.2)", () => {
