@@ -579,6 +579,18 @@ export class SessionEngine {
 
   /** `post`: in front of the ended turn's boundary (adr/0036) */
   private async reportUsage(turn: ActiveTurn, post: (update: SessionUpdate) => void): Promise<void> {
+    // while the end-of-turn report is read, a snapshot event's usage is not said on its own: the
+    // report carries the newest, and an update posted now would go out behind the turn's barrier,
+    // after the answer, as a repeat of the report (adr/0036)
+    this.state.usageReportPending = true;
+    try {
+      await this.readUsageReport(turn, post);
+    } finally {
+      this.state.usageReportPending = false;
+    }
+  }
+
+  private async readUsageReport(turn: ActiveTurn, post: (update: SessionUpdate) => void): Promise<void> {
     const [tokens, snapshot, composition] = await Promise.all([
       this.deps.native.tokenUsage(this.where).catch((e) => {
         this.logger.warn("getTaskTokenUsage failed", { error: describeError(e) });

@@ -38,8 +38,7 @@ async function prompted(sim: SimInstall, options: { simProfile?: Record<string, 
     (await sim.readCallLog()).filter((e) => e.kind === "call" && e.method === "getContextComposition"),
     sessionId,
   );
-  // the end-of-turn report is the one with the session's token totals (a repeat of the snapshot's
-  // usage without them may follow it: a known duplicate, see the stop note)
+  // the end-of-turn report: the one with the session's token totals
   const last = usages.filter((u) => (u._meta?.zcode as { tokenUsage?: unknown } | undefined)?.tokenUsage !== undefined).at(-1);
   return { client, sessionId, last, calls };
 }
