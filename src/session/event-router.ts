@@ -6,7 +6,7 @@
  * (src/protocol/event-table.ts) to one handler per type: translation, terminal handling, the
  * interaction broker.
  */
-import type { SessionUpdate, ToolCallUpdate } from "@agentclientprotocol/sdk";
+import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import {
   sessionEventRowOf,
   type HandledSessionEventType,
@@ -29,7 +29,7 @@ import { clientSurface, StreamTranslator } from "./stream-translator.js";
 import { compactionStopped } from "./compaction.js";
 import { abortableDelay } from "./session-lifecycle.js";
 import { completedOutcome, failedOutcome } from "./stop-reason.js";
-import { requestOrigin, Subagents } from "./subagents.js";
+import { requestOrigin, Subagents, type ChildInteractionTarget } from "./subagents.js";
 
 const ENDED_TURNS_KEPT = 256;
 
@@ -302,11 +302,7 @@ export class EventRouter {
    * Interaction context; without a live turn of its own the signal is already aborted (never allow).
    * `child`: a subagent's request, asked under its child session and withdrawn when the child ends.
    */
-  private context(
-    turn: ActiveTurn | undefined,
-    turnId: string | undefined,
-    child?: { sessionId: string; signal: AbortSignal; describe: (toolCallId: string) => Partial<ToolCallUpdate> | undefined },
-  ): InteractionContext {
+  private context(turn: ActiveTurn | undefined, turnId: string | undefined, child?: ChildInteractionTarget): InteractionContext {
     const engine = this.engine;
     if (child && turn) {
       return {
@@ -322,6 +318,7 @@ export class EventRouter {
         update: (update) => engine.emit(update, child.sessionId),
         failTurn: (error) => engine.failTurn(turn, error),
         describeToolCall: child.describe,
+        adoptToolCall: child.adopt,
       };
     }
     return {
@@ -339,6 +336,7 @@ export class EventRouter {
         else engine.logger.warn("interaction failed outside a prompt", { code: error.code, message: error.message });
       },
       describeToolCall: (toolCallId) => this.translator.describeToolCall(toolCallId),
+      adoptToolCall: (call) => this.translator.adoptToolCall(call),
     };
   }
 

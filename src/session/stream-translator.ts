@@ -64,6 +64,11 @@ export class StreamTranslator {
     return this.tools.describe(toolCallId);
   }
 
+  /** an interaction showed the client this call first (ToolCallTracker.adopt) */
+  adoptToolCall(call: ToolCallUpdate): boolean {
+    return this.tools.adopt(call);
+  }
+
   /** final `failed` updates for the tool calls still open when the turn ended early */
   closeOpenTools(reason: string): SessionUpdate[] {
     return this.tools.closeOpen(reason);

@@ -80,6 +80,18 @@ export interface ParentEnd {
   summary: string | undefined;
 }
 
+/** Where a subagent's request is asked: its child session, withdrawn when the child ends. */
+export interface ChildInteractionTarget {
+  sessionId: string;
+  signal: AbortSignal;
+  describe: (toolCallId: string) => Partial<ToolCallUpdate> | undefined;
+  /**
+   * The request is shown before the child's tool row was read (it comes on the child's own
+   * conversation, and can be overtaken): the child's tracker records the call as shown.
+   */
+  adopt: (call: ToolCallUpdate) => boolean;
+}
+
 /** The subagent origin of an event or request, when ZCode names one. */
 export interface SubagentOrigin {
   childSessionId: string;
@@ -275,13 +287,16 @@ export class Subagents {
    * The child a subagent's permission request is asked under (announced first when it is new),
    * with the signal that withdraws the request when the child ends; undefined: ask on the parent.
    */
-  interactionTarget(
-    origin: SubagentOrigin,
-  ): { sessionId: string; signal: AbortSignal; describe: (id: string) => Partial<ToolCallUpdate> | undefined } | undefined {
+  interactionTarget(origin: SubagentOrigin): ChildInteractionTarget | undefined {
     if (this.ended.has(origin.childSessionId)) return undefined;
     const child = this.child(origin);
     if (!child) return undefined;
-    return { sessionId: child.sessionId, signal: child.abort.signal, describe: (id) => child.tools.describe(id) };
+    return {
+      sessionId: child.sessionId,
+      signal: child.abort.signal,
+      describe: (id) => child.tools.describe(id),
+      adopt: (call) => child.tools.adopt(call),
+    };
   }
 
   /** The parent tool call of a tracked child (what `stopSubagent` names), or undefined. */

@@ -62,6 +62,27 @@ export class ToolCallTracker {
     return updates;
   }
 
+  /**
+   * An interaction (a permission, a question) showed the client this call before any event of the
+   * call was read — a subagent's request can overtake its child's tool row, which comes on the
+   * child's own conversation. It is recorded as announced, as shown, so the call's own events
+   * update it (`tool_call_update`) instead of announcing it a second time. False when it was known.
+   */
+  adopt(call: ToolCallUpdate): boolean {
+    const known = this.tools.get(call.toolCallId);
+    if (known?.announced) return false;
+    const tool = known ?? this.ensure(call.toolCallId, undefined);
+    tool.announced = true;
+    tool.status = call.status ?? "pending";
+    if (call.title) tool.title = call.title;
+    if (call.kind) tool.kind = call.kind;
+    if (call.rawInput !== undefined && !tool.hasInput) {
+      tool.input = call.rawInput;
+      tool.hasInput = true;
+    }
+    return true;
+  }
+
   inputStart(toolCallId: string, toolName: string | undefined): SessionUpdate[] {
     const tool = this.ensure(toolCallId, toolName);
     tool.inputText = "";

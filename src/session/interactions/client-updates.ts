@@ -24,13 +24,22 @@ export function permissionToolCall(
 }
 
 /**
+ * Whether the client was already shown this call; when not, the engine records it as shown now
+ * (adoptToolCall), so the call's own events that come later update it rather than announce it again.
+ */
+function isKnown(ctx: InteractionContext, call: ToolCallUpdate): boolean {
+  if (ctx.adoptToolCall) return !ctx.adoptToolCall(call);
+  return ctx.describeToolCall(call.toolCallId) !== undefined;
+}
+
+/**
  * Make sure the client has seen the tool call before it is asked about it: announce it
  * (`tool_call`, pending) when the engine never did, else mark it pending (awaiting approval).
  * `ctx.update` is ordered after every update the engine queued before, so awaiting it also
  * keeps the question behind the tool call's earlier updates on the wire.
  */
 export async function showToolCall(ctx: InteractionContext, call: ToolCallUpdate): Promise<void> {
-  const known = ctx.describeToolCall(call.toolCallId) !== undefined;
+  const known = isKnown(ctx, { ...call, status: "pending" });
   try {
     if (known) {
       await ctx.update({ sessionUpdate: "tool_call_update", toolCallId: call.toolCallId, status: "pending" });
@@ -62,7 +71,7 @@ export function planToolCall(toolCallId: string, title: string, plan: string, in
  * question itself still carries the plan (permission content / elicitation message).
  */
 export async function publishPlan(ctx: InteractionContext, call: ToolCallUpdate): Promise<void> {
-  const known = ctx.describeToolCall(call.toolCallId) !== undefined;
+  const known = isKnown(ctx, { ...call, status: "pending" });
   const markdown = (call.rawInput as { plan?: unknown } | undefined)?.plan;
   try {
     if (known) {

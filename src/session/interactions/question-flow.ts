@@ -86,9 +86,34 @@ export function startQuestions(req: NativeUserInputRequest, ctx: InteractionCont
       await askChoiceAsPermission(pending, question, call, { rejected: "decline", cancelled: "decline" }, unsupportedQuestionError(req));
       return;
     }
-    const toolCallId = req.toolCallId && ctx.describeToolCall(req.toolCallId) ? req.toolCallId : undefined;
+    const toolCallId = await formToolCall(ctx, req, questions);
+    if (!pending.shouldAsk) return;
     await askQuestionsForm(ctx, pending, req, questions, toolCallId, questionMessage(req.prompt, questions));
   })().catch((error: unknown) => void pending.fallBack(`internal error: ${describeError(error)}`, unsupportedQuestionError(req)));
+}
+
+/**
+ * The tool call a question form names: the asking tool call when the client has seen it. A
+ * subagent's question can be read before its child's tool row (the row comes on the child's own
+ * conversation): then the call is shown first, so the form never names a call the client does not
+ * know, and the row read later updates it. On the parent the row comes first on the same stream;
+ * a call it never named is not invented.
+ */
+async function formToolCall(
+  ctx: InteractionContext,
+  req: NativeUserInputRequest,
+  questions: readonly NativeQuestion[],
+): Promise<string | undefined> {
+  if (!req.toolCallId) return undefined;
+  if (ctx.describeToolCall(req.toolCallId) !== undefined) return req.toolCallId;
+  if (ctx.clientSessionId === undefined || !ctx.adoptToolCall) return undefined;
+  const call = permissionToolCall(ctx, req.toolCallId, {
+    toolName: req.toolName,
+    reason: questions[0]?.question,
+    input: req.input,
+  });
+  await showToolCall(ctx, call);
+  return req.toolCallId;
 }
 
 /**

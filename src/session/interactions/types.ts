@@ -32,6 +32,12 @@ export interface InteractionContext {
   failTurn(error: BridgeError): void;
   /** what the engine knows about a tool call (title, kind, rawInput, content, locations) */
   describeToolCall(toolCallId: string): Partial<ToolCallUpdate> | undefined;
+  /**
+   * The interaction is about to show the client this call before any event of it was read:
+   * recorded as announced, so the call's own events later update it instead of announcing it
+   * twice. False when the engine already announced it (then only an update is due).
+   */
+  adoptToolCall?(call: ToolCallUpdate): boolean;
 }
 
 export type WithdrawReason = "cancel" | "close" | "turn-end" | "host-exit" | "disconnect";

@@ -99,6 +99,46 @@ describe("e2e: a subagent's question", () => {
     client.expectValid();
   });
 
+  it.each([
+    ["form-capable client", true],
+    ["client without elicitation (Paseo)", false],
+  ] as const)(
+    "%s, the question read before the child's tool row (rowsLate=1): the call is shown once, first, and the row updates it",
+    async (_label, form) => {
+      const named: (string | undefined)[] = [];
+      const { client, sessionId } = await session(form ? { subagents: {}, elicitation: { form: {} } } : { subagents: {} }, {
+        onPermission: (params) => {
+          named.push(params.toolCall.toolCallId);
+          return { outcome: { outcome: "selected", optionId: "vitest" } };
+        },
+        onElicitation: (params) => {
+          named.push((params as { toolCallId?: string }).toolCallId);
+          return { action: "accept", content: { answer_0: "vitest" } };
+        },
+      });
+      await expect(client.prompt(sessionId, "sim:subagent-question rowsLate=1")).resolves.toMatchObject({ stopReason: "end_turn" });
+      const childId = childOf(client, sessionId);
+      expect(named).toEqual([expect.any(String)]);
+      const toolCallId = named[0]!;
+      const about = client.updates(childId).filter((u) => u.toolCallId === toolCallId);
+      // announced once, before the question; ZCode's row, read after it, only updates that call
+      expect(about.filter((u) => u.sessionUpdate === "tool_call")).toHaveLength(1);
+      expect(about[0]).toMatchObject({ sessionUpdate: "tool_call", title: QUESTION, status: "pending" });
+      expect(about.at(-1)).toMatchObject({ sessionUpdate: "tool_call_update", status: "completed" });
+      const method = form ? "elicitation/create" : "session/request_permission";
+      const asked = client.transcript.lines.findIndex((l) => l.from === "agent" && l.message?.method === method);
+      const shown = client.transcript.lines.findIndex(
+        (l) => l.from === "agent" && l.message?.method === "session/update" && l.message.params?.update?.toolCallId === toolCallId,
+      );
+      expect(shown).toBeGreaterThanOrEqual(0);
+      expect(shown).toBeLessThan(asked);
+      const answers = answersFor(await t.sim().readCallLog(), "respondElicitation", sessionId);
+      expect(answers).toEqual([expect.objectContaining({ action: "accept" })]);
+      expect(client.text(childId)).toBe("Runner: vitest");
+      client.expectValid();
+    },
+  );
+
   it("without clientCapabilities.subagents: the question is asked on the parent, as before", async () => {
     const forms: acp.CreateElicitationRequest[] = [];
     const { client, sessionId } = await session(
