@@ -108,6 +108,10 @@ describe("e2e: subagents as child sessions", () => {
     // input is the tool's either way
     expect(asked[0].toolCall.title).toMatch(/npm test|Run shell command/);
     expect(JSON.stringify(asked[0].toolCall.rawInput)).toContain("npm test");
+    // whichever came first, the child's call is announced once and ends as the tool's own
+    const about = client.updates(childId).filter((u) => u.toolCallId === asked[0].toolCall.toolCallId);
+    expect(about.filter((u) => u.sessionUpdate === "tool_call")).toHaveLength(1);
+    expect(about.at(-1)).toMatchObject({ status: "completed" });
     expect(client.text(sessionId)).toBe("The sub-agent ran the tests.");
     expect(client.text(childId)).toBe("All 12 tests pass.");
     const answers = answersFor(await t.sim().readCallLog(), "respondPermission", sessionId);
