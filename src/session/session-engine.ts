@@ -223,7 +223,9 @@ export class SessionEngine {
   private async attach(signal: AbortSignal, retried = false): Promise<void> {
     const generation = ++this.subscriptionGeneration;
     let confirmed = false;
-    /** the end of a subscription that had not confirmed yet */
+    /** set once the subscription is held (`this.subscription`): from then on its end is a lost subscription */
+    let held = false;
+    /** the end of a subscription that was not held yet: before its snapshot, or right after it (a fatal early frame) */
     let endedEarly: BridgeError | undefined;
     let settle: (() => void) | undefined;
     const subscription = await this.deps.native.subscribe(
@@ -239,8 +241,9 @@ export class SessionEngine {
         onEnd: (error) => {
           if (generation !== this.subscriptionGeneration) return;
           const ended = error ?? new BridgeError("HOST_EXITED", "The ZCode host stopped.");
-          if (!confirmed) {
-            // ended before its snapshot (review #8): the confirmation wait ends now, with this end
+          if (!held) {
+            // ended before its snapshot (review #8), or after it but before the open holds it (an
+            // early frame that was fatal): the confirmation wait ends now, with this end
             endedEarly = ended;
             if (HOST_GONE.has(ended.code)) this.resident = false;
             settle?.();
@@ -268,6 +271,7 @@ export class SessionEngine {
     }
     if (confirmed && endedEarly === undefined && !signal.aborted && generation === this.subscriptionGeneration) {
       this.subscription = subscription;
+      held = true;
       return;
     }
     // closed (or the host went away, or ZCode never confirmed) while subscribing: nothing may outlive this engine
@@ -276,9 +280,10 @@ export class SessionEngine {
     await subscription.dispose().catch((e) => this.logger.warn("unsubscribe failed", { error: describeError(e) }));
     if (signal.aborted) throw this.lifecycle.closedError();
     if (endedEarly !== undefined) {
+      const when = confirmed ? "right after its first snapshot" : "before its first snapshot";
       throw new BridgeError(
         endedEarly.code,
-        `ZCode ended the event subscription of session ${this.sessionId} before its first snapshot: ${endedEarly.message}`,
+        `ZCode ended the event subscription of session ${this.sessionId} ${when}: ${endedEarly.message}`,
         { cause: endedEarly, details: { sessionId: this.sessionId } },
       );
     }

@@ -43,6 +43,25 @@ describe("session waits end", () => {
     await expect(opened).rejects.toThrow(/before its first snapshot: the bridge is not reading host events fast enough/);
   });
 
+  it("a subscription that ends after its snapshot but before the open holds it (a fatal early frame) fails the open; it is never kept as live", async () => {
+    const host = new FakeHost();
+    const sessions = service(host, { subscribeConfirmMs: 600_000 });
+    const subscribe = host.subscribe.bind(host);
+    const disposed: string[] = [];
+    host.subscribe = async (target: SessionEventTarget, sink: HostEventSink) => {
+      const subscription = await subscribe({ ...target, includeSnapshot: false }, sink);
+      // the V4 reader replays its early frames in one synchronous pass: the snapshot confirms,
+      // the next frame is fatal and ends the subscription, all before subscribe() returns
+      await sink.onEvent(structuredClone({ type: "snapshot", snapshot: host.session(target.sessionId).snapshot }));
+      sink.onEnd(new BridgeError("CHANNEL_OVERFLOW", "an early frame could not be read"));
+      return { ...subscription, dispose: async () => void disposed.push(subscription.id) };
+    };
+    const opened = sessions.newSession({ cwd: CWD, mcpServers: [] });
+    await expect(opened).rejects.toMatchObject({ code: "CHANNEL_OVERFLOW" });
+    await expect(opened).rejects.toThrow(/right after its first snapshot: an early frame could not be read/);
+    expect(disposed).toHaveLength(1);
+  });
+
   it("a resync whose answer never comes is bounded: the prompt waiting on it is answered with a typed error", async () => {
     const host = new FakeHost();
     const sessions = service(host, { resyncTimeoutMs: 300 });
