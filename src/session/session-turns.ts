@@ -424,6 +424,8 @@ export class SessionTurns {
         .catch((e) => this.session.logger.warn("usage report failed", { error: describeError(e) }));
     await boundary.passed();
     const answer = turn.deliver();
+    // from here what waits behind the boundary waits only for the client to read the answer
+    boundary.answered();
     // the next turn's updates go out after this prompt's answer (a client shows them under the right prompt)
     if (turn.awaited && this.session.deps.answerWrites === true && !this.session.lifecycle.ended) {
       this.answerHolds.set(answer, () => {

@@ -22,8 +22,11 @@
  * it is written until it is lifted, while `barrier.post` still queues an update in front of it
  * (the ended turn's own final updates: usage, snapshot changes). `barrier.passed()` resolves once
  * everything in front of it was written; the session then hands out the prompt's answer and lifts
- * the barrier once that answer was written. Updates held behind a barrier wait for us, not for the
- * client, so they do not count towards `pressure()` (the host channel is not held back for them).
+ * the barrier once that answer was written. Updates held behind a barrier whose answer is not out
+ * yet wait for us (the answer may need the host channel: the turn's usage is read through it), so
+ * they do not count towards `pressure()`; once the answer was handed out (`barrier.answered()`)
+ * they wait only for the client to read it, and count again, so a client that stops reading holds
+ * back the host as it does without a barrier.
  */
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
 
@@ -60,6 +63,8 @@ interface Entry {
   update: SessionUpdate;
   /** a turn boundary (`barrier()`): not written; the queue stops here until it is lifted */
   barrier?: true;
+  /** a barrier whose answer was handed out (`TurnBarrier.answered`) */
+  answered?: true;
   /** another ACP session than the queue's own (a subagent's child); never merged across sessions */
   target: string | undefined;
   /** text parts of a merged chunk, joined when it is written */
@@ -76,6 +81,8 @@ export interface TurnBarrier {
   post(update: SessionUpdate, target?: string): void;
   /** resolves once everything queued in front of the barrier was written or failed (never rejects; waits for open()) */
   passed(): Promise<void>;
+  /** the prompt's answer was handed out: what waits behind now waits for the client, and counts towards pressure() */
+  answered(): void;
   /** let what waits behind the barrier go (idempotent) */
   lift(): void;
 }
@@ -111,9 +118,9 @@ export class UpdateCoalescer {
   private opened = false;
   private inFlight: Entry | undefined;
   private backlog = 0;
-  /** barrier entries in the queue */
-  private barriers = 0;
-  /** the part of the backlog behind the first barrier (waiting for an answer, not for the client) */
+  /** barrier entries in the queue whose answer is not handed out yet */
+  private unanswered = 0;
+  /** the part of the backlog behind the first unanswered barrier (waiting for us, not for the client) */
   private held = 0;
   private openWaiters: Array<() => void> = [];
   private relief: { promise: Promise<void>; resolve(): void } | undefined;
@@ -165,7 +172,7 @@ export class UpdateCoalescer {
       tail.chars += text.length;
       tail.cost += text.length;
       this.backlog += text.length;
-      if (this.barriers > 0) this.held += text.length; // the tail is behind a barrier
+      if (this.unanswered > 0) this.held += text.length; // the tail is behind an unanswered barrier
       this.merged += 1;
       return tail;
     }
@@ -180,7 +187,7 @@ export class UpdateCoalescer {
     };
     this.queue.push(entry);
     this.backlog += entry.cost;
-    if (this.barriers > 0) this.held += entry.cost;
+    if (this.unanswered > 0) this.held += entry.cost;
     return entry;
   }
 
@@ -199,7 +206,7 @@ export class UpdateCoalescer {
       done: undefined,
     };
     this.queue.push(mark);
-    this.barriers++;
+    this.unanswered++;
     let lifted = false;
     return {
       post: (update, target) => {
@@ -209,7 +216,7 @@ export class UpdateCoalescer {
         const entry: Entry = { update, target, parts: undefined, chars, cost: ENTRY_COST + chars, done: undefined };
         this.queue.splice(at, 0, entry);
         this.backlog += entry.cost;
-        if (this.queue.findIndex((other) => other.barrier) < at) this.held += entry.cost;
+        if (this.queue.findIndex((other) => other.barrier && !other.answered) < at) this.held += entry.cost;
         this.pump();
       },
       passed: () => {
@@ -223,25 +230,31 @@ export class UpdateCoalescer {
         if (!this.opened) return new Promise((resolve) => this.openWaiters.push(resolve));
         return Promise.resolve();
       },
+      answered: () => {
+        if (lifted || mark.answered) return;
+        mark.answered = true;
+        this.unanswered--;
+        this.held = this.heldBehindFirstUnanswered();
+      },
       lift: () => {
         if (lifted) return;
         lifted = true;
-        const at = this.queue.indexOf(mark);
-        const first = this.queue.findIndex((other) => other.barrier) === at;
-        this.queue.splice(at, 1);
-        this.barriers--;
-        if (first) this.held = this.heldBehindFirstBarrier();
+        this.queue.splice(this.queue.indexOf(mark), 1);
+        if (!mark.answered) {
+          this.unanswered--;
+          this.held = this.heldBehindFirstUnanswered();
+        }
         mark.done?.resolve();
         this.pump();
       },
     };
   }
 
-  private heldBehindFirstBarrier(): number {
+  private heldBehindFirstUnanswered(): number {
     let held = 0;
     let behind = false;
     for (const entry of this.queue) {
-      if (entry.barrier) behind = true;
+      if (entry.barrier && !entry.answered) behind = true;
       else if (behind) held += entry.cost;
     }
     return held;

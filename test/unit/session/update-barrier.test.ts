@@ -66,4 +66,36 @@ describe("the update queue's turn boundary", () => {
     boundary.lift();
     expect(updates.pressure()).toBeInstanceOf(Promise);
   });
+
+  it("once the answer is handed out, what waits behind waits for the client, and holds back the host channel again", async () => {
+    const { updates } = queue({ highWaterChars: 1000, lowWaterChars: 100 });
+    const first = updates.barrier();
+    for (let i = 0; i < 20; i++) updates.post(chunk("x".repeat(200)));
+    const second = updates.barrier(); // a later turn ended too, its answer not handed out yet
+    for (let i = 0; i < 20; i++) updates.post(chunk("y".repeat(200)));
+    expect(updates.pressure()).toBeUndefined();
+    // the first answer is out (a client that stops reading stdout never lets it be written):
+    // the first turn's followers now count; the second's still wait for us
+    first.answered();
+    const relief = updates.pressure();
+    expect(relief).toBeInstanceOf(Promise);
+    first.lift();
+    second.answered();
+    second.lift();
+    await updates.drain();
+    await relief;
+    expect(updates.pressure()).toBeUndefined();
+  });
+
+  it("counts only the part behind the first unanswered boundary as held", () => {
+    const { updates } = queue({ highWaterChars: 1000, lowWaterChars: 100 });
+    const first = updates.barrier();
+    first.answered();
+    for (let i = 0; i < 2; i++) updates.post(chunk("x".repeat(200))); // 2 × 456 counted, below the mark
+    const second = updates.barrier();
+    for (let i = 0; i < 20; i++) updates.post(chunk("y".repeat(200))); // held for the second answer
+    expect(updates.pressure()).toBeUndefined();
+    second.post(chunk("z".repeat(200))); // in front of the second boundary: counted
+    expect(updates.pressure()).toBeInstanceOf(Promise);
+  });
 });
