@@ -28,6 +28,8 @@ export interface ZcodeAgentOptions {
   mergeDeltas: boolean;
   /** how long ZCode may take to confirm a session's event subscription with its first snapshot */
   subscribeConfirmMs?: number;
+  /** how long prompts may wait in a queue ZCode holds for its own reasons (adr/0038) */
+  heldQueueMs?: number;
   /** the workspace where ACP gives none (session/list without cwd, authenticate): the process's working directory */
   defaultCwd: string;
   /** told about every interaction request sent to the client (wire order, ./wire-order.ts) */
@@ -94,6 +96,7 @@ function sessionServiceOf(options: ZcodeAgentOptions, client: ClientPort, broker
     mergeDeltas: options.mergeDeltas,
     answerWrites: true,
     ...(options.subscribeConfirmMs !== undefined ? { subscribeConfirmMs: options.subscribeConfirmMs } : {}),
+    ...(options.heldQueueMs !== undefined ? { heldQueueMs: options.heldQueueMs } : {}),
     defaultCwd: options.defaultCwd,
   });
 }

@@ -119,6 +119,7 @@ export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
     createBroker: (brokerLogger) => createInteractionBroker({ logger: brokerLogger }),
     cancelGraceMs: config.cancelGraceMs,
     subscribeConfirmMs: config.timeouts.subscribe ?? DEFAULT_TIMEOUTS_MS.subscribe,
+    heldQueueMs: config.timeouts.heldQueue ?? DEFAULT_TIMEOUTS_MS.heldQueue,
     mergeDeltas: config.mergeDeltas,
     defaultCwd: process.cwd(),
     tracker: wire,

@@ -20,6 +20,12 @@ export const DEFAULT_TIMEOUTS_MS = Object.freeze({
   stopGrace: 5_000,
   /** after SIGTERM, before SIGKILL */
   killGrace: 2_000,
+  /**
+   * how long prompts of ours may wait in a queue that ZCode holds for its own reasons (a failed
+   * turn, a stop or a pause in the desktop) before they are taken out and answered with an error
+   * (adr/0038); a session's timer, not a native call
+   */
+  heldQueue: 300_000,
   // channel requests that are not native calls
   subscribe: DEFAULT_CALL_TIMEOUT_MS,
   /** ending a subscription: local to the host */
@@ -91,7 +97,7 @@ export type TimeoutTable = Readonly<Record<string, number>>;
 export type TimeoutKey = keyof typeof DEFAULT_TIMEOUTS_MS;
 export type OperationTimeout = Exclude<
   TimeoutKey,
-  "startup" | "dispose" | "stopGrace" | "killGrace" | "subscribe" | "unsubscribe" | "default"
+  "startup" | "dispose" | "stopGrace" | "killGrace" | "heldQueue" | "subscribe" | "unsubscribe" | "default"
 >;
 
 export function isTimeoutKey(key: string): key is TimeoutKey {

@@ -114,6 +114,8 @@ export const snapshotSchema = {
         activeTurnId: { type: ["string", "null"] },
         /** V4 only: ZCode holds its input queue (`queue.autoDrain` false: after a stop, or a compaction that failed or was stopped) */
         queueHeld: { type: "boolean" },
+        /** V4 only: why ZCode holds it (`queue.pauseReason`: stopped, manual, error; adr/0038) */
+        queuePauseReason: { type: "string", maxLength: 64 },
         contextUsage: {
           anyOf: [
             { type: "null" },

@@ -20,6 +20,8 @@ export interface SessionDeps {
   mergeDeltas: boolean;
   /** the ACP layer reports when each prompt's answer was written (SessionEngine.answerWritten): the next turn's updates wait for it */
   answerWrites?: boolean;
+  /** how long prompts of ours may wait in a queue ZCode holds for its own reasons (default 5 min; the host timeout table's `heldQueue`, adr/0038) */
+  heldQueueMs?: number;
   /** how long a steering request waits for ZCode to say where its text went (default 60 s) */
   steerOutcomeMs?: number;
   /** the workspace used where ACP gives none (session/list without cwd, authenticate): the process's */

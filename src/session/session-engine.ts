@@ -749,7 +749,9 @@ export class SessionEngine {
   // ---- updates ----
 
   private applySnapshot(snapshot: SessionSnapshot, how: ApplyOptions): void {
-    if (snapshot.runtime?.queueHeld === true) this.turns.queueHeld();
+    // V4 read path only: whether ZCode holds its queue, and why (adr/0038)
+    const held = snapshot.runtime?.queueHeld;
+    if (typeof held === "boolean") this.turns.queueHeld(held, snapshot.runtime?.queuePauseReason);
     for (const update of this.state.apply(snapshot, how)) this.post(update);
   }
 

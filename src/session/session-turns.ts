@@ -84,6 +84,9 @@ export class SessionTurns {
       logger: session.logger,
       resume: () => session.resume(),
       ...(session.deps.steerOutcomeMs !== undefined ? { steerOutcomeMs: session.deps.steerOutcomeMs } : {}),
+      ...(session.deps.heldQueueMs !== undefined ? { heldQueueMs: session.deps.heldQueueMs } : {}),
+      // a session-level update: whether ZCode holds prompts of ours, why, and until when (adr/0038)
+      queueNotice: (notice) => session.post({ sessionUpdate: "session_info_update", _meta: { zcode: { queueHold: notice } } }),
     });
   }
 
@@ -299,9 +302,9 @@ export class SessionTurns {
     this.inputs.compactionStopped();
   }
 
-  /** ZCode reports its queue held (V4 `queue.autoDrain` false). */
-  queueHeld(): void {
-    this.inputs.queueHeld();
+  /** ZCode reports whether its queue is held (V4 `queue.autoDrain`, `pauseReason`; adr/0038). */
+  queueHeld(held = true, reason?: string): void {
+    this.inputs.queueHeld(held, reason);
   }
 
   // ---- stopping ----

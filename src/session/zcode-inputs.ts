@@ -43,6 +43,26 @@ export const MAX_WAITING_INPUTS = 8;
 export const MAX_ABANDONED_INPUTS = MAX_WAITING_INPUTS;
 /** how long a `_session/steering` request waits for ZCode to say where the text went */
 export const DEFAULT_STEER_OUTCOME_MS = 60_000;
+/** how long inputs of ours may wait in a queue ZCode holds for its own reasons (adr/0038; the timeout table's `heldQueue`) */
+export const DEFAULT_HELD_QUEUE_MS = 300_000;
+
+/** What the client is told of a hold of ZCode's queue that is not ours (adr/0038). */
+export interface QueueHoldNotice {
+  held: boolean;
+  /** ZCode's `queue.pauseReason` (V4 read path): `error` after a failed turn, `stopped` after a stop, `manual` after a pause */
+  pauseReason?: string;
+  /** prompts of ours waiting in the held queue */
+  waitingPrompts?: number;
+  /** when they are taken out and answered with an error unless ZCode resumes its queue first */
+  deadline?: string;
+  message?: string;
+}
+
+const PAUSE_REASONS: Record<string, string> = {
+  error: "after a turn failed",
+  stopped: "after a stop",
+  manual: "on request (paused in ZCode)",
+};
 
 /** turns ZCode starts on its own (never a prompt's): a background result, a subagent */
 const OWN_TURN_SOURCES = new Set(["background_task", "subagent"]);
@@ -115,6 +135,10 @@ export interface ZCodeInputsDeps {
   /** resume the session natively (ZCode's CLI no longer held it): a send is retried once after it */
   resume(): Promise<void>;
   steerOutcomeMs?: number;
+  /** the bound of a hold that is not ours (default DEFAULT_HELD_QUEUE_MS) */
+  heldQueueMs?: number;
+  /** tell the client that ZCode holds (or no longer holds) prompts of ours (adr/0038) */
+  queueNotice?(notice: QueueHoldNotice): void;
 }
 
 /** What a stop does with ZCode's running turn. */
@@ -151,6 +175,18 @@ export class ZCodeInputs {
    * ZCode reports the hold (V4 read path) in case the first release came before it
    */
   private heldByCompaction = false;
+  /**
+   * inputs of ours wait in ZCode's queue while nothing runs (adr/0038): ZCode holds its queue for
+   * reasons of its own (a failed turn, a stop or a pause in its desktop). Armed when a turn ends
+   * with inputs of ours queued, or when ZCode reports the hold (V4 read path, with its reason);
+   * disarmed when a turn starts or ZCode reports the queue running again. When it runs out, our
+   * inputs are taken out of ZCode's queue and answered with an error (never released by us).
+   */
+  private heldWait: { timer: NodeJS.Timeout; reason: string | undefined; since: number } | undefined;
+  /** the client was told of a hold (told again when it ends) */
+  private holdNoticed = false;
+  /** ZCode's last report (V4 read path): its queue is held, with this reason; undefined: not held, or not reported */
+  private reportedHold: { reason: string | undefined } | undefined;
 
   constructor(private readonly deps: ZCodeInputsDeps) {}
 
@@ -160,15 +196,117 @@ export class ZCodeInputs {
   }
 
   /**
-   * ZCode reports its queue held. After a failed or stopped compaction with prompts of ours queued,
-   * the queue is released (on the chain) so that they run: they were sent to run, and ZCode's hold
-   * protects the user's own order of intent in its desktop, which a client's queued prompts keep.
-   * Any other hold (a stop) is left as it is: the next send releases it.
+   * ZCode reports whether its queue is held (V4 `queue.autoDrain`, with its `pauseReason`). After
+   * a failed or stopped compaction with prompts of ours queued, the queue is released (on the
+   * chain) so that they run: they were sent to run, and ZCode's hold protects the user's own order
+   * of intent in its desktop, which a client's queued prompts keep. Any other hold is ZCode's (or
+   * its user's) decision: not released by us; the client is told, and the wait is bounded
+   * (adr/0038). The next send still meets ZCode's "held" refusal and releases it (adr/0023).
    */
-  queueHeld(): void {
-    if (!this.heldByCompaction) return;
-    this.heldByCompaction = false;
-    this.releaseAfterCompaction();
+  queueHeld(held = true, reason?: string): void {
+    if (!held) {
+      this.reportedHold = undefined;
+      this.endHeldWait();
+      return;
+    }
+    this.reportedHold = { reason };
+    if (this.heldByCompaction) {
+      this.heldByCompaction = false;
+      this.releaseAfterCompaction();
+      return;
+    }
+    if (this.heldInputs().length === 0) return;
+    this.armHeldWait(reason, true);
+  }
+
+  /** inputs of ours ZCode holds in its queue (not those on their way out: cancelled, given up) */
+  private heldInputs(): SessionInput[] {
+    return this.inputs.filter((input) => input.state === "queued" && !input.stopOnStart && !input.abandoned);
+  }
+
+  /** a turn ended, or ZCode reports a hold: start the bounded wait (once), told to the client when the reason is known */
+  private armHeldWait(reason: string | undefined, reported: boolean): void {
+    if (this.running || this.heldInputs().length === 0) return;
+    const ms = this.deps.heldQueueMs ?? DEFAULT_HELD_QUEUE_MS;
+    if (!this.heldWait) {
+      const timer = setTimeout(() => this.heldWaitOver(), ms);
+      timer.unref?.();
+      this.heldWait = { timer, reason, since: Date.now() };
+    } else if (reason !== undefined) this.heldWait.reason = reason;
+    // told once per hold (ZCode's later snapshots repeat it)
+    if (!reported || this.holdNoticed) return;
+    const waiting = this.heldInputs().filter((input) => input.kind === "prompt").length;
+    const why = reason !== undefined ? (PAUSE_REASONS[reason] ?? `(${reason})`) : "";
+    const seconds = Math.round(ms / 1000);
+    this.holdNoticed = true;
+    this.deps.queueNotice?.({
+      held: true,
+      ...(reason !== undefined ? { pauseReason: reason } : {}),
+      waitingPrompts: waiting,
+      deadline: new Date(this.heldWait.since + ms).toISOString(),
+      message:
+        `ZCode paused this session's queue ${why}`.trimEnd() +
+        `; ${waiting} prompt(s) wait in it. They run when the queue is resumed in ZCode; cancel them to drop them. ` +
+        `If it is not resumed within ${seconds} s they are taken out of the queue and answered with an error.`,
+    });
+  }
+
+  /** a turn started, or ZCode reports its queue running: nothing waits in a held queue any more */
+  private endHeldWait(): void {
+    if (this.heldWait) clearTimeout(this.heldWait.timer);
+    this.heldWait = undefined;
+    if (!this.holdNoticed) return;
+    this.holdNoticed = false;
+    this.deps.queueNotice?.({ held: false });
+  }
+
+  /** a stop or a withdrawal took inputs out: when none of ours is left in a held queue, the hold is over for us */
+  private heldOverIfEmpty(): void {
+    if (this.heldInputs().length === 0) this.endHeldWait();
+  }
+
+  /**
+   * The bound of a hold ran out: each input of ours still in ZCode's queue is taken out (one
+   * compare-and-set delete after the other, on the chain) and answered with QUEUE_HELD. One that
+   * ZCode started meanwhile (the delete says it was not there) runs and is answered by its turn.
+   */
+  private heldWaitOver(): void {
+    const wait = this.heldWait;
+    this.heldWait = undefined;
+    if (!wait) return;
+    const held = this.heldInputs();
+    if (this.running || held.length === 0) return;
+    const seconds = Math.round((Date.now() - wait.since) / 1000);
+    const why = wait.reason !== undefined ? (PAUSE_REASONS[wait.reason] ?? `(${wait.reason})`) : "(no reason given)";
+    const error = new BridgeError(
+      "QUEUE_HELD",
+      `ZCode held this session's queue ${why} and did not resume it within ${seconds} s. ` +
+        "The prompt was taken out of ZCode's queue and not run; send it again to run it.",
+      { details: { pauseReason: wait.reason ?? null, waitedMs: Date.now() - wait.since } },
+    );
+    this.deps.logger.warn("ZCode held its queue past the bound; the inputs waiting in it are taken out", {
+      pauseReason: wait.reason,
+      inputs: held.length,
+    });
+    void this.onChain(async () => {
+      for (const input of held) {
+        if (input.state !== "queued" || input.stopOnStart || input.abandoned) continue;
+        const removed = await this.removeOne(input);
+        // not there: ZCode started it meanwhile (its turn answers it)
+        if (removed === false) continue;
+        const turn = input.turn;
+        if (turn?.settle({ error })) turn.deliver();
+        input.rejectSteer(error);
+        if (removed === true) {
+          input.state = "removed";
+          this.forget(input);
+        } else this.watch(input); // the removal failed: removed again before a release, stopped if ZCode starts it
+      }
+      if (this.heldInputs().length === 0 && this.holdNoticed) {
+        this.holdNoticed = false;
+        this.deps.queueNotice?.({ held: false });
+      }
+    });
   }
 
   private releaseAfterCompaction(): void {
@@ -297,6 +435,7 @@ export class ZCodeInputs {
    */
   pair(payload: TurnStartedPayload): SessionInput | undefined {
     const inputId = typeof payload.inputId === "string" && payload.inputId !== "" ? payload.inputId : undefined;
+    this.endHeldWait(); // ZCode runs a turn: its queue is not held
     let input = inputId === undefined ? undefined : this.inputs.find((candidate) => candidate.inputId === inputId && !candidate.done);
     if (!input && !OWN_TURN_SOURCES.has(String(payload.inputSource))) {
       // the legacy line's one input has no id: the next turn that is not ZCode's own is its
@@ -335,6 +474,8 @@ export class ZCodeInputs {
     this.forget(input);
     // the turn of a compaction that failed or was stopped: what waits behind it is let run
     if (this.heldByCompaction) this.releaseAfterCompaction();
+    // else ZCode starts what waits next; if it does not, its queue is held (bounded, adr/0038)
+    else this.armHeldWait(this.reportedHold?.reason, this.reportedHold !== undefined);
   }
 
   /** An input that failed before anything of it reached ZCode: it is done, its steering request fails with `error`. */
@@ -361,6 +502,7 @@ export class ZCodeInputs {
       input.endSeen = true;
       this.ended(input);
     }
+    this.armHeldWait(this.reportedHold?.reason, this.reportedHold !== undefined);
   }
 
   /** `$/cancel_request` of the running prompt: only its turn is stopped; what waits in ZCode's queue runs on. */
@@ -394,6 +536,7 @@ export class ZCodeInputs {
         input.state = "removed";
         this.forget(input);
       } else if (stateOf(input) === "running") await this.stopAlone(input);
+      this.heldOverIfEmpty();
     });
   }
 
@@ -523,6 +666,7 @@ export class ZCodeInputs {
       }
       this.mayBeHeld = false; // a new host has a new queue
       this.leftovers = [];
+      this.endHeldWait();
       return Promise.resolve();
     }
     return this.onChain(async () => {
@@ -597,6 +741,7 @@ export class ZCodeInputs {
         answer(input);
         if (input.state !== "running") this.watch(input);
       }
+      this.heldOverIfEmpty();
     });
   }
 

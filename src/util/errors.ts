@@ -27,6 +27,8 @@ export type ErrorCode =
   | "SESSION_NOT_FOUND"
   | "PROVIDER_HEADERS_UNSUPPORTED"
   | "TURN_FAILED"
+  /** ZCode held its input queue for its own reasons longer than the bound: the waiting prompt was taken out, not run (adr/0038) */
+  | "QUEUE_HELD"
   | "INTERNAL";
 
 export class BridgeError extends Error {

@@ -496,7 +496,11 @@ export class ConversationProjection {
       if (Array.isArray(usage.breakdown)) contextUsage.breakdown = usage.breakdown;
       runtime.contextUsage = contextUsage;
     }
-    if (isRecord(zone.queue) && zone.queue.autoDrain === false) runtime.queueHeld = true;
+    // whether ZCode holds its queue, and why (`pauseReason`: stopped | manual | error; adr/0038)
+    if (isRecord(zone.queue)) {
+      runtime.queueHeld = zone.queue.autoDrain === false;
+      if (zone.queue.autoDrain === false && typeof zone.queue.pauseReason === "string") runtime.queuePauseReason = zone.queue.pauseReason;
+    }
     const snapshot: Record<string, unknown> = { session, settings, runtime };
     if (isRecord(zone.plan) && Array.isArray(zone.plan.items)) {
       snapshot.todos = zone.plan.items.flatMap((item) =>
@@ -646,7 +650,8 @@ function settingsKey(zone: Record<string, unknown>): string {
   const config = isRecord(zone.config) ? zone.config : {};
   const usage = isRecord(zone.usage) ? zone.usage.contextWindow : undefined;
   const held = isRecord(zone.queue) && zone.queue.autoDrain === false;
-  return JSON.stringify([selectionOf(config) ?? null, zone.plan ?? null, usage ?? null, held]);
+  const reason = held && isRecord(zone.queue) ? (zone.queue.pauseReason ?? null) : null;
+  return JSON.stringify([selectionOf(config) ?? null, zone.plan ?? null, usage ?? null, held, reason]);
 }
 
 function progressText(row: Row): string | undefined {

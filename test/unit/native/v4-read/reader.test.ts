@@ -68,7 +68,7 @@ describe("V4 conversation reader: subscription and sequencing", () => {
           model: { current: { providerId: "p", modelId: "m", options: { reasoningLevel: "low" } } },
           mode: { current: "edit", planEnabled: true },
         },
-        runtime: { eventSeq: 7, activeTurnId: "T1", contextUsage: { used: 1200, size: 200000 } },
+        runtime: { eventSeq: 7, activeTurnId: "T1", contextUsage: { used: 1200, size: 200000 }, queueHeld: false },
         todos: [{ content: "step", status: "in_progress" }],
       },
     });
