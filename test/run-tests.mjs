@@ -1,7 +1,7 @@
 // Runs the vitest suite (or the given files) with the node running this script and ends with the
 // plain line "N passed, M failed" (the landing check reads that line). Exit code: vitest's own.
 //
-// With --lint first (`npm test`), ESLint and Prettier check the tree after the tests: each one
+// With --lint first (`npm test`), TypeScript, ESLint and Prettier check the tree after the tests: each one
 // that fails counts as one failure in that line (and makes the exit code 1), and its report is
 // printed just above it. `npm run format` fixes formatting and what ESLint can fix by itself.
 //
@@ -92,7 +92,7 @@ if (totals) {
   if (lint) {
     const lintCode = lintFailures.length > 0 ? 1 : 0;
     appendFileSync(totals, `${JSON.stringify({ label: "lint", passed: 0, failed: lintFailures.length, code: lintCode })}\n`);
-    console.log(`lint: ${lintFailures.length > 0 ? `${lintFailures.join(" and ")} failed` : "ESLint and Prettier passed"}`);
+    console.log(`lint: ${lintFailures.length > 0 ? `${lintFailures.join(" and ")} failed` : "TypeScript, ESLint and Prettier passed"}`);
   }
 } else {
   for (const name of failures) console.log(`failed: ${name}`);
@@ -111,6 +111,8 @@ function firstLine(text) {
 /** ESLint, then Prettier, each over the whole tree; returns the names of those that failed */
 function runLint() {
   const checks = [
+    // vitest strips types without checking them: the tests and fixtures are type-checked here
+    ["TypeScript", "node_modules/typescript/bin/tsc", ["-p", "tsconfig.json", "--noEmit"]],
     ["ESLint", "node_modules/eslint/bin/eslint.js", ["."]],
     ["Prettier", "node_modules/prettier/bin/prettier.cjs", ["--check", "."]],
   ];

@@ -587,11 +587,11 @@ export class SessionEngine {
     // while the end-of-turn report is read, a snapshot event's usage is not said on its own: the
     // report carries the newest, and an update posted now would go out behind the turn's barrier,
     // after the answer, as a repeat of the report (adr/0036)
-    this.state.usageReportPending = true;
+    this.state.usageReportsReading++;
     try {
       await this.readUsageReport(turn, post);
     } finally {
-      this.state.usageReportPending = false;
+      this.state.usageReportsReading--;
     }
   }
 

@@ -26,8 +26,11 @@ function usageKey(update: SessionUpdate | undefined): string | undefined {
 export class SnapshotState {
   readonly options = new SessionOptions();
   private readonly keys = new Map<Keyed, string>();
-  /** the end-of-turn usage report is being read: it says the usage (session-engine.ts `reportUsage`) */
-  usageReportPending = false;
+  /**
+   * end-of-turn usage reports being read (session-engine.ts `reportUsage`; a count, as a later
+   * turn's report can start before an earlier one's ends): while any is, the report says the usage
+   */
+  usageReportsReading = 0;
   /** the latest snapshot's state, never its messages (the engine keeps no history; docs/history.md) */
   private latest: SessionSnapshot | undefined;
 
@@ -61,7 +64,7 @@ export class SnapshotState {
     const clearsUnsent = plan !== undefined && clearsPlan(plan) && plan.sessionUpdate !== "plan" && !this.keys.has("plan");
     if (!clearsUnsent) this.track("plan", plan, plan ? JSON.stringify(plan) : undefined, how.emit, updates);
     const usage = usageUpdate(snapshot);
-    if (!this.usageReportPending) this.track("usage", usage, usageKey(usage), how.emit, updates);
+    if (this.usageReportsReading === 0) this.track("usage", usage, usageKey(usage), how.emit, updates);
     const commands = commandsUpdate(snapshot);
     this.track("commands", commands, commands ? JSON.stringify(commands) : undefined, how.emit, updates);
     return updates;
@@ -85,7 +88,7 @@ export class SnapshotState {
 
   /** Context usage reported per model request (session.updated `contextUsage`). */
   contextUsage(used: number, size: number): SessionUpdate[] {
-    if (this.usageReportPending) return [];
+    if (this.usageReportsReading > 0) return [];
     const update: SessionUpdate = { sessionUpdate: "usage_update", used: Math.round(used), size: Math.round(size) };
     const key = usageKey(update)!;
     if (this.keys.get("usage") === key) return [];
