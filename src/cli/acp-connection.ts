@@ -173,7 +173,16 @@ export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
     unanswered.delete(requestKey(message.id));
     if (unanswered.size === 0) allAnswered?.();
   };
+  /** requests answered INPUT_ENDED at the end of input: the SDK's own late answer is not written too */
+  const givenUp = new Set<string>();
+  const endOfInputAnswers = new WeakSet<object>();
   const intercept = (message: Message): boolean => {
+    if (givenUp.size > 0 && isResponse(message) && givenUp.has(requestKey(message.id)) && !endOfInputAnswers.has(message)) {
+      logger.warn("a request answered at the end of input was finished later; its late answer is not written", {
+        id: message.id,
+      });
+      return true;
+    }
     if (replayed && isResponse(message) && message.id === replayed.id) {
       answered(message);
       if (`${JSON.stringify(message)}\n` !== replayed.answer) {
@@ -250,9 +259,11 @@ export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
         message: `The input ended and ${method} could not be finished in time; it was not completed.`,
         data: { code: "INPUT_ENDED" },
       };
-      await replies
-        .write({ jsonrpc: "2.0", id: JSON.parse(key) as string | number | null, error } as unknown as AnyMessage)
-        .catch((e) => logger.warn("transport answer not written", { error: describeError(e) }));
+      // exactly once: from here the SDK's own answer to this id, should it still come, is dropped
+      givenUp.add(key);
+      const answer = { jsonrpc: "2.0", id: JSON.parse(key) as string | number | null, error } as unknown as AnyMessage;
+      endOfInputAnswers.add(answer);
+      await replies.write(answer).catch((e) => logger.warn("transport answer not written", { error: describeError(e) }));
     }
   };
   const source = readable.getReader();
