@@ -299,11 +299,6 @@ export class Subagents {
     };
   }
 
-  /** The parent tool call of a tracked child (what `stopSubagent` names), or undefined. */
-  parentToolOf(childSessionId: string): string | undefined {
-    return this.children.get(childSessionId)?.parentToolCallId;
-  }
-
   /**
    * How ZCode can stop this child: its background work where ZCode lists it cancellable
    * (`cancelBackgroundWork`), else `stopSubagent` where the install allows it; undefined: it cannot.

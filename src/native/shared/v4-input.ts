@@ -481,7 +481,6 @@ function parseAck(raw: unknown, commandId: string, type: string): CommandAck {
   return ack;
 }
 
-/** A readable error for an ack that is not the success this command needs. */
 /**
  * What ZCode's fork handler refuses a target with, in words (shared/reference/zcode-3.15.1-source.md
  * §2.5: failed acks from its stable target resolver, and `fault.command.executionFailed` for a row
@@ -517,6 +516,7 @@ function forkRefused(ack: CommandAck, ref: SessionRef): BridgeError | undefined 
   );
 }
 
+/** A readable error for an ack that is not the success this command needs. */
 function refused(ack: CommandAck, what: string, ref: SessionRef): BridgeError {
   const reason = ack.reasonCode ? ` (${ack.reasonCode}${ack.message ? `: ${ack.message}` : ""})` : ack.message ? ` (${ack.message})` : "";
   const details = { commandId: ack.commandId, status: ack.status, reasonCode: ack.reasonCode };

@@ -177,7 +177,6 @@ export class RowStore {
   private readonly runningHeaders = new Map<RowKey, string>();
   private readonly toolsById = new Map<string, RowKey>();
   private readonly toolsByInteraction = new Map<string, RowKey>();
-  private readonly subagentsByParent = new Map<string, RowKey>();
   /** each held row's position (rows of a conversation keep their order) and size */
   private readonly ordinals = new Map<RowKey, number>();
   private readonly sizes = new Map<RowKey, number>();
@@ -255,12 +254,6 @@ export class RowStore {
     return key === undefined ? undefined : this.lookup(key);
   }
 
-  /** the `subagent` row of a parent tool call (it names the child session) */
-  subagentRow(parentToolCallId: string): Row | undefined {
-    const key = this.subagentsByParent.get(parentToolCallId);
-    return key === undefined ? undefined : this.lookup(key);
-  }
-
   /** a held row, else the remembered fields of a let-go one */
   lookup(key: RowKey): Row | undefined {
     return this.rows.get(key) ?? this.evicted.get(key)?.stub;
@@ -284,8 +277,6 @@ export class RowStore {
     } else if (row.kind === "toolCall") {
       if (typeof row.toolCallId === "string" && row.toolCallId !== "") this.toolsById.set(row.toolCallId, key);
       if (typeof row.approvalInteractionId === "string") this.toolsByInteraction.set(row.approvalInteractionId, key);
-    } else if (row.kind === "subagent" && typeof row.parentToolCallId === "string") {
-      this.subagentsByParent.set(row.parentToolCallId, key);
     }
   }
 
@@ -298,8 +289,6 @@ export class RowStore {
       if (typeof row.approvalInteractionId === "string" && this.toolsByInteraction.get(row.approvalInteractionId) === key) {
         this.toolsByInteraction.delete(row.approvalInteractionId);
       }
-    } else if (row.kind === "subagent" && typeof row.parentToolCallId === "string") {
-      if (this.subagentsByParent.get(row.parentToolCallId) === key) this.subagentsByParent.delete(row.parentToolCallId);
     }
   }
 
@@ -460,7 +449,6 @@ export class RowStore {
     this.runningHeaders.clear();
     this.toolsById.clear();
     this.toolsByInteraction.clear();
-    this.subagentsByParent.clear();
     for (const [key, record] of this.evicted) {
       this.index(key, record.stub);
       this.bytes += record.size;
