@@ -602,7 +602,8 @@ export class ZCodeInputs {
             new BridgeError(
               "HOST_TIMEOUT",
               `ZCode took the steering text but did not say within ${ms} ms whether it joined the running turn or waits as a prompt ` +
-                "of its own. It was not sent again; its answer, if any, appears in the session.",
+                "of its own. It was withdrawn: if it waits as a prompt of its own it is removed, or stopped if ZCode starts it; " +
+                "if ZCode already gave it to the running turn, that turn has it. Send it again if it still applies.",
             ),
           ),
         ms,
