@@ -5,7 +5,7 @@
  * belongs to bench/check.ts and is left as it is.
  *
  *   npm run bench                         everything (≈ 2 minutes on 2 cores)
- *   npx tsx bench/run.ts --only stream    some parts: stream, startup, memory, profile
+ *   npx tsx bench/run.ts --only stream    some parts: stream, turns, startup, memory, profile
  *   npx tsx bench/run.ts --no-write       print only
  *   npx tsx bench/run.ts --only startup --node /path/to/node22   start-up with another Node
  *   npx tsx bench/run.ts --only npx       `npx zcode-acp` vs a global install of the packed tarball (not in the default run)
@@ -36,11 +36,12 @@ import { runStream, type StreamPlan } from "./stream.js";
 import { explain } from "./notes.js";
 import { historySection, runHistory, type HistoryPlan } from "./history.js";
 import { fanoutSection, runFanout, type FanoutPlan } from "./fanout.js";
+import { runTurns, turnsSection, type TurnsPlan } from "./turns.js";
 
 const RESULTS = fileURLToPath(new URL("./results.md", import.meta.url));
 const args = process.argv.slice(2);
 const onlyArg = args.indexOf("--only");
-const parts = new Set(onlyArg >= 0 ? (args[onlyArg + 1] ?? "").split(",") : ["stream", "startup", "memory", "profile"]);
+const parts = new Set(onlyArg >= 0 ? (args[onlyArg + 1] ?? "").split(",") : ["stream", "turns", "startup", "memory", "profile"]);
 const write = !args.includes("--no-write");
 
 const STREAM: StreamPlan = {
@@ -55,6 +56,7 @@ const STREAM: StreamPlan = {
 };
 const MEMORY: MemoryPlan = { events: 25_600, bytes: 4_096, rate: 2_560, slow: { readMs: 100, pauseMs: 100 } };
 const STARTUP_ROUNDS = 9;
+const TURNS: TurnsPlan = { turns: 60, events: 20, depth: 3, rounds: 20 };
 const HISTORY: HistoryPlan = { turns: 30, mb: 3, smallMb: 0.01, window: 5 };
 const FANOUT: FanoutPlan = { sessions: [1, 5, 20], deltas: 3_000, bytes: 64, rate: 2_000 };
 const nodeArg = args.indexOf("--node");
@@ -84,6 +86,10 @@ async function main(): Promise<void> {
       ).finally(() => v4Install.cleanup());
       streamFigures(results, figures);
       sections.push(["stream", streamSection(results, STREAM, figures)]);
+    }
+    if (parts.has("turns")) {
+      log(`short turns: ${TURNS.turns} one at a time per path, ${TURNS.rounds} × ${TURNS.depth} queued`);
+      sections.push(["turns", turnsSection(TURNS, await runTurns(install, TURNS))]);
     }
     if (parts.has("startup")) {
       log("start-up");
