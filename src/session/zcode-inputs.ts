@@ -427,6 +427,9 @@ export class ZCodeInputs {
     // a turn.started for it may have come before its ack: it is running already
     if (input.state === "sending") input.state = sent.delivery === "startNow" ? "started" : "queued";
     if (input.kind === "steer" && sent.delivery === "startNow") input.resolveSteer("startedNewTurn"); // idle: ZCode started it
+    // queued, and the turn it waited behind was seen to end before this ack: ZCode may hold its
+    // queue already, and no turn end is left to start the bound (adr/0038); a turn start ends it
+    if (input.state === "queued") this.armHeldWait(this.reportedHold?.reason, this.reportedHold !== undefined);
   }
 
   /**
