@@ -1,12 +1,15 @@
 /**
- * ACP v2 reports the session's state as an aggregate (adr/0028): `idle` only when no prompt of
- * the session runs. Review 2026-12-07 #13: a prompt cancelled on the wire (a `session/cancel`
+ * ACP v2's prompt scope. 1. The session's state is an aggregate (adr/0028): `idle` only when no
+ * prompt of the session runs. Review 2026-12-07 #13: a prompt cancelled on the wire (a `session/cancel`
  * read after its request, before its handler ran: `cancelledOnWire`) sent `idle` right after its
  * receipt, while the session's other prompt still ran. The interleaving is played in process and
  * without timing: the SDK's v2 client app connected to our v2 agent app, a fake host behind it
  * whose turn ends only when the test says so, and a wire tracker that reports the next prompt as
  * cancelled on the wire (what the transport's tracker says when the cancel line was read between
- * the prompt's line and its handler).
+ * the prompt's line and its handler). 2. `$/cancel_request` of a prompt whose receipt is not out
+ * yet cancels that prompt only (adr/0036, review #12; v2 had no prompt scope and cancelled the
+ * session): played through the transport's own wire order (`wireOrderFor`) and a transport of
+ * our own around the v2 agent, which holds the prompt's line from the agent until the test lets it go.
  */
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,7 +17,9 @@ import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk/experimental/v2";
 import { afterAll, describe, expect, it } from "vitest";
 import { createZcodeAgentV2 } from "../../../src/acp/v2/agent-v2.js";
-import type { InteractionTracker } from "../../../src/acp/wire-order.js";
+import type { AnyMessage } from "@agentclientprotocol/sdk";
+import { readClientMessage } from "../../../src/acp/client-messages.js";
+import { wireOrderFor, type InteractionTracker } from "../../../src/acp/wire-order.js";
 import { silentLogger } from "../../../src/log/logger.js";
 import { CurrentLineApi } from "../../../src/native/current-line-api.js";
 import { FakeHost } from "../../support/fake-host.js";
@@ -105,3 +110,92 @@ describe("ACP v2: idle only when no prompt of the session runs (review #13)", ()
 async function turns(n: number): Promise<void> {
   for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
 }
+
+describe("ACP v2: $/cancel_request of one prompt (adr/0036, review #12)", () => {
+  it("read before the prompt's handler ran: that prompt does not run, the session's running turn goes on unstopped", async () => {
+    const host = new FakeHost();
+    // the agent is bound below; the wire order reads it only when a cancel is read
+    const wire = wireOrderFor(() => agent, silentLogger);
+    const agent = createZcodeAgentV2({
+      native: new CurrentLineApi(host),
+      logger: silentLogger,
+      createBroker: () => new StubBroker(),
+      cancelGraceMs: 1000,
+      mergeDeltas: true,
+      defaultCwd: process.cwd(),
+      tracker: wire,
+      reportsWrites: true,
+    });
+    // the transport: every line read goes through the wire order, then to the SDK; every line written is reported
+    let toAgent!: ReadableStreamDefaultController<AnyMessage>;
+    const readable = new ReadableStream<AnyMessage>({ start: (controller) => void (toAgent = controller) });
+    const written: Array<Record<string, any>> = [];
+    const writable = new WritableStream<AnyMessage>({
+      write(message) {
+        const out = wire.outgoing(message);
+        written.push(out as Record<string, any>);
+        agent.responseWritten(out);
+      },
+    });
+    const connection = agent.connect({ readable, writable });
+    /** the transport reads a line: the wire order sees it now; the SDK gets it when the returned function is called */
+    const read = async (message: Record<string, unknown>): Promise<() => void> => {
+      const verdict = readClientMessage(message);
+      if (!verdict.ok) throw new Error(verdict.reason);
+      const forAgent = await wire.incoming(verdict.read);
+      return () => toAgent.enqueue(forAgent as AnyMessage);
+    };
+    const answer = (id: number) => until(() => written.find((m) => m.id === id && !("method" in m)), { what: `the answer to ${id}` });
+    const states = (sessionId: string): string[] =>
+      written
+        .filter(
+          (m) => m.method === "session/update" && m.params.sessionId === sessionId && m.params.update.sessionUpdate === "state_update",
+        )
+        .map((m) => `${m.params.update.state}${m.params.update.stopReason ? ` ${m.params.update.stopReason}` : ""}`);
+    try {
+      (
+        await read({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: 2, info: { name: "t", version: "0" }, capabilities: {} },
+        })
+      )();
+      await answer(1);
+      (await read({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: W, mcpServers: [] } }))();
+      const sessionId = (await answer(2)).result.sessionId as string;
+      host.script.onPrompt = (s) => void s.startTurn();
+      (await read({ jsonrpc: "2.0", id: 3, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "a" }] } }))();
+      await answer(3);
+      await until(() => host.session(sessionId).currentTurnId !== undefined, { what: "the first turn running" });
+
+      // the second prompt is read; its $/cancel_request is read before its handler runs
+      const second = await read({
+        jsonrpc: "2.0",
+        id: 4,
+        method: "session/prompt",
+        params: { sessionId, prompt: [{ type: "text", text: "b" }] },
+      });
+      const cancel = await read({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: 4 } });
+      expect(
+        host.operations.filter((op) => op.operation === "cancelGeneration"),
+        "the running turn is not stopped",
+      ).toEqual([]);
+      second();
+      cancel();
+      const receipt = await answer(4);
+      expect(receipt.result?.messageId ?? receipt.error).toBeDefined();
+      expect(host.callsOf("sendPrompt"), "the cancelled prompt is never sent").toHaveLength(1);
+      expect(host.operations.filter((op) => op.operation === "cancelGeneration")).toEqual([]);
+      expect(states(sessionId), "no idle while the first turn runs").toEqual(["running"]);
+
+      // the first turn ends by itself
+      host.session(sessionId).complete();
+      await until(() => states(sessionId).length > 1, { what: "the idle after the first turn" });
+      expect(states(sessionId)).toEqual(["running", "idle end_turn"]);
+    } finally {
+      connection.close();
+      await agent.shutdown();
+    }
+  });
+});
