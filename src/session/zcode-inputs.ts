@@ -379,6 +379,8 @@ export class ZCodeInputs {
       }
       await this.deps.native.releaseHeldQueue(this.deps.where);
     }
+    // answered meanwhile (a cancel while the release above or the line check ran: it never left the bridge)
+    if (input.done || input.turn?.settled) return undefined;
     input.state = "sending";
     let retried: "held" | "session" | undefined;
     for (;;) {

@@ -245,3 +245,36 @@ describe("adr/0038: a queue ZCode holds, acked late", () => {
 function usageAll(model: TurnsModel): void {
   while (model.usageReads.length > 0) model.usage();
 }
+
+describe("adr/0036: a prompt answered cancelled before its send is never sent", () => {
+  // found by the end-to-end write-order test (e2e-write-order.test.ts, 4.0.0): session/cancel stops
+  // the running turn (ZCode's queue may be held: the next send releases it first); a prompt sent
+  // then waits on the release; its $/cancel_request answered it `cancelled` at once (it never left
+  // the bridge), and once the release answered, the send went out anyway and ZCode ran it
+  it("$/cancel_request while the send waits for the release of ZCode's held queue: answered cancelled, not sent, not run", async () => {
+    const model = new TurnsModel("v4");
+    model.prompt(); // p1 runs
+    await settle();
+    model.ack();
+    await settle();
+    await deliverAll(model);
+    model.turns.cancel(); // session/cancel: p1's turn is stopped
+    await settle();
+    await deliverAll(model);
+    while (model.usageReads.length > 0) model.usage();
+    await settle();
+    expect(model.answers.get("p1")?.outcome).toBe("cancelled");
+    model.pauseReleases = true;
+    model.prompt(); // p2: its send first releases what the stop may have held
+    await settle();
+    expect(model.releases).toHaveLength(1);
+    model.controls.get("p2")!.cancel(); // its $/cancel_request
+    await settle();
+    expect(model.answers.get("p2")?.outcome).toBe("cancelled");
+    model.release();
+    await settle(8);
+    expect(model.starts.map((start) => start.label)).toEqual(["p1"]);
+    expect(model.acks, "nothing was sent after the release").toHaveLength(0);
+    expect(model.turns.busy).toBe(false);
+  });
+});

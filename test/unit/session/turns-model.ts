@@ -116,6 +116,9 @@ export class TurnsModel {
   readonly queueLog: string[] = [];
   /** the next send's ack is lost (ZCode took the input; the bridge hears a timeout) */
   loseNextAck = false;
+  /** ZCode's answers to our releases of its held queue wait in `releases` while set (`release()` answers the oldest) */
+  pauseReleases = false;
+  readonly releases: Array<() => void> = [];
   /** removals fail (a timeout) while set */
   failRemovals = false;
   /** the next steering text's operation fails before its send */
@@ -157,6 +160,11 @@ export class TurnsModel {
       stopTurn: async () => this.stop(),
       releaseHeldQueue: async () => {
         this.calls.push("release");
+        if (this.pauseReleases) {
+          const answered = deferred<void>();
+          this.releases.push(() => answered.resolve());
+          await answered.promise;
+        }
         this.resume();
       },
     } as unknown as NativeApi;
@@ -375,6 +383,11 @@ export class TurnsModel {
     ack?.resolve(ack.sent);
   }
 
+  /** the oldest release of ours takes effect and answers */
+  release(): void {
+    this.releases.shift()?.();
+  }
+
   /** the oldest usage read answers */
   usage(): void {
     this.usageReads.shift()?.();
@@ -425,7 +438,9 @@ export class TurnsModel {
 
   /** everything ZCode still owes is said, every turn runs to its end */
   get quiet(): boolean {
-    return this.outbox.length === 0 && this.acks.length === 0 && this.usageReads.length === 0 && !this.running;
+    return (
+      this.outbox.length === 0 && this.acks.length === 0 && this.usageReads.length === 0 && this.releases.length === 0 && !this.running
+    );
   }
 }
 

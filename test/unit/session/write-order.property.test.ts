@@ -37,6 +37,8 @@ type Step =
   | "own"
   | "fail"
   | "resume"
+  | "slowReleases"
+  | "release"
   | "chunk"
   | "end"
   | "drain"
@@ -51,8 +53,8 @@ const step: fc.Arbitrary<{ step: Step; pick: number }> = fc.record({
     { weight: 1, arbitrary: fc.constantFrom<Step>("steer", "steerPromptRequired", "failBeforeSend") },
     { weight: 2, arbitrary: fc.constantFrom<Step>("cancel", "cancelRequest") },
     { weight: 1, arbitrary: fc.constantFrom<Step>("loseAck", "failRemovals", "removalsWork", "own", "exit") },
-    { weight: 2, arbitrary: fc.constantFrom<Step>("fail", "fail", "resume") },
-    { weight: 10, arbitrary: fc.constantFrom<Step>("chunk", "end", "drain", "ack", "usage", "deliver", "deliver", "ack") },
+    { weight: 2, arbitrary: fc.constantFrom<Step>("fail", "fail", "resume", "slowReleases") },
+    { weight: 10, arbitrary: fc.constantFrom<Step>("chunk", "end", "drain", "ack", "usage", "deliver", "deliver", "ack", "release") },
   ),
   pick: fc.nat(20),
 });
@@ -103,6 +105,10 @@ async function play(model: TurnsModel, steps: ReadonlyArray<{ step: Step; pick: 
         // ZCode's desktop resumes its held queue (its queue panel); a legacy release has no V4 queue
         if (model.line === "v4") model.resume();
         break;
+      case "slowReleases":
+        // ZCode answers our releases of its held queue late (a send waits on one)
+        model.pauseReleases = !model.pauseReleases;
+        break;
       case "exit":
         model.exit();
         break;
@@ -113,9 +119,11 @@ async function play(model: TurnsModel, steps: ReadonlyArray<{ step: Step; pick: 
   }
   // everything ZCode owes arrives; the graces run out; again
   model.failRemovals = false;
+  model.pauseReleases = false;
   for (let round = 0; round < 2; round++) {
     for (let i = 0; i < 2000 && !model.quiet; i++) {
-      if (model.outbox.length > 0) model.deliver();
+      if (model.releases.length > 0) model.release();
+      else if (model.outbox.length > 0) model.deliver();
       else if (model.acks.length > 0) model.ack();
       else if (model.usageReads.length > 0) model.usage();
       else model.end();
@@ -173,8 +181,10 @@ describe.each<ReleaseBehaviour>(RELEASES)("the session's write order (simulated 
 
   it("answers every prompt once, writes each turn's updates between its prompt and its answer, never runs what it answered cancelled", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 60 }), async (steps) => {
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 60 }), fc.boolean(), async (steps, slowReleases) => {
         const model = new TurnsModel(release, GRACE_MS);
+        // ZCode answers our releases of its held queue late from the start (a send waits on one)
+        model.pauseReleases = slowReleases;
         await play(model, steps);
         check(model);
       }),
