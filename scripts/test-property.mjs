@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The session write-order property test (adr/0036) with more runs than CI's:
+// The session write-order property test (adr/0036), per simulated release, with more runs than CI's:
 //   npm run test:property -- --runs 1000 [--seed 42]
 // (or ZCODE_ACP_PROPERTY_RUNS / ZCODE_ACP_PROPERTY_SEED). One vitest worker, the unit project.
 import { spawnSync } from "node:child_process";

@@ -110,7 +110,8 @@ export class WireOrder implements InteractionTracker {
     /**
      * `$/cancel_request` of one session/prompt cancels that prompt only (adr/0036): `runs` says
      * whether its turn is the running one (then it is ordered against interaction answers like a
-     * session/cancel), `cancel` cancels it. Without it (v2) the request cancels its session.
+     * session/cancel), `cancel` cancels it. Without it the request cancels its session (the
+     * transport always gives it: `wireOrderFor`).
      */
     private readonly prompts?: { runs(requestId: unknown): boolean; cancel(requestId: unknown): void },
   ) {}
@@ -280,4 +281,24 @@ export class WireOrder implements InteractionTracker {
       return apply();
     });
   }
+}
+
+/** what the wire order needs of the agent it serves (v1 or v2) */
+export interface WireOrderAgent {
+  cancelSession(sessionId: string): void;
+  /** `$/cancel_request` of one session/prompt: that prompt only (adr/0036) */
+  cancelPrompt(requestId: unknown): void;
+  promptRuns(requestId: unknown): boolean;
+}
+
+/**
+ * The transport's wire order for an agent of either protocol: `session/cancel` cancels the
+ * session's work, `$/cancel_request` of one session/prompt that prompt only (adr/0036; on v2 too,
+ * review 2026-12-07 #12). `agent` is read when a cancel is, so it may be bound after this.
+ */
+export function wireOrderFor(agent: () => WireOrderAgent, logger: Logger): WireOrder {
+  return new WireOrder((sessionId) => agent().cancelSession(sessionId), logger, {
+    runs: (requestId) => agent().promptRuns(requestId),
+    cancel: (requestId) => agent().cancelPrompt(requestId),
+  });
 }

@@ -19,7 +19,7 @@
  */
 import { createZcodeAgent, type ZcodeAgentOptions } from "../acp/agent-app.js";
 import { incomingMessages } from "../acp/incoming-messages.js";
-import { WireOrder } from "../acp/wire-order.js";
+import { wireOrderFor } from "../acp/wire-order.js";
 import type { ReleaseNotice } from "../acp/release-notices.js";
 import type { AnyMessage } from "@agentclientprotocol/sdk";
 import type { SessionCalls } from "../native/session-calls.js";
@@ -96,9 +96,9 @@ interface ServedAgent {
   shutdown(): Promise<void>;
   /** v1: the raw initialize params, before the SDK's stable parser drops the unstable capabilities */
   initializeRead?(rawParams: unknown): void;
-  /** v1: `$/cancel_request` of one session/prompt cancels that prompt only */
-  cancelPrompt?(requestId: unknown): void;
-  promptRuns?(requestId: unknown): boolean;
+  /** `$/cancel_request` of one session/prompt cancels that prompt only (both protocols) */
+  cancelPrompt(requestId: unknown): void;
+  promptRuns(requestId: unknown): boolean;
 }
 
 const requestKey = (id: unknown): string => JSON.stringify(id) ?? "undefined";
@@ -106,13 +106,7 @@ const requestKey = (id: unknown): string => JSON.stringify(id) ?? "undefined";
 export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
   const { config, logger, host, early, stop } = options;
   // wire order of cancels and interaction answers; `agent` is bound right below
-  const wire = new WireOrder(
-    (sessionId) => agent.cancelSession(sessionId),
-    logger.child("wire"),
-    options.protocol === 2
-      ? undefined
-      : { runs: (requestId) => agent.promptRuns?.(requestId) === true, cancel: (requestId) => agent.cancelPrompt?.(requestId) },
-  );
+  const wire = wireOrderFor(() => agent, logger.child("wire"));
   const agentOptions: ZcodeAgentOptions = {
     native: new CurrentLineApi(host, { readPath: config.readPath, logger: logger.child("native") }),
     logger,

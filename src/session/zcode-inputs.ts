@@ -379,6 +379,8 @@ export class ZCodeInputs {
       }
       await this.deps.native.releaseHeldQueue(this.deps.where);
     }
+    // answered meanwhile (a cancel while the release above or the line check ran: it never left the bridge)
+    if (input.done || input.turn?.settled) return undefined;
     input.state = "sending";
     let retried: "held" | "session" | undefined;
     for (;;) {
@@ -427,6 +429,9 @@ export class ZCodeInputs {
     // a turn.started for it may have come before its ack: it is running already
     if (input.state === "sending") input.state = sent.delivery === "startNow" ? "started" : "queued";
     if (input.kind === "steer" && sent.delivery === "startNow") input.resolveSteer("startedNewTurn"); // idle: ZCode started it
+    // queued, and the turn it waited behind was seen to end before this ack: ZCode may hold its
+    // queue already, and no turn end is left to start the bound (adr/0038); a turn start ends it
+    if (input.state === "queued") this.armHeldWait(this.reportedHold?.reason, this.reportedHold !== undefined);
   }
 
   /**

@@ -25,6 +25,7 @@ import { createAgentConnection, type ZcodeAgentOptions } from "../agent-connecti
 import { ConnectionSignIn } from "../logout.js";
 import { notOffered } from "../session-management.js";
 import type { SessionCalls } from "../../native/session-calls.js";
+import type { PromptControl } from "../../session/session-turns.js";
 import { AUTH_METHOD_ID } from "../initialize.js";
 import { answer, invalidParams, toRequestError } from "../request-errors.js";
 import { listPage, decodeCursor } from "../session-list-page.js";
@@ -50,7 +51,17 @@ export interface ZcodeAgentV2 {
   cancelSession(sessionId: string): void;
   responseWritten(message: object): void;
   diagnostics(): Record<string, number>;
+  /**
+   * `$/cancel_request` of a session/prompt whose receipt is not written yet, as soon as the
+   * transport reads it: that prompt only (adr/0036), as on v1. (After its receipt the request is
+   * answered and there is nothing left to cancel.)
+   */
+  cancelPrompt(requestId: unknown): void;
+  /** is this session/prompt request's turn the one ZCode runs now? */
+  promptRuns(requestId: unknown): boolean;
 }
+
+const requestKey = (id: unknown): string => JSON.stringify(id) ?? "undefined";
 
 export function initializeResponseV2(advertised?: SessionCalls): acp.InitializeResponse {
   return {
@@ -93,6 +104,8 @@ export function createZcodeAgentV2(options: ZcodeAgentOptions): ZcodeAgentV2 {
 
   /** prompts of each session whose turn has not ended: idle is reported when the last one ends */
   const running = new Map<string, number>();
+  /** the session/prompt requests whose receipt is not written yet: their own controls, by request id */
+  const prompts = new Map<string, PromptControl>();
   const sendState = (sessionId: string, update: acp.StateUpdate): Promise<void> =>
     state
       .port!.send(sessionId, { sessionUpdate: "state_update", ...update })
@@ -204,7 +217,12 @@ export function createZcodeAgentV2(options: ZcodeAgentOptions): ZcodeAgentV2 {
         state.port!.beginTurn(sessionId);
         running.set(sessionId, (running.get(sessionId) ?? 0) + 1);
         void sendState(sessionId, { state: "running" });
-        const answered = engine.prompt(params.prompt as v1.ContentBlock[], cancelsBefore);
+        const key = requestKey(requestId);
+        const answered = engine.prompt(params.prompt as v1.ContentBlock[], cancelsBefore, (control) => prompts.set(key, control));
+        // once the receipt is out, the request is answered: a later $/cancel_request of it is not read as this prompt's
+        const forget = (): void => void prompts.delete(key);
+        void written.then(forget);
+        answered.then(forget, forget);
         const end = async (result: unknown, idle: acp.StateUpdate): Promise<void> => {
           await written;
           if (!running.has(sessionId)) {
@@ -257,5 +275,17 @@ export function createZcodeAgentV2(options: ZcodeAgentOptions): ZcodeAgentV2 {
     return { closed: routed.closed, close: () => connection?.close() };
   };
 
-  return { app, shutdown, connect, cancelSession, responseWritten: state.responseWritten, diagnostics: state.diagnostics };
+  const cancelPrompt = (requestId: unknown): void => prompts.get(requestKey(requestId))?.cancel();
+  const promptRuns = (requestId: unknown): boolean => prompts.get(requestKey(requestId))?.runs() === true;
+
+  return {
+    app,
+    shutdown,
+    connect,
+    cancelSession,
+    responseWritten: state.responseWritten,
+    diagnostics: state.diagnostics,
+    cancelPrompt,
+    promptRuns,
+  };
 }

@@ -7,7 +7,7 @@
  * of one prompt cancels that prompt only.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { settle, TurnsModel } from "./turns-model.js";
+import { RELEASES, settle, TurnsModel } from "./turns-model.js";
 
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
@@ -206,5 +206,75 @@ describe("adr/0036: stops and cancel scope", () => {
     expect(model.answers.get("p1")).toMatchObject({ outcome: "cancelled" });
     expect(model.running?.label).toBe("p2");
     expect(model.answers.has("p2")).toBe(false);
+  });
+});
+
+describe("adr/0038: a queue ZCode holds, acked late", () => {
+  // found by the per-release property test (write-order.property.test.ts, 3.14.4): ZCode 3.14 holds
+  // what waits behind a failed turn; when the queued prompt's ack arrived after that turn's end was
+  // seen, nothing started the hold's bound and the prompt was never answered
+  it.each(RELEASES.filter((release) => release.holdsAfterFailure))(
+    "$release: a prompt acked `queue` after the failed turn before it ended is answered at the bound, never run",
+    async (release) => {
+      const model = new TurnsModel(release);
+      model.prompt(); // p1 runs
+      await settle();
+      model.ack();
+      await settle();
+      await deliverAll(model);
+      model.prompt(); // p2 queued behind it; its ack is still on its way
+      await settle();
+      model.fail(); // p1 fails: ZCode holds p2
+      expect(model.held).toBe(true);
+      await deliverAll(model); // the failed turn's end (and, on the V4 read path, the hold) before p2's ack
+      usageAll(model);
+      await settle();
+      model.ack();
+      await settle();
+      expect(model.answers.get("p1")?.outcome).toBe("error TURN_FAILED");
+      expect(model.answers.has("p2")).toBe(false);
+      vi.advanceTimersByTime(5 * 60_000 + 1);
+      await settle(8);
+      expect(model.answers.get("p2")?.outcome).toBe("error QUEUE_HELD");
+      expect(model.calls).toContain("remove p2");
+      expect(model.starts.map((start) => start.label)).toEqual(["p1"]);
+    },
+  );
+});
+
+function usageAll(model: TurnsModel): void {
+  while (model.usageReads.length > 0) model.usage();
+}
+
+describe("adr/0036: a prompt answered cancelled before its send is never sent", () => {
+  // found by the end-to-end write-order test (e2e-write-order.test.ts, 4.0.0): session/cancel stops
+  // the running turn (ZCode's queue may be held: the next send releases it first); a prompt sent
+  // then waits on the release; its $/cancel_request answered it `cancelled` at once (it never left
+  // the bridge), and once the release answered, the send went out anyway and ZCode ran it
+  it("$/cancel_request while the send waits for the release of ZCode's held queue: answered cancelled, not sent, not run", async () => {
+    const model = new TurnsModel("v4");
+    model.prompt(); // p1 runs
+    await settle();
+    model.ack();
+    await settle();
+    await deliverAll(model);
+    model.turns.cancel(); // session/cancel: p1's turn is stopped
+    await settle();
+    await deliverAll(model);
+    while (model.usageReads.length > 0) model.usage();
+    await settle();
+    expect(model.answers.get("p1")?.outcome).toBe("cancelled");
+    model.pauseReleases = true;
+    model.prompt(); // p2: its send first releases what the stop may have held
+    await settle();
+    expect(model.releases).toHaveLength(1);
+    model.controls.get("p2")!.cancel(); // its $/cancel_request
+    await settle();
+    expect(model.answers.get("p2")?.outcome).toBe("cancelled");
+    model.release();
+    await settle(8);
+    expect(model.starts.map((start) => start.label)).toEqual(["p1"]);
+    expect(model.acks, "nothing was sent after the release").toHaveLength(0);
+    expect(model.turns.busy).toBe(false);
   });
 });

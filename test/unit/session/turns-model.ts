@@ -3,8 +3,10 @@
  * turns (src/session/session-turns.ts, zcode-inputs.ts) and its real update queue
  * (update-coalescer.ts): what the session writes (updates, the prompts' answers) goes to one wire
  * log, in order, as a transport writes it. Used by the write-order property test and the
- * regression tests of adr/0036. Two lines: "v4" (ZCode's queue: send while busy, ids, removals,
- * stops that hold the queue) and "legacy" (one input at a time, paired by order).
+ * regression tests of adr/0036. Two input paths: "v4" (ZCode's queue: send while busy, ids,
+ * removals, stops that hold the queue) and "legacy" (one input at a time, paired by order); and per
+ * simulated release what else differs (`RELEASES`: a failed turn that holds the queue, a hold the
+ * read path reports), as the simulator has it (fixtures/README.md, sim-v4.js).
  *
  * Every ZCode side effect is immediate; what ZCode *says* (acks, session events, the usage read
  * after a turn) waits in an outbox until the test delivers it, so any interleaving can be played.
@@ -20,6 +22,40 @@ import { UpdateCoalescer } from "../../../src/session/update-coalescer.js";
 import { BridgeError } from "../../../src/util/errors.js";
 
 export type Line = "v4" | "legacy";
+
+/** What a simulated release does that the session's write order depends on (fixtures/README.md "Flavours"). */
+export interface ReleaseBehaviour {
+  release: string;
+  /**
+   * the input call: V4 `sendText` (ZCode queues a busy send; acks with ids, removals, guides) or
+   * legacy `sendPrompt` (refuses a busy send, 1308: the session refuses a prompt while busy)
+   */
+  input: Line;
+  /** a failed turn with items queued holds them (`pauseReason: "error"`; 3.14 on, sim-v4.js `ERROR_HOLD_FROM`) */
+  holdsAfterFailure: boolean;
+  /** the read path reports ZCode's hold (V4 `queue.autoDrain` / `pauseReason`: 4.0.0's V4 reading); else only the bound applies */
+  reportsHold: boolean;
+  /** steering texts go as V4 guides (else the steering falls back to a prompt of its own) */
+  steering: boolean;
+}
+
+/**
+ * The releases the end-to-end suites run on (vitest.config.ts), plus 3.10.2, the one simulated
+ * release without V4 input (its manifest allows no `sendConversationCommandV4`): every other
+ * simulated release sends with `sendText`, 3.11.2 included (adr/0022).
+ */
+export const RELEASES: readonly ReleaseBehaviour[] = [
+  { release: "3.10.2", input: "legacy", holdsAfterFailure: false, reportsHold: false, steering: false },
+  { release: "3.11.2", input: "v4", holdsAfterFailure: false, reportsHold: false, steering: true },
+  { release: "3.12.3", input: "v4", holdsAfterFailure: false, reportsHold: false, steering: true },
+  { release: "3.14.4", input: "v4", holdsAfterFailure: true, reportsHold: false, steering: true },
+  { release: "4.0.0", input: "v4", holdsAfterFailure: true, reportsHold: true, steering: true },
+];
+
+const BY_LINE: Record<Line, ReleaseBehaviour> = {
+  v4: { release: "v4", input: "v4", holdsAfterFailure: false, reportsHold: false, steering: true },
+  legacy: RELEASES[0]!,
+};
 const WHERE = { workspacePath: "/w", sessionId: "s1" };
 
 export type WireEntry =
@@ -34,9 +70,14 @@ interface ZTurn {
   inputId: string | undefined;
   label: string;
   stopped: boolean;
+  failed?: boolean;
 }
 type ZEvent =
-  { type: "started"; turn: ZTurn } | { type: "chunk"; turn: ZTurn } | { type: "ended"; turn: ZTurn } | { type: "drained"; ids: string[] };
+  | { type: "started"; turn: ZTurn }
+  | { type: "chunk"; turn: ZTurn }
+  | { type: "ended"; turn: ZTurn }
+  | { type: "drained"; ids: string[] }
+  | { type: "hold"; held: boolean; reason?: string };
 
 interface PendingAck {
   resolve(sent: SentInput): void;
@@ -64,14 +105,20 @@ export class TurnsModel {
   guides: ZItem[] = [];
   running: ZTurn | undefined;
   autoDrain = true;
+  pauseReason: string | undefined;
   private turnCounter = 0;
   readonly outbox: ZEvent[] = [];
   readonly acks: PendingAck[] = [];
   readonly usageReads: Array<() => void> = [];
   /** ZCode's stops and removals, in order (`stop <label of the turn it hit>`, `remove <label>`) */
   readonly calls: string[] = [];
+  /** ZCode's own queue changes, in order: `hold <pauseReason>`, `resume` */
+  readonly queueLog: string[] = [];
   /** the next send's ack is lost (ZCode took the input; the bridge hears a timeout) */
   loseNextAck = false;
+  /** ZCode's answers to our releases of its held queue wait in `releases` while set (`release()` answers the oldest) */
+  pauseReleases = false;
+  readonly releases: Array<() => void> = [];
   /** removals fail (a timeout) while set */
   failRemovals = false;
   /** the next steering text's operation fails before its send */
@@ -85,10 +132,12 @@ export class TurnsModel {
   readonly controls = new Map<string, PromptControl>();
   readonly session: TurnSession;
 
-  constructor(
-    readonly line: Line,
-    cancelGraceMs = 60_000,
-  ) {
+  readonly line: Line;
+  readonly behaviour: ReleaseBehaviour;
+
+  constructor(release: Line | ReleaseBehaviour, cancelGraceMs = 60_000) {
+    this.behaviour = typeof release === "string" ? BY_LINE[release] : release;
+    this.line = this.behaviour.input;
     this.updates = new UpdateCoalescer({
       send: async (update) => {
         const text = update.sessionUpdate === "agent_message_chunk" && update.content.type === "text" ? update.content.text : "";
@@ -111,8 +160,12 @@ export class TurnsModel {
       stopTurn: async () => this.stop(),
       releaseHeldQueue: async () => {
         this.calls.push("release");
-        this.autoDrain = true;
-        this.advance();
+        if (this.pauseReleases) {
+          const answered = deferred<void>();
+          this.releases.push(() => answered.resolve());
+          await answered.promise;
+        }
+        this.resume();
       },
     } as unknown as NativeApi;
     const lifecycle = new SessionLifecycle("s1");
@@ -201,13 +254,22 @@ export class TurnsModel {
   private sendInput(params: { inputId?: string; delivery?: string; content: string }): Promise<SentInput> {
     const label = params.content;
     const inputId = this.line === "v4" ? params.inputId : undefined;
+    // a held queue (autoDrain off, items in it) refuses a send without a disposition (ZCode's "choice" routing)
+    if (this.line === "v4" && this.held) {
+      this.calls.push(`refused ${label} (held)`);
+      return Promise.reject(
+        new BridgeError("HOST_CALL_FAILED", "the queue is held; choose a disposition", {
+          details: { reasonCode: "heldQueueDispositionRequired" },
+        }),
+      );
+    }
     if (inputId) this.byInputId.set(inputId, label);
     const item = { inputId, label };
     let delivery: "startNow" | "queue";
     if (params.delivery === "guide" && this.running) {
       this.guides.push(item);
       delivery = "queue";
-    } else if (!this.running && this.queue.length === 0 && this.autoDrain) {
+    } else if (!this.running && this.queue.length === 0) {
       this.start(item);
       delivery = "startNow";
     } else {
@@ -239,7 +301,31 @@ export class TurnsModel {
     turn.stopped = true;
     this.finish();
     // a stop with items left holds ZCode's queue
-    if (this.queue.length > 0) this.autoDrain = false;
+    if (this.queue.length > 0 && this.autoDrain) this.hold("stopped");
+    this.advance();
+  }
+
+  /** ZCode's queue is held: autoDrain off, with a reason (the V4 read path reports it) */
+  private hold(reason: string): void {
+    this.queueLog.push(`hold ${reason}`);
+    this.autoDrain = false;
+    this.pauseReason = reason;
+    if (this.behaviour.reportsHold) this.outbox.push({ type: "hold", held: true, reason });
+  }
+
+  /** held: autoDrain off with items queued (a send without a disposition is refused) */
+  get held(): boolean {
+    return !this.autoDrain && this.queue.length > 0;
+  }
+
+  /** `setAutoDrain(true)`: ours (a release) or ZCode's desktop (its queue panel); an idle session starts its queue head */
+  resume(): void {
+    if (!this.autoDrain) {
+      this.queueLog.push("resume");
+      this.autoDrain = true;
+      this.pauseReason = undefined;
+      if (this.behaviour.reportsHold) this.outbox.push({ type: "hold", held: false });
+    }
     this.advance();
   }
 
@@ -274,6 +360,16 @@ export class TurnsModel {
     this.advance();
   }
 
+  /** the running turn fails (a provider error): from 3.14 on, what is queued behind it is held */
+  fail(): void {
+    const turn = this.running;
+    if (!turn) return;
+    turn.failed = true;
+    this.finish();
+    if (this.behaviour.holdsAfterFailure && this.queue.length > 0 && this.autoDrain) this.hold("error");
+    this.advance();
+  }
+
   /** the running turn takes its guides in */
   drain(): void {
     if (!this.running || this.guides.length === 0) return;
@@ -287,6 +383,11 @@ export class TurnsModel {
     ack?.resolve(ack.sent);
   }
 
+  /** the oldest release of ours takes effect and answers */
+  release(): void {
+    this.releases.shift()?.();
+  }
+
   /** the oldest usage read answers */
   usage(): void {
     this.usageReads.shift()?.();
@@ -297,6 +398,7 @@ export class TurnsModel {
     const event = this.outbox.shift();
     if (!event) return;
     if (event.type === "drained") return this.turns.steerDrained(event.ids);
+    if (event.type === "hold") return this.turns.queueHeld(event.held, event.reason);
     const { turn } = event;
     if (event.type === "started") {
       const own = turn.label === "own";
@@ -316,7 +418,9 @@ export class TurnsModel {
       if (live) this.updates.post(chunk(`${turn.label}:chunk`));
       return;
     }
-    if (live) this.turns.turnEndSeen(live, { stopReason: turn.stopped || live.cancelRequested ? "cancelled" : "end_turn" }, true);
+    if (live && turn.failed && !live.cancelRequested)
+      this.turns.turnEndSeen(live, { error: new BridgeError("TURN_FAILED", "api_error: the model request failed") }, true);
+    else if (live) this.turns.turnEndSeen(live, { stopReason: turn.stopped || live.cancelRequested ? "cancelled" : "end_turn" }, true);
     else if (!shown) this.turns.foreignTurnEnded(turn.turnId);
   }
 
@@ -327,13 +431,16 @@ export class TurnsModel {
     this.running = undefined;
     this.outbox.length = 0;
     this.autoDrain = true;
+    this.pauseReason = undefined;
     for (const ack of this.acks.splice(0)) ack.reject(new BridgeError("HOST_EXITED", "the host exited"));
     this.turns.giveUp(new BridgeError("HOST_EXITED", "the host exited"), { native: false });
   }
 
   /** everything ZCode still owes is said, every turn runs to its end */
   get quiet(): boolean {
-    return this.outbox.length === 0 && this.acks.length === 0 && this.usageReads.length === 0 && !this.running;
+    return (
+      this.outbox.length === 0 && this.acks.length === 0 && this.usageReads.length === 0 && this.releases.length === 0 && !this.running
+    );
   }
 }
 

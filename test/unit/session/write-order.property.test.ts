@@ -1,22 +1,26 @@
 /**
- * The session's write order under every interleaving (adr/0036), on both input paths: random
+ * The session's write order under every interleaving (adr/0036), per simulated release
+ * (./turns-model.ts `RELEASES`: the input call, whether ZCode queues or refuses a busy send, acks,
+ * whether a failed turn holds the queue, whether the read path reports a hold, steering): random
  * sequences of prompts, steering texts, session/cancel, `$/cancel_request` of one prompt, lost
- * acks, failed removals, steering texts that fail before their send, ZCode's own turns, host exits
- * and the order in which ZCode's acks, events and usage reads arrive (./turns-model.ts). Asserted:
+ * acks, failed removals, steering texts that fail before their send, ZCode's own turns and failed
+ * turns, its desktop resuming a held queue, host exits and the order in which ZCode's acks, events
+ * and usage reads arrive. Asserted:
  *  - every prompt is answered exactly once;
  *  - every update of a prompt's turn is written before its answer, and after the answer of every
  *    prompt whose turn ZCode started before it (no update lands under the wrong prompt);
- *  - no prompt answered `cancelled` is ever started by ZCode after that answer;
+ *  - no prompt answered `cancelled` (or QUEUE_HELD: "taken out, not run") is ever started by ZCode
+ *    after that answer;
  *  - every steering request is answered, and nothing of ours is left waiting at the end.
  *
- * CI runs a fixed seed and a small count; `npm run test:property -- --runs 1000` (or
- * ZCODE_ACP_PROPERTY_RUNS / ZCODE_ACP_PROPERTY_SEED) runs more.
+ * CI runs a fixed seed and a small count per release; `npm run test:property -- --runs 1000` (or
+ * ZCODE_ACP_PROPERTY_RUNS / ZCODE_ACP_PROPERTY_SEED) runs more, per release.
  */
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { settle, TurnsModel, type Line } from "./turns-model.js";
+import { RELEASES, settle, TurnsModel, type ReleaseBehaviour } from "./turns-model.js";
 
-const RUNS = Number(process.env.ZCODE_ACP_PROPERTY_RUNS ?? 150);
+const RUNS = Number(process.env.ZCODE_ACP_PROPERTY_RUNS ?? 100);
 const SEED = Number(process.env.ZCODE_ACP_PROPERTY_SEED ?? 20261207);
 const GRACE_MS = 60_000;
 
@@ -31,6 +35,10 @@ type Step =
   | "removalsWork"
   | "failBeforeSend"
   | "own"
+  | "fail"
+  | "resume"
+  | "slowReleases"
+  | "release"
   | "chunk"
   | "end"
   | "drain"
@@ -45,7 +53,8 @@ const step: fc.Arbitrary<{ step: Step; pick: number }> = fc.record({
     { weight: 1, arbitrary: fc.constantFrom<Step>("steer", "steerPromptRequired", "failBeforeSend") },
     { weight: 2, arbitrary: fc.constantFrom<Step>("cancel", "cancelRequest") },
     { weight: 1, arbitrary: fc.constantFrom<Step>("loseAck", "failRemovals", "removalsWork", "own", "exit") },
-    { weight: 10, arbitrary: fc.constantFrom<Step>("chunk", "end", "drain", "ack", "usage", "deliver", "deliver", "ack") },
+    { weight: 2, arbitrary: fc.constantFrom<Step>("fail", "fail", "resume", "slowReleases") },
+    { weight: 10, arbitrary: fc.constantFrom<Step>("chunk", "end", "drain", "ack", "usage", "deliver", "deliver", "ack", "release") },
   ),
   pick: fc.nat(20),
 });
@@ -89,6 +98,17 @@ async function play(model: TurnsModel, steps: ReadonlyArray<{ step: Step; pick: 
       case "own":
         model.own();
         break;
+      case "fail":
+        model.fail();
+        break;
+      case "resume":
+        // ZCode's desktop resumes its held queue (its queue panel); a legacy release has no V4 queue
+        if (model.line === "v4") model.resume();
+        break;
+      case "slowReleases":
+        // ZCode answers our releases of its held queue late (a send waits on one)
+        model.pauseReleases = !model.pauseReleases;
+        break;
       case "exit":
         model.exit();
         break;
@@ -99,9 +119,11 @@ async function play(model: TurnsModel, steps: ReadonlyArray<{ step: Step; pick: 
   }
   // everything ZCode owes arrives; the graces run out; again
   model.failRemovals = false;
+  model.pauseReleases = false;
   for (let round = 0; round < 2; round++) {
     for (let i = 0; i < 2000 && !model.quiet; i++) {
-      if (model.outbox.length > 0) model.deliver();
+      if (model.releases.length > 0) model.release();
+      else if (model.outbox.length > 0) model.deliver();
       else if (model.acks.length > 0) model.ack();
       else if (model.usageReads.length > 0) model.usage();
       else model.end();
@@ -141,15 +163,15 @@ function check(model: TurnsModel): void {
       expect(model.answers.get(label)!.seq, `${label}'s answer before ${entry.label}'s ${entry.what}`).toBeLessThan(entry.seq);
     }
   }
-  // nothing answered cancelled is started afterwards
+  // nothing answered cancelled (or taken out of a held queue) is started afterwards
   for (const [label, answer] of model.answers) {
-    if (answer.outcome !== "cancelled") continue;
+    if (answer.outcome !== "cancelled" && answer.outcome !== "error QUEUE_HELD") continue;
     const late = model.starts.find((start) => start.label === label && start.seq > answer.seq);
     expect(late, `${label} started after it was answered cancelled`).toBeUndefined();
   }
 }
 
-describe.each<Line>(["v4", "legacy"])("the session's write order (%s input path)", (line) => {
+describe.each<ReleaseBehaviour>(RELEASES)("the session's write order (simulated $release: $input input)", (release) => {
   beforeEach(() => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
   });
@@ -159,8 +181,10 @@ describe.each<Line>(["v4", "legacy"])("the session's write order (%s input path)
 
   it("answers every prompt once, writes each turn's updates between its prompt and its answer, never runs what it answered cancelled", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 60 }), async (steps) => {
-        const model = new TurnsModel(line, GRACE_MS);
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 60 }), fc.boolean(), async (steps, slowReleases) => {
+        const model = new TurnsModel(release, GRACE_MS);
+        // ZCode answers our releases of its held queue late from the start (a send waits on one)
+        model.pauseReleases = slowReleases;
         await play(model, steps);
         check(model);
       }),
