@@ -39,7 +39,8 @@ const LINE_INDEPENDENT = [
 const E2E_LINE = ["test/e2e/{acp,conformance,faults,hardening,interactions,v4}/**/*.test.ts"];
 const V1_NOT_V2 = ["test/e2e/hardening/{cancel-answer-race,log-file-and-signals,malformed-client-messages,oversized-line}.test.ts"];
 const V2_NOT_V1 = [
-  "test/e2e/acp/{e2e-cancel,e2e-client-view,e2e-compaction-plans,e2e-end-of-input,e2e-history,e2e-many-sessions,e2e-prompt-failure,e2e-protocol-v2,e2e-session-list}.test.ts",
+  "test/e2e/acp/{e2e-cancel,e2e-client-view,e2e-compaction-plans,e2e-end-of-input,e2e-history}.test.ts",
+  "test/e2e/acp/{e2e-many-sessions,e2e-prompt-failure,e2e-protocol-v2,e2e-session-list}.test.ts",
   "test/e2e/acp/e2e-subagent*.test.ts",
   "test/e2e/{faults,v4}/**/*.test.ts",
   "test/e2e/interactions/{e2e-cancel-request,e2e-headers-cancel-exit,e2e-permissions,e2e-plans-questions,e2e-question-permission}.test.ts",
