@@ -3,7 +3,8 @@
  * (adr/0006): once the cancel is read, every pending interaction of the session is answered to
  * the host with a real deny / decline exactly once and a later allow is dropped; an allow read
  * before the cancel is kept. Exact bytes through the built CLI, then the simulated host's call
- * log shows what ZCode received.
+ * log shows what ZCode received. One bridge (and host) per client profile, shared by the file's
+ * tests: each test races in a session of its own, and the race is per session (CI time, adr/0037).
  */
 import { mkdtemp } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -71,18 +72,43 @@ const SCENARIOS: Scenario[] = [
 ];
 
 let sim: SimInstall;
+/** the bridges, one per client profile (capabilities are per connection), by their capabilities */
+const bridges = new Map<string, Promise<RawAcpClient>>();
 beforeAll(async () => {
   sim = await createSimulatedInstall();
 });
 afterAll(async () => {
-  await sim?.cleanup();
+  try {
+    // every bridge exits 0 once its stdin closes, whatever the races left behind
+    for (const bridge of bridges.values()) expect(await (await bridge).close()).toEqual({ code: 0, signal: null });
+  } finally {
+    await sim?.cleanup();
+  }
 });
 
-/** a bridge with one session whose prompt is waiting on the interaction; returns the ask */
+/** the file's bridge for this client profile, initialized once */
+function bridgeFor(capabilities: Record<string, unknown>): Promise<RawAcpClient> {
+  const key = JSON.stringify(capabilities);
+  let bridge = bridges.get(key);
+  if (bridge === undefined) {
+    bridge = (async () => {
+      const client = RawAcpClient.start({ env: sim.env });
+      const init = await client.request("initialize", { protocolVersion: 1, clientCapabilities: capabilities });
+      if (init.error) throw new Error(`initialize failed: ${JSON.stringify(init.error)}`);
+      return client;
+    })();
+    bridges.set(key, bridge);
+  }
+  return bridge;
+}
+
+/** a session of its own, whose prompt is waiting on the interaction; returns the ask */
 async function pendingInteraction(scenario: Scenario) {
-  const client = RawAcpClient.start({ env: sim.env });
+  const client = await bridgeFor(scenario.capabilities);
   const workspace = await mkdtemp(join(dirname(sim.root), "ws-"));
-  const sessionId = await client.openSession(workspace, scenario.capabilities);
+  const opened = await client.request("session/new", { cwd: workspace, mcpServers: [] });
+  if (opened.error) throw new Error(`session/new failed: ${JSON.stringify(opened.error)}`);
+  const sessionId = opened.result.sessionId as string;
   const prompt = client.requestLine("session/prompt", { sessionId, prompt: [{ type: "text", text: scenario.prompt }] });
   await client.write([prompt.line]);
   const ask = await client.waitForAgent((m) => m.method === scenario.ask && m.params?.sessionId === sessionId, scenario.ask);
@@ -99,10 +125,10 @@ async function nativeAnswers(scenario: Scenario, sessionId: string): Promise<Arr
   return answersFor(await sim.readCallLog(), scenario.native, sessionId);
 }
 
-async function finish(client: RawAcpClient): Promise<void> {
+/** every line so far valid and every request of the client answered (the bridge's exit is checked after the file) */
+function finish(client: RawAcpClient): void {
   expect(client.transcript.problems).toEqual([]);
   expect(client.transcript.unanswered("client")).toEqual([]);
-  expect(await client.close()).toEqual({ code: 0, signal: null });
 }
 
 describe("session/cancel read before the client's answer", () => {
@@ -123,7 +149,7 @@ describe("session/cancel read before the client's answer", () => {
         if (scenario.native === "respondPermission") expect(answers[0]!.optionId).toMatch(/deny/);
         else expect(["decline", "cancel"]).toContain(answers[0]!.action);
         expect(stopsFor(await sim.readCallLog(), sessionId)).toHaveLength(1);
-        await finish(client);
+        finish(client);
       });
     }
   }
@@ -161,7 +187,7 @@ describe("the client's answer read before session/cancel", () => {
           (ofSession(e) || (e.params as { envelope?: { sessionId?: string } }).envelope?.sessionId === sessionId),
       )!.seq;
       expect(seqOf(scenario.native)).toBeLessThan(stopSeq);
-      await finish(client);
+      finish(client);
     });
   }
 });
@@ -176,6 +202,6 @@ describe("$/cancel_request of the prompt read before the client's answer", () =>
     const answers = await nativeAnswers(scenario, sessionId);
     expect(answers).toHaveLength(1);
     expect(answers[0]!.optionId).toMatch(/deny/);
-    await finish(client);
+    finish(client);
   });
 });
