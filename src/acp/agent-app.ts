@@ -2,6 +2,7 @@
  * The ACP agent: thin handlers on the SDK app API that validate ACP-level input, call the
  * session service and map errors. One app serves one connection (the CLI has exactly one).
  */
+import { requestKey } from "./wire-order.js";
 import * as acp from "@agentclientprotocol/sdk";
 import { AcpClientPort } from "./client-port.js";
 import { AUTH_METHOD_ID, initializeResponse, unstableClientCapabilities } from "./initialize.js";
@@ -20,8 +21,6 @@ import { parseSetModel, SET_MODEL_METHOD, withModels } from "./session-models.js
 import { MODEL_OPTION_ID } from "../session/session-options.js";
 import { createAgentConnection, type ZcodeAgentOptions } from "./agent-connection.js";
 import type { PromptControl } from "../session/session-turns.js";
-
-const requestKey = (id: unknown): string => JSON.stringify(id) ?? "undefined";
 
 export type { ZcodeAgentOptions };
 

@@ -73,7 +73,8 @@ export interface InteractionTracker {
   cancelledOnWire(requestId: unknown): boolean;
 }
 
-const idKey = (id: unknown): string => JSON.stringify(id) ?? "undefined";
+/** the key a JSON-RPC request id is kept under (ids are numbers, strings or null) */
+export const requestKey = (id: unknown): string => JSON.stringify(id) ?? "undefined";
 
 function isRecord(value: unknown): value is Message {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -151,8 +152,8 @@ export class WireOrder implements InteractionTracker {
     const m = message as unknown as Message;
     if (!("id" in m)) return message;
     if (typeof m.method !== "string") {
-      this.runningPrompts.delete(idKey(m.id));
-      this.cancelledPrompts.delete(idKey(m.id));
+      this.runningPrompts.delete(requestKey(m.id));
+      this.cancelledPrompts.delete(requestKey(m.id));
       return message;
     }
     const kind = ASKING_METHODS[m.method];
@@ -172,7 +173,7 @@ export class WireOrder implements InteractionTracker {
     }
     if (ticket?.tag !== undefined) this.unsent.delete(ticket.tag);
     ticket ??= { sessionId, kind, state: "asked", done: false };
-    this.asked.set(idKey(m.id), ticket);
+    this.asked.set(requestKey(m.id), ticket);
     bound(this.asked);
     if (tag === undefined || meta === undefined) return message;
     const { [TICKET_META_KEY]: _tag, ...rest } = meta;
@@ -188,7 +189,7 @@ export class WireOrder implements InteractionTracker {
     if (read.kind === "request") {
       if (read.method === "session/prompt") {
         const sessionId = (message.params as { sessionId: string }).sessionId;
-        this.runningPrompts.set(idKey(read.id), sessionId);
+        this.runningPrompts.set(requestKey(read.id), sessionId);
         bound(this.runningPrompts);
       }
       return message;
@@ -198,7 +199,7 @@ export class WireOrder implements InteractionTracker {
     if (read.method === "session/cancel") sessionId = (message.params as { sessionId: string }).sessionId;
     if (read.method === "$/cancel_request") {
       const requestId = (message.params as { requestId: unknown }).requestId;
-      sessionId = this.runningPrompts.get(idKey(requestId));
+      sessionId = this.runningPrompts.get(requestKey(requestId));
       if (sessionId !== undefined && this.prompts) return this.cancelPrompt(sessionId, requestId, message);
     }
     return sessionId === undefined ? message : this.cancel(sessionId, message);
@@ -210,7 +211,7 @@ export class WireOrder implements InteractionTracker {
   }
 
   private answer(id: unknown, message: Message): Message {
-    const key = idKey(id);
+    const key = requestKey(id);
     const ticket = this.asked.get(key);
     if (!ticket) return message;
     this.asked.delete(key);
@@ -224,7 +225,7 @@ export class WireOrder implements InteractionTracker {
   }
 
   cancelledOnWire(requestId: unknown): boolean {
-    return this.cancelledPrompts.has(idKey(requestId));
+    return this.cancelledPrompts.has(requestKey(requestId));
   }
 
   /**
@@ -232,7 +233,7 @@ export class WireOrder implements InteractionTracker {
    * running one, the session's open interactions are its own, so they are ordered as for a cancel.
    */
   private cancelPrompt(sessionId: string, requestId: unknown, message: Message): Message | Promise<Message> {
-    this.cancelledPrompts.add(idKey(requestId));
+    this.cancelledPrompts.add(requestKey(requestId));
     const prompts = this.prompts!;
     const apply = (): Message => {
       try {

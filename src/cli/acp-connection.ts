@@ -19,7 +19,7 @@
  */
 import { createZcodeAgent, type ZcodeAgentOptions } from "../acp/agent-app.js";
 import { incomingMessages } from "../acp/incoming-messages.js";
-import { wireOrderFor } from "../acp/wire-order.js";
+import { wireOrderFor, requestKey } from "../acp/wire-order.js";
 import type { ReleaseNotice } from "../acp/release-notices.js";
 import type { AnyMessage } from "@agentclientprotocol/sdk";
 import type { SessionCalls } from "../native/session-calls.js";
@@ -100,8 +100,6 @@ interface ServedAgent {
   cancelPrompt(requestId: unknown): void;
   promptRuns(requestId: unknown): boolean;
 }
-
-const requestKey = (id: unknown): string => JSON.stringify(id) ?? "undefined";
 
 export async function serveAcp(options: AcpConnectionOptions): Promise<number> {
   const { config, logger, host, early, stop } = options;

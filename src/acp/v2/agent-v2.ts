@@ -16,6 +16,7 @@
  * (-32601, saying to use ACP v1): tool_call/cancel, terminal/cancel. The one-connection rules of v1
  * hold here too: both agents keep their per-connection state in ../agent-connection.ts.
  */
+import { requestKey } from "../wire-order.js";
 import { randomUUID } from "node:crypto";
 import type * as v1 from "@agentclientprotocol/sdk";
 import * as acp from "@agentclientprotocol/sdk/experimental/v2";
@@ -60,8 +61,6 @@ export interface ZcodeAgentV2 {
   /** is this session/prompt request's turn the one ZCode runs now? */
   promptRuns(requestId: unknown): boolean;
 }
-
-const requestKey = (id: unknown): string => JSON.stringify(id) ?? "undefined";
 
 export function initializeResponseV2(advertised?: SessionCalls): acp.InitializeResponse {
   return {
