@@ -64,6 +64,11 @@ const PAUSE_REASONS: Record<string, string> = {
   manual: "on request (paused in ZCode)",
 };
 
+/** ZCode's pause reason in words ("" when it gave none) */
+function pauseWords(reason: string | undefined): string {
+  return reason === undefined ? "" : (PAUSE_REASONS[reason] ?? `(${reason})`);
+}
+
 /** turns ZCode starts on its own (never a prompt's): a background result, a subagent */
 const OWN_TURN_SOURCES = new Set(["background_task", "subagent"]);
 
@@ -236,7 +241,7 @@ export class ZCodeInputs {
     // told once per hold (ZCode's later snapshots repeat it)
     if (!reported || this.holdNoticed) return;
     const waiting = this.heldInputs().filter((input) => input.kind === "prompt").length;
-    const why = reason !== undefined ? (PAUSE_REASONS[reason] ?? `(${reason})`) : "";
+    const why = pauseWords(reason);
     const seconds = Math.round(ms / 1000);
     this.holdNoticed = true;
     this.deps.queueNotice?.({
@@ -277,7 +282,7 @@ export class ZCodeInputs {
     const held = this.heldInputs();
     if (this.running || held.length === 0) return;
     const seconds = Math.round((Date.now() - wait.since) / 1000);
-    const why = wait.reason !== undefined ? (PAUSE_REASONS[wait.reason] ?? `(${wait.reason})`) : "(no reason given)";
+    const why = pauseWords(wait.reason) || "(no reason given)";
     const error = new BridgeError(
       "QUEUE_HELD",
       `ZCode held this session's queue ${why} and did not resume it within ${seconds} s. ` +
@@ -302,10 +307,7 @@ export class ZCodeInputs {
           this.forget(input);
         } else this.watch(input); // the removal failed: removed again before a release, stopped if ZCode starts it
       }
-      if (this.heldInputs().length === 0 && this.holdNoticed) {
-        this.holdNoticed = false;
-        this.deps.queueNotice?.({ held: false });
-      }
+      this.heldOverIfEmpty();
     });
   }
 
